@@ -1,0 +1,54 @@
+/*
+ * report.h - turning a run's statistics into what people and scripts read:
+ * the JSON object of DESIGN.md's CLI contract and the text summary.  Reports
+ * build strings and cJSON trees; the CLI prints them.
+ */
+#ifndef ANALYSIS_REPORT_H
+#define ANALYSIS_REPORT_H
+
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "sim/sim.h"
+#include "traces/trace.h"
+
+/* What was run, beside what came out of it. */
+struct report_run {
+	const char *trace;		/* the trace's name */
+	const char *path;		/* the file as given */
+	const char *policy;
+	const char *policy_conf;	/* the policy's option string, or NULL */
+	const char *placement;		/* "model" or "recorded" */
+	uint64_t capacity;		/* 0: unlimited */
+	const struct trace_header *hdr;
+	const struct sim_result *res;
+};
+
+/* The observed numbers a trace carries, compared with the simulation. */
+struct report_observed_key {
+	const char *key;
+	uint64_t simulated;
+	uint64_t observed;
+};
+#define REPORT_OBSERVED_KEYS 6
+
+/*
+ * Compare the trace's "observed" object with the run: fills keys[] with the
+ * numeric keys present in both (at most REPORT_OBSERVED_KEYS) and returns how
+ * many; *all_match says whether every one and the segment sequence agree.
+ * Returns -1 when the trace has no observed numbers.
+ */
+int report_observed(const struct report_run *run, struct report_observed_key *keys,
+    int *all_match);
+
+/* 1 - peak_allocated / peak_reserved (0 when nothing was reserved). */
+double report_fragmentation(const struct sim_result *res);
+
+/* The `run --format=json` object (caller deletes). */
+cJSON *report_run_json(const struct report_run *run);
+
+/* The `run` text summary (caller frees). */
+char *report_run_text(const struct report_run *run);
+
+#endif /* ANALYSIS_REPORT_H */

@@ -1,0 +1,37 @@
+/*
+ * cli.h - what sim/main.c and the sim/cmd-*.c commands share: the command
+ * table entry, git-style messages, and exit codes (DESIGN.md): 0 done,
+ * 1 a requested check failed, 2 usage or feature not built, 3 bad trace or
+ * options, 4 I/O or system error.
+ */
+#ifndef SIM_CLI_H
+#define SIM_CLI_H
+
+#include <stdint.h>
+
+enum cli_exit {
+	EXIT_DONE = 0,
+	EXIT_CHECK = 1,
+	EXIT_USAGE = 2,
+	EXIT_INPUT = 3,
+	EXIT_SYSTEM = 4,
+};
+
+struct cli_command {
+	const char *name;
+	const char *summary;	/* one line for `gpumemsim --help` */
+	int (*exec)(int argc, char **argv);	/* argv[0] is the command name */
+};
+
+extern const struct cli_command cli_commands[];
+
+/* "gpumemsim: error: ..." on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The one-line usage and a pointer to --help on stderr; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+int cmd_run(int argc, char **argv);
+
+#endif /* SIM_CLI_H */

@@ -1,0 +1,189 @@
+/*
+ * cmd-run.c - `gpumemsim run`: replay one trace through one policy and report
+ * peaks, fragmentation, device calls and the out-of-memory story, as text for
+ * people or JSON for scripts.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "sim/cli.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "sim/run.h"
+
+static const char run_usage[] = "gpumemsim run [options] <trace>";
+
+static int
+run_help(void)
+{
+	const struct policy_ops *const *p;
+
+	printf("usage: %s\n\n"
+	    "Replay a trace through one allocator policy and report peak reservation,\n"
+	    "fragmentation, device calls and, under a capacity, where memory runs out.\n\n"
+	    "Options:\n"
+	    "  -p, --policy <name>        allocator policy (default: caching)\n"
+	    "  -c, --capacity <size>      the most the allocator may reserve, e.g. 24GiB\n"
+	    "                             (default: unlimited)\n"
+	    "      --placement <model|recorded>\n"
+	    "                             where new segments land: the driver model, or the\n"
+	    "                             addresses of the trace's segment_alloc events\n"
+	    "                             (default: model)\n"
+	    "  -f, --format <text|json>   output format (default: text)\n"
+	    "      --fail-on-oom          exit 1 when the run runs out of memory\n"
+	    "      --unknown-frees <error|warn>\n"
+	    "                             frees of ids the trace never allocated: an error,\n"
+	    "                             or counted and warned about, for traces that start\n"
+	    "                             mid-run (default: error, or warn when the trace\n"
+	    "                             says \"starts_mid_run\": true)\n"
+	    "      --check                verify the policy's invariants after every event\n"
+	    "  -h, --help                 show this help\n\n"
+	    "Policies:\n", run_usage);
+	for (p = policy_table; *p != NULL; p++)
+		printf("  %-12s %s\n", (*p)->name, (*p)->models);
+	printf("\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB.\n\n"
+	    "Example:\n"
+	    "  gpumemsim run traces/resnet50-train-b32.json --policy=caching --capacity=3GiB\n");
+	return EXIT_DONE;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "capacity", required_argument, NULL, 'c' },
+		{ "placement", required_argument, NULL, 'P' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "fail-on-oom", no_argument, NULL, 'O' },
+		{ "unknown-frees", required_argument, NULL, 'U' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct run_spec spec = { .placement = RUN_PLACEMENT_MODEL };
+	struct run_output out;
+	struct report_run rep;
+	const char *policy = "caching", *format = "text";
+	char *cause = NULL, *text;
+	int fail_on_oom = 0, ch, err, rc;
+	cJSON *json;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":p:c:f:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'p':
+			policy = optarg;
+			break;
+		case 'c':
+			if (gms_parse_size(optarg, &spec.capacity, &cause) < 0) {
+				cli_error("--capacity: %s", cause);
+				free(cause);
+				return EXIT_USAGE;
+			}
+			if (spec.capacity == 0)
+				return cli_usage_error("run", run_usage,
+				    "--capacity must be above 0 (leave it out for unlimited)");
+			break;
+		case 'P':
+			if (strcmp(optarg, "model") == 0)
+				spec.placement = RUN_PLACEMENT_MODEL;
+			else if (strcmp(optarg, "recorded") == 0)
+				spec.placement = RUN_PLACEMENT_RECORDED;
+			else
+				return cli_usage_error("run", run_usage,
+				    "--placement must be 'model' or 'recorded', not '%s'", optarg);
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
+				return cli_usage_error("run", run_usage,
+				    "--format must be 'text' or 'json', not '%s'", optarg);
+			format = optarg;
+			break;
+		case 'O':
+			fail_on_oom = 1;
+			break;
+		case 'U':
+			if (strcmp(optarg, "error") == 0)
+				spec.unknown_frees_warn = 0;
+			else if (strcmp(optarg, "warn") == 0)
+				spec.unknown_frees_warn = 1;
+			else
+				return cli_usage_error("run", run_usage,
+				    "--unknown-frees must be 'error' or 'warn', not '%s'", optarg);
+			break;
+		case 'C':
+			spec.check_every = 1;
+			break;
+		case 'h':
+			return run_help();
+		case ':':
+			return cli_usage_error("run", run_usage, "option '%s' needs a value",
+			    argv[optind - 1]);
+		default:
+			return cli_usage_error("run", run_usage, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("run", run_usage, optind == argc ?
+		    "no trace given" : "more than one trace given");
+	spec.path = argv[optind];
+	if ((spec.policy = policy_find(policy, &cause)) == NULL) {
+		cli_error("%s", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
+
+	err = run_simulate(&spec, &out, &cause);
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		run_output_free(&out);
+		return gms_exit_code(err);
+	}
+	if (out.res.unknown_frees > 0)
+		cli_warning("%s: %llu frees of ids the trace never allocated (the first at "
+		    "event %llu): the trace starts mid-run, so its first numbers are low",
+		    spec.path, (unsigned long long)out.res.unknown_frees,
+		    (unsigned long long)out.res.first_unknown_free);
+	if (out.recorded_diverged > 0)
+		cli_warning("%s: %llu of %llu segments did not follow the recording; the "
+		    "placement model placed them", spec.path,
+		    (unsigned long long)out.recorded_diverged,
+		    (unsigned long long)out.res.device_allocs);
+
+	rep = (struct report_run){
+		.trace = trace_header(out.reader)->name,
+		.path = spec.path,
+		.policy = spec.policy->name,
+		.placement = spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" : "model",
+		.capacity = spec.capacity,
+		.hdr = trace_header(out.reader),
+		.res = &out.res,
+	};
+	if (strcmp(format, "json") == 0) {
+		json = report_run_json(&rep);
+		text = cJSON_Print(json);
+		printf("%s\n", text);
+		free(text);
+		cJSON_Delete(json);
+	} else {
+		text = report_run_text(&rep);
+		fputs(text, stdout);
+		free(text);
+	}
+	rc = fail_on_oom && out.res.oomed ? EXIT_CHECK : EXIT_DONE;
+	run_output_free(&out);
+	if (fflush(stdout) != 0) {
+		cli_error("cannot write the report: %s", strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	return rc;
+}

@@ -1,0 +1,53 @@
+/*
+ * device.c - what every device shares: the capacity check, made before the
+ * implementation is asked (as PyTorch checks its fraction limit before
+ * cudaMalloc), and the counters.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "sim/device.h"
+#include "sim/gms.h"
+
+int
+device_reserve(struct device *d, uint64_t size, uint64_t *addr)
+{
+	int err;
+
+	if (d->capacity != 0 && d->c.reserved + size > d->capacity) {
+		d->c.refusals++;
+		return GMS_EOOM;
+	}
+	if ((err = d->ops->reserve(d, size, addr)) < 0) {
+		d->c.refusals++;
+		return err;
+	}
+	d->c.reserved += size;
+	d->c.peak_reserved = GMS_MAX(d->c.peak_reserved, d->c.reserved);
+	d->c.segments++;
+	d->c.peak_segments = GMS_MAX(d->c.peak_segments, d->c.segments);
+	d->c.allocs++;
+	if (d->hook != NULL)
+		d->hook(d->hook_arg, 1, *addr, size);
+	return 0;
+}
+
+void
+device_release(struct device *d, uint64_t addr, uint64_t size)
+{
+	GMS_ASSERT(d->c.reserved >= size && d->c.segments > 0);
+	d->ops->release(d, addr, size);
+	d->c.reserved -= size;
+	d->c.segments--;
+	d->c.frees++;
+	if (d->hook != NULL)
+		d->hook(d->hook_arg, 0, addr, size);
+}
+
+void
+device_destroy(struct device *d)
+{
+	if (d != NULL)
+		d->ops->destroy(d);
+}

@@ -1,0 +1,213 @@
+/*
+ * gms.c - error table, allocation wrappers and size parsing/formatting
+ * shared by the engine, the readers, the reports and the CLI.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gms.h"
+
+static const struct {
+	int exit_code;
+	const char *msg;
+} gms_errtab[] = {
+#define XX(name, code, msg) [GMS_E##name##_IDX] = { code, msg },
+	GMS_ERRNO_MAP(XX)
+#undef XX
+};
+
+int
+gms_exit_code(int err)
+{
+	int idx = -err;
+
+	if (idx < 0 || (size_t)idx >= ARRAY_SIZE(gms_errtab))
+		return 4;
+	return gms_errtab[idx].exit_code;
+}
+
+const char *
+gms_strerror(int err)
+{
+	int idx = -err;
+
+	if (idx < 0 || (size_t)idx >= ARRAY_SIZE(gms_errtab))
+		return "unknown error";
+	return gms_errtab[idx].msg;
+}
+
+static void __attribute__((noreturn))
+gms_oom(size_t n)
+{
+	fprintf(stderr, "gpumemsim: error: out of host memory (allocating %zu bytes)\n", n);
+	exit(4);
+}
+
+void *
+gms_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		gms_oom(n);
+	return p;
+}
+
+void *
+gms_calloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (p == NULL)
+		gms_oom(n * m);
+	return p;
+}
+
+void *
+gms_realloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (q == NULL)
+		gms_oom(n);
+	return q;
+}
+
+char *
+gms_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(gms_malloc(n), s, n);
+}
+
+char *
+gms_vasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		gms_oom(strlen(fmt));
+	return s;
+}
+
+char *
+gms_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = gms_vasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+int
+gms_fail(char **cause, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cause != NULL) {
+		free(*cause);
+		va_start(ap, fmt);
+		*cause = gms_vasprintf(fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+void
+gms_assert_fail(const char *expr, const char *file, int line)
+{
+	fprintf(stderr, "gpumemsim: BUG: %s:%d: assertion failed: %s\n", file, line, expr);
+	abort();
+}
+
+static const struct {
+	const char *suffix;
+	uint64_t mult;
+} size_units[] = {
+	{ "", 1 }, { "b", 1 },
+	{ "k", 1ULL << 10 }, { "kib", 1ULL << 10 }, { "kb", 1000ULL },
+	{ "m", 1ULL << 20 }, { "mib", 1ULL << 20 }, { "mb", 1000000ULL },
+	{ "g", 1ULL << 30 }, { "gib", 1ULL << 30 }, { "gb", 1000000000ULL },
+	{ "t", 1ULL << 40 }, { "tib", 1ULL << 40 }, { "tb", 1000000000000ULL },
+};
+
+int
+gms_parse_size(const char *s, uint64_t *out, char **cause)
+{
+	const char *p = s, *num_end;
+	char unit[8];
+	size_t ulen = 0, i;
+	long double v;
+	uint64_t whole = 0;
+	int digits = 0, frac = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	/* Integer part by hand: strtod would accept hex, inf and nan. */
+	for (; isdigit((unsigned char)*p); p++, digits++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': too large", s);
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	v = (long double)whole;
+	if (*p == '.') {
+		long double scale = 0.1L;
+
+		for (p++; isdigit((unsigned char)*p); p++, frac++, scale /= 10)
+			v += (long double)(*p - '0') * scale;
+		if (frac == 0)
+			digits = 0;
+	}
+	if (digits == 0)
+		return gms_fail(cause, GMS_ECONFIG,
+		    "invalid size '%s': expected a number of bytes, optionally with a unit (KiB, MiB, GiB, KB, MB, GB)", s);
+	num_end = p;
+	while (isspace((unsigned char)*p))
+		p++;
+	while (*p != '\0' && ulen < sizeof(unit) - 1 && isalpha((unsigned char)*p))
+		unit[ulen++] = (char)tolower((unsigned char)*p++);
+	unit[ulen] = '\0';
+	while (isspace((unsigned char)*p))
+		p++;
+	(void)num_end;
+	if (*p != '\0')
+		return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': unexpected '%s'", s, p);
+	for (i = 0; i < ARRAY_SIZE(size_units); i++) {
+		if (strcmp(unit, size_units[i].suffix) != 0)
+			continue;
+		v *= (long double)size_units[i].mult;
+		if (v >= 18446744073709551615.0L)
+			return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': too large", s);
+		if (frac > 0 && v != floorl(v))
+			return gms_fail(cause, GMS_ECONFIG,
+			    "invalid size '%s': not a whole number of bytes", s);
+		*out = (uint64_t)v;
+		return 0;
+	}
+	return gms_fail(cause, GMS_ECONFIG,
+	    "invalid size '%s': unknown unit '%s' (use KiB, MiB, GiB, TiB, KB, MB, GB or TB)", s, unit);
+}
+
+const char *
+gms_fmt_size(uint64_t n, char *buf, size_t len)
+{
+	if (n < GMS_KiB)
+		snprintf(buf, len, "%llu B", (unsigned long long)n);
+	else if (n < GMS_MiB)
+		snprintf(buf, len, "%.2f KiB", (double)n / (double)GMS_KiB);
+	else if (n < GMS_GiB)
+		snprintf(buf, len, "%.2f MiB", (double)n / (double)GMS_MiB);
+	else
+		snprintf(buf, len, "%.2f GiB", (double)n / (double)GMS_GiB);
+	return buf;
+}

@@ -1,0 +1,138 @@
+/*
+ * main.c - the gpumemsim command line: finds the subcommand (a unique prefix
+ * is enough) and hands it the rest of argv; --help and --version.  The only
+ * place besides sim/cmd-*.c that prints or exits.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+#include <zlib.h>
+
+#include "sim/cli.h"
+
+const struct cli_command cli_commands[] = {
+	{ "run", "replay a trace through one allocator policy and report", cmd_run },
+	{ NULL, NULL, NULL },
+};
+
+static void
+vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "gpumemsim: %s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning", fmt, ap);
+	va_end(ap);
+}
+
+int
+cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vmsg("error", fmt, ap);
+		va_end(ap);
+	}
+	fprintf(stderr, "usage: %s\nTry 'gpumemsim %s%s--help'.\n", usage,
+	    cmd ? cmd : "", cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+static int
+usage(FILE *f, int code)
+{
+	const struct cli_command *c;
+
+	fprintf(f,
+	    "usage: gpumemsim <command> [options] <trace>\n"
+	    "       gpumemsim --version | --help\n\n"
+	    "Replay a recorded GPU memory trace through simulated framework allocators\n"
+	    "and report peak reservation, fragmentation and where memory runs out.\n\n"
+	    "Commands:\n");
+	for (c = cli_commands; c->name != NULL; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\nExample:\n  gpumemsim run traces/resnet50-train-b32.json --policy=caching --capacity=3GiB\n\n"
+	    "'gpumemsim <command> --help' describes a command and its options.\n"
+	    "Exit status: 0 done, 1 a requested check failed, 2 usage, 3 bad trace or\n"
+	    "options, 4 I/O or system error.\n");
+	return code;
+}
+
+static int
+version(void)
+{
+	printf("gpumemsim %s\n", PACKAGE_VERSION);
+	printf("cuda replay: not built\n");
+	printf("cJSON %s, zlib %s\n", cJSON_Version(), zlibVersion());
+	printf("configured with: %s\n", GMS_CONFIGURE_ARGS[0] ? GMS_CONFIGURE_ARGS : "(defaults)");
+	return EXIT_DONE;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct cli_command *c, *found = NULL;
+	size_t n;
+	int matches = 0;
+
+	if (argc < 2)
+		return usage(stderr, EXIT_USAGE);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0)
+		return usage(stdout, EXIT_DONE);
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)
+		return version();
+	if (argv[1][0] == '-') {
+		cli_error("unknown option '%s'", argv[1]);
+		return usage(stderr, EXIT_USAGE);
+	}
+	n = strlen(argv[1]);
+	for (c = cli_commands; c->name != NULL; c++) {
+		if (strcmp(c->name, argv[1]) == 0) {
+			found = c;
+			matches = 1;
+			break;
+		}
+		if (strncmp(c->name, argv[1], n) == 0) {
+			found = c;
+			matches++;
+		}
+	}
+	if (matches == 1)
+		return found->exec(argc - 1, argv + 1);
+	if (matches > 1) {
+		fprintf(stderr, "gpumemsim: error: ambiguous command '%s', could be:", argv[1]);
+		for (c = cli_commands; c->name != NULL; c++)
+			if (strncmp(c->name, argv[1], n) == 0)
+				fprintf(stderr, " %s", c->name);
+		fputc('\n', stderr);
+		return EXIT_USAGE;
+	}
+	cli_error("unknown command '%s'", argv[1]);
+	return usage(stderr, EXIT_USAGE);
+}

@@ -1,0 +1,25 @@
+/*
+ * placement.h - the model of where the CUDA driver puts a new segment in the
+ * virtual address space.  Policies break ties between equal-size free blocks
+ * by address, so the order of segment addresses changes which block is reused.
+ *
+ * Measured against real H200 runs (DESIGN.md): segments of at most 2 MiB ascend
+ * from one region and larger segments descend from another; a released range is
+ * reused, for small segments the lowest free range that fits (at its bottom),
+ * for large ones the highest (at its top).
+ */
+#ifndef SIM_PLACEMENT_H
+#define SIM_PLACEMENT_H
+
+#include <stdint.h>
+
+struct placement;
+
+struct placement *placement_create(void);
+/* An address for a new segment of size bytes (size > 0). */
+uint64_t placement_place(struct placement *pl, uint64_t size);
+/* The segment [addr, addr+size) placed earlier is free again. */
+void placement_remove(struct placement *pl, uint64_t addr, uint64_t size);
+void placement_destroy(struct placement *pl);
+
+#endif /* SIM_PLACEMENT_H */

@@ -1,0 +1,85 @@
+/*
+ * policy.h - the interface every simulated allocator implements: one ops
+ * table per policy (sim/policy-<name>.c), all listed in policy_table[].
+ *
+ * Contract: a policy gets its segments from a struct device and never prints,
+ * exits or touches real memory.  Sizes and addresses are bytes (uint64_t).
+ * Streams are the trace's stream numbers (0 = the default stream).
+ */
+#ifndef SIM_POLICY_H
+#define SIM_POLICY_H
+
+#include <stdint.h>
+
+struct device;
+
+/* One tunable, for `gpumemsim policies` and option validation. */
+struct policy_option {
+	const char *key;
+	const char *defval;	/* the default, as the user would write it */
+	const char *help;
+};
+
+/* What a policy reports at any time (current values; peaks are the engine's). */
+struct policy_stats {
+	uint64_t allocated;	/* bytes of blocks handed out (>= requested) */
+	uint64_t cached_free;	/* bytes of free blocks held in reserved segments */
+	uint64_t largest_free;	/* the largest free block */
+	uint64_t alloc_retries;	/* allocations retried after releasing cache */
+	uint64_t ooms;
+};
+
+/* What a walk reports: each segment, then its blocks in address order. */
+struct policy_walk_block {
+	uint64_t addr, size;
+	uint64_t requested;	/* 0 for a free block */
+	int allocated;
+};
+struct policy_walk_segment {
+	uint64_t addr, size;
+	int64_t stream;
+	const char *pool;	/* "small", "large", ... */
+};
+typedef void (policy_segment_fn)(void *arg, const struct policy_walk_segment *seg);
+typedef void (policy_block_fn)(void *arg, const struct policy_walk_block *blk);
+
+struct policy_ops {
+	const char *name;	/* CLI name: "caching" */
+	const char *models;	/* the framework setting it stands for */
+	const struct policy_option *options;	/* NULL-key terminated */
+
+	/*
+	 * Make a policy over dev.  conf is the policy's option string
+	 * (e.g. PyTorch's alloc-conf syntax for caching), NULL for defaults.
+	 * Returns 0 and *state, or GMS_ECONFIG with *cause.
+	 */
+	int (*create)(const char *conf, struct device *dev, void **state, char **cause);
+
+	/*
+	 * Serve a request of size > 0 bytes on stream.  Returns 0 with *handle
+	 * (opaque, given back to free) and *block (the bytes the policy counts
+	 * as allocated for it), or GMS_EOOM, leaving the policy consistent.
+	 */
+	int (*alloc)(void *state, uint64_t size, int64_t stream, void **handle,
+	    uint64_t *block);
+	void (*free)(void *state, void *handle);
+	/* The address of the block behind a live handle. */
+	uint64_t (*addr)(void *state, void *handle);
+
+	void (*stats)(void *state, struct policy_stats *st);
+	/* Visit every segment and its blocks, in address order. */
+	void (*walk)(void *state, policy_segment_fn *seg, policy_block_fn *blk, void *arg);
+	/* Verify every invariant: 0, or -1 with *cause naming the broken one. */
+	int (*check)(void *state, char **cause);
+	void (*destroy)(void *state);
+};
+
+/* Every policy, NULL-terminated, in the order `gpumemsim policies` lists them. */
+extern const struct policy_ops *const policy_table[];
+
+/* Find a policy by name or unique prefix; NULL with *cause otherwise. */
+const struct policy_ops *policy_find(const char *name, char **cause);
+
+extern const struct policy_ops policy_caching;
+
+#endif /* SIM_POLICY_H */

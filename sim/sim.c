@@ -1,0 +1,334 @@
+/*
+ * sim.c - the event loop (sim.h has the contract).  The live set is a uthash
+ * table of records carved from chunks and recycled through a free list, so a
+ * steady-state replay makes no host allocation per event.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "sim/sim.h"
+
+struct live {
+	uint64_t id;
+	uint64_t size;		/* requested bytes */
+	uint64_t block;		/* bytes the policy counts for it */
+	uint64_t event;		/* where it was allocated */
+	void *handle;		/* the policy's block; NULL if never given to it */
+	UT_hash_handle hh;
+};
+
+#define LIVE_CHUNK 4096
+
+struct live_chunk {
+	struct live_chunk *next;
+	struct live rec[LIVE_CHUNK];
+};
+
+/* Segment sizes recorded, or reserved, since the last alloc event. */
+#define PENDING_MAX 16
+
+struct sim {
+	const struct policy_ops *ops;
+	void *state;
+	struct device *dev;
+	unsigned flags;
+	struct live *live;		/* the hash table */
+	struct live_chunk *chunks;
+	struct live *spare;		/* free records, linked through hh.next */
+	uint64_t live_bytes;		/* requested bytes live in the trace */
+	uint64_t requested;		/* ... and in the policy */
+	uint64_t allocated;
+	int stopped;			/* an OOM happened: the policy is done */
+	struct sim_result r;
+	char last_mark[256];
+	int has_mark;
+	uint64_t mark_event;
+	uint64_t obs[PENDING_MAX], got[PENDING_MAX];
+	unsigned nobs, ngot;		/* may exceed PENDING_MAX: then a mismatch */
+};
+
+static void
+reserve_hook(void *arg, int reserve, uint64_t addr, uint64_t size)
+{
+	struct sim *s = arg;
+
+	if (reserve && s->ngot++ < PENDING_MAX)
+		s->got[s->ngot - 1] = size;
+}
+
+struct sim *
+sim_create(const struct policy_ops *policy, const char *conf, struct device *dev,
+    unsigned flags, char **cause)
+{
+	struct sim *s = gms_calloc(1, sizeof(*s));
+
+	if (policy->create(conf, dev, &s->state, cause) < 0) {
+		free(s);
+		return NULL;
+	}
+	s->ops = policy;
+	s->dev = dev;
+	s->flags = flags;
+	dev->hook = reserve_hook;
+	dev->hook_arg = s;
+	return s;
+}
+
+static struct live *
+live_new(struct sim *s)
+{
+	struct live_chunk *ch;
+	struct live *l;
+	size_t i;
+
+	if (s->spare == NULL) {
+		ch = gms_malloc(sizeof(*ch));
+		ch->next = s->chunks;
+		s->chunks = ch;
+		for (i = 0; i < LIVE_CHUNK; i++) {
+			ch->rec[i].hh.next = s->spare;
+			s->spare = &ch->rec[i];
+		}
+	}
+	l = s->spare;
+	s->spare = l->hh.next;
+	return l;
+}
+
+static void
+live_put(struct sim *s, struct live *l)
+{
+	l->hh.next = s->spare;
+	s->spare = l;
+}
+
+/* Compare what the policy reserved for this event with what was recorded. */
+static void
+match_segments(struct sim *s, uint64_t index)
+{
+	int same = s->nobs == s->ngot && s->nobs <= PENDING_MAX &&
+	    memcmp(s->obs, s->got, s->nobs * sizeof(s->obs[0])) == 0;
+
+	if (!same && s->r.segment_mismatches++ == 0)
+		s->r.first_segment_mismatch = index;
+	s->nobs = 0;
+}
+
+static void
+note_oom(struct sim *s, uint64_t index, const struct trace_event *ev)
+{
+	struct policy_stats st;
+
+	s->ops->stats(s->state, &st);
+	s->stopped = 1;
+	s->r.oomed = 1;
+	s->r.oom.event = index;
+	s->r.oom.size = ev->size;
+	s->r.oom.stream = ev->stream;
+	s->r.oom.live = s->requested;
+	s->r.oom.allocated = s->allocated;
+	s->r.oom.reserved = s->dev->c.reserved;
+	s->r.oom.largest_free = st.largest_free;
+	s->r.oom.at = ev->at ? gms_strdup(ev->at) : NULL;
+	s->r.oom.mark = s->has_mark ? gms_strdup(s->last_mark) : NULL;
+	s->r.oom.mark_event = s->mark_event;
+}
+
+static int
+do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	struct live *l;
+	void *handle = NULL;
+	uint64_t block = 0;
+
+	HASH_FIND(hh, s->live, &ev->id, sizeof(ev->id), l);
+	if (l != NULL)
+		return gms_fail(cause, GMS_ETRACE,
+		    "alloc of id %llu, which is already live (allocated at event %llu and not freed)",
+		    (unsigned long long)ev->id, (unsigned long long)l->event);
+	s->r.allocs++;
+	if (ev->size == 0) {
+		s->r.zero_allocs++;
+	} else if (!s->stopped) {
+		s->ngot = 0;
+		if (s->ops->alloc(s->state, ev->size, ev->stream, &handle, &block) < 0) {
+			note_oom(s, index, ev);
+		} else {
+			s->requested += ev->size;
+			s->allocated += block;
+			s->r.peak_requested = GMS_MAX(s->r.peak_requested, s->requested);
+			s->r.peak_allocated = GMS_MAX(s->r.peak_allocated, s->allocated);
+		}
+		if (s->r.observed_segments > 0 && !s->stopped)
+			match_segments(s, index);
+	}
+	l = live_new(s);
+	l->id = ev->id;
+	l->size = ev->size;
+	l->block = block;
+	l->event = index;
+	l->handle = handle;
+	HASH_ADD(hh, s->live, id, sizeof(l->id), l);
+	s->live_bytes += ev->size;
+	if (s->live_bytes > s->r.peak_live) {
+		s->r.peak_live = s->live_bytes;
+		s->r.peak_live_event = index;
+	}
+	return 0;
+}
+
+static int
+do_free(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	struct live *l;
+
+	HASH_FIND(hh, s->live, &ev->id, sizeof(ev->id), l);
+	if (l == NULL) {
+		if (!(s->flags & SIM_UNKNOWN_FREES_WARN))
+			return gms_fail(cause, GMS_ETRACE, "free of unknown id %llu",
+			    (unsigned long long)ev->id);
+		if (s->r.unknown_frees++ == 0)
+			s->r.first_unknown_free = index;
+		return 0;
+	}
+	s->r.frees++;
+	if (s->nobs > 0 && !s->stopped)
+		match_segments(s, index);
+	if (l->handle != NULL) {
+		s->ops->free(s->state, l->handle);
+		s->requested -= l->size;
+		s->allocated -= l->block;
+	}
+	s->live_bytes -= l->size;
+	HASH_DEL(s->live, l);
+	live_put(s, l);
+	return 0;
+}
+
+int
+sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	int err = 0;
+
+	s->r.events++;
+	switch (ev->op) {
+	case TRACE_ALLOC:
+		err = do_alloc(s, index, ev, cause);
+		break;
+	case TRACE_FREE:
+		err = do_free(s, index, ev, cause);
+		break;
+	case TRACE_MARK:
+		s->r.marks++;
+		snprintf(s->last_mark, sizeof(s->last_mark), "%s", ev->label ? ev->label : "");
+		s->has_mark = 1;
+		s->mark_event = index;
+		break;
+	case TRACE_SEGMENT_ALLOC:
+		s->r.observed_events++;
+		s->r.observed_segments++;
+		if (s->nobs++ < PENDING_MAX)
+			s->obs[s->nobs - 1] = ev->size;
+		if (s->flags & SIM_FEED_RECORDED)
+			device_recorded_push(s->dev, ev->addr, ev->size);
+		break;
+	default:
+		s->r.observed_events++;
+		break;
+	}
+	if (err == 0 && (s->flags & SIM_CHECK_EVERY) && !s->stopped &&
+	    s->ops->check(s->state, cause) < 0)
+		return -1;
+	return err;
+}
+
+int
+sim_replay(struct sim *s, struct trace_reader *r, char **cause)
+{
+	struct trace_event ev;
+	char *why = NULL;
+	int rc;
+
+	while ((rc = trace_next(r, &ev, &why)) == 1)
+		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
+			break;
+	if (rc < 0) {
+		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
+		free(why);
+		return rc;
+	}
+	return 0;
+}
+
+void
+sim_result(struct sim *s, struct sim_result *res)
+{
+	struct policy_stats st;
+
+	s->ops->stats(s->state, &st);
+	*res = s->r;
+	res->peak_reserved = s->dev->c.peak_reserved;
+	res->peak_segments = s->dev->c.peak_segments;
+	res->device_allocs = s->dev->c.allocs;
+	res->device_frees = s->dev->c.frees;
+	res->alloc_retries = st.alloc_retries;
+	res->end_live = HASH_COUNT(s->live);
+}
+
+const struct policy_ops *
+sim_policy(const struct sim *s)
+{
+	return s->ops;
+}
+
+void *
+sim_policy_state(const struct sim *s)
+{
+	return s->state;
+}
+
+struct device *
+sim_device(const struct sim *s)
+{
+	return s->dev;
+}
+
+int
+sim_lookup(const struct sim *s, uint64_t id, uint64_t *addr, uint64_t *block)
+{
+	struct live *l;
+
+	HASH_FIND(hh, s->live, &id, sizeof(id), l);
+	if (l == NULL || l->handle == NULL)
+		return -1;
+	*addr = s->ops->addr(s->state, l->handle);
+	*block = l->block;
+	return 0;
+}
+
+void
+sim_destroy(struct sim *s)
+{
+	struct live_chunk *ch, *next;
+
+	if (s == NULL)
+		return;
+	HASH_CLEAR(hh, s->live);
+	for (ch = s->chunks; ch != NULL; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
+	s->ops->destroy(s->state);
+	s->dev->hook = NULL;
+	free(s->r.oom.at);
+	free(s->r.oom.mark);
+	free(s);
+}

@@ -1,0 +1,166 @@
+/*
+ * trace-jsonl.c - the native trace as JSON Lines: the header object on the
+ * first line, then one event object per line.  Streams: only the current
+ * line is held, so a trace of tens of millions of events replays in memory
+ * proportional to what is live.  Blank lines are allowed.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gms.h"
+#include "traces/reader.h"
+
+/* No event is anywhere near this long; past it the input is not a trace. */
+#define JSONL_MAX_LINE (16u << 20)
+
+struct jsonl_state {
+	char *buf;
+	size_t cap;
+	unsigned long line;	/* 1-based number of the line last read */
+	cJSON *cur;		/* the parsed current event (owns its strings) */
+};
+
+/*
+ * Read one line (without its newline) into st->buf.  Returns 1, 0 at end of
+ * file, or a negative code.
+ */
+static int
+read_line(struct trace_reader *r, struct jsonl_state *st, size_t *lenp, char **cause)
+{
+	size_t len = 0;
+	int zerr;
+
+	for (;;) {
+		if (st->cap - len < 2) {
+			if (st->cap >= JSONL_MAX_LINE)
+				return gms_fail(cause, GMS_ETRACE, "line longer than %u bytes: not a trace",
+				    JSONL_MAX_LINE);
+			st->buf = gms_realloc(st->buf, st->cap *= 2);
+		}
+		if (gzgets(r->gz, st->buf + len, (int)(st->cap - len)) == NULL) {
+			gzerror(r->gz, &zerr);
+			if (zerr != Z_OK && zerr != Z_STREAM_END)
+				return gms_fail(cause, GMS_ETRACE, "%s", zerr == Z_BUF_ERROR ?
+				    "truncated compressed file" : gzerror(r->gz, &zerr));
+			if (len == 0)
+				return 0;
+			break;
+		}
+		len += strlen(st->buf + len);
+		if (len > 0 && st->buf[len - 1] == '\n')
+			break;
+		/* gzgets stops at an embedded NUL too; that is not JSON text. */
+		if (len < st->cap - 1 && !gzeof(r->gz))
+			return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
+	}
+	st->line++;
+	while (len > 0 && (st->buf[len - 1] == '\n' || st->buf[len - 1] == '\r'))
+		st->buf[--len] = '\0';
+	*lenp = len;
+	return 1;
+}
+
+/* Parse the next non-blank line into a cJSON object.  1, 0 at EOF, or < 0. */
+static int
+parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **cause)
+{
+	const char *end = NULL;
+	size_t len;
+	int rc;
+
+	do {
+		if ((rc = read_line(r, st, &len, cause)) <= 0)
+			return rc;
+	} while (st->buf[strspn(st->buf, " \t")] == '\0');
+	*out = cJSON_ParseWithLengthOpts(st->buf, len, &end, 0);
+	if (*out == NULL) {
+		size_t off = end ? (size_t)(end - st->buf) : 0;
+
+		if (end == NULL && cJSON_GetErrorPtr() != NULL)
+			off = (size_t)(cJSON_GetErrorPtr() - st->buf);
+		return gms_fail(cause, GMS_ETRACE, "%s at column %zu",
+		    off >= len ? "truncated JSON" : "invalid JSON", off + 1);
+	}
+	if (end != NULL && end[strspn(end, " \t")] != '\0') {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return gms_fail(cause, GMS_ETRACE,
+		    "unexpected data after the JSON object at column %zu (one object per line)",
+		    (size_t)(end - st->buf) + 1);
+	}
+	return 1;
+}
+
+static int
+jsonl_open(struct trace_reader *r, char **cause)
+{
+	struct jsonl_state *st = gms_calloc(1, sizeof(*st));
+	cJSON *hdr = NULL;
+	char *why;
+	int rc;
+
+	r->priv = st;
+	st->buf = gms_malloc(st->cap = 4096);
+	rc = parse_line(r, st, &hdr, cause);
+	if (rc == 0)
+		rc = gms_fail(cause, GMS_ETRACE, "empty file");
+	if (rc > 0)
+		rc = trace_take_header(r, hdr, cause);
+	if (rc == 0 && cJSON_GetObjectItemCaseSensitive(hdr, "events") != NULL)
+		rc = gms_fail(cause, GMS_ETRACE, "a JSON Lines header holds no \"events\" "
+		    "(is this a .json document?)");
+	if (rc < 0) {
+		why = *cause;
+		*cause = NULL;
+		gms_fail(cause, rc, "%s:%lu: %s", r->path, st->line ? st->line : 1, why);
+		free(why);
+		return rc;
+	}
+	return 0;
+}
+
+static int
+jsonl_next(struct trace_reader *r, struct trace_event *ev, char **cause)
+{
+	struct jsonl_state *st = r->priv;
+	int rc;
+
+	cJSON_Delete(st->cur);
+	st->cur = NULL;
+	if ((rc = parse_line(r, st, &st->cur, cause)) <= 0)
+		return rc;
+	if ((rc = trace_event_from_json(st->cur, ev, cause)) < 0)
+		return rc;
+	return 1;
+}
+
+static void
+jsonl_where(struct trace_reader *r)
+{
+	struct jsonl_state *st = r->priv;
+
+	snprintf(r->where, sizeof(r->where), "%s:%lu", r->path, st->line);
+}
+
+static void
+jsonl_close(struct trace_reader *r)
+{
+	struct jsonl_state *st = r->priv;
+
+	if (st == NULL)
+		return;
+	cJSON_Delete(st->cur);
+	free(st->buf);
+	free(st);
+}
+
+const struct trace_format trace_format_jsonl = {
+	.name = "jsonl",
+	.open = jsonl_open,
+	.next = jsonl_next,
+	.where = jsonl_where,
+	.close = jsonl_close,
+};
