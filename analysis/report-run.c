@@ -168,7 +168,7 @@ report_run_text(const struct report_run *run)
 	    (unsigned long long)r->peak_live_event);
 	fprintf(f, "  fragmentation   %11.1f%%  1 - peak allocated / peak reserved\n",
 	    100.0 * report_fragmentation(r));
-	if (r->peak_live > 0)
+	if (r->peak_live > 0 && !r->oomed)
 		fprintf(f, "  overhead        %11.1f%%  peak reserved over the live peak\n",
 		    100.0 * ((double)r->peak_reserved / (double)r->peak_live - 1.0));
 	fprintf(f, "  device calls    %llu allocs, %llu frees, %llu retries\n",
@@ -200,18 +200,21 @@ report_run_text(const struct report_run *run)
 
 		fprintf(f, "\nobserved (%s, as recorded): ",
 		    cJSON_IsString(a) ? a->valuestring : "recording allocator");
-		if (all && n > 0)
+		if (all && n > 0) {
 			fprintf(f, "reproduced exactly (%d numbers%s)\n", n,
 			    r->observed_segments ? " and every segment" : "");
-		else
-			fprintf(f, "NOT reproduced%s\n", run->capacity ?
-			    " (the recording ran without this capacity)" : "");
+		} else if (run->capacity) {
+			fprintf(f, "recorded without this capacity: not comparable\n");
+			n = 0;
+		} else {
+			fprintf(f, "NOT reproduced\n");
+		}
 		for (i = 0; i < n; i++)
 			if (keys[i].simulated != keys[i].observed)
 				fprintf(f, "  %-15s simulated %llu, observed %llu\n", keys[i].key,
 				    (unsigned long long)keys[i].simulated,
 				    (unsigned long long)keys[i].observed);
-		if (r->segment_mismatches > 0)
+		if (r->segment_mismatches > 0 && !run->capacity)
 			fprintf(f, "  segments        %llu events differ, the first at event %llu\n",
 			    (unsigned long long)r->segment_mismatches,
 			    (unsigned long long)r->first_segment_mismatch);

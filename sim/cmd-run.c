@@ -53,6 +53,10 @@ run_help(void)
 	return EXIT_DONE;
 }
 
+/* An option's value is not one it takes: bad options, exit 3. */
+#define bad_value(opt, choices) \
+	(cli_error("%s must be %s, not '%s'", opt, choices, optarg), EXIT_INPUT)
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -85,11 +89,12 @@ cmd_run(int argc, char **argv)
 			if (gms_parse_size(optarg, &spec.capacity, &cause) < 0) {
 				cli_error("--capacity: %s", cause);
 				free(cause);
-				return EXIT_USAGE;
+				return EXIT_INPUT;
 			}
-			if (spec.capacity == 0)
-				return cli_usage_error("run", run_usage,
-				    "--capacity must be above 0 (leave it out for unlimited)");
+			if (spec.capacity == 0) {
+				cli_error("--capacity must be above 0 (leave it out for unlimited)");
+				return EXIT_INPUT;
+			}
 			break;
 		case 'P':
 			if (strcmp(optarg, "model") == 0)
@@ -97,13 +102,11 @@ cmd_run(int argc, char **argv)
 			else if (strcmp(optarg, "recorded") == 0)
 				spec.placement = RUN_PLACEMENT_RECORDED;
 			else
-				return cli_usage_error("run", run_usage,
-				    "--placement must be 'model' or 'recorded', not '%s'", optarg);
+				return bad_value("--placement", "'model' or 'recorded'");
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
-				return cli_usage_error("run", run_usage,
-				    "--format must be 'text' or 'json', not '%s'", optarg);
+				return bad_value("--format", "'text' or 'json'");
 			format = optarg;
 			break;
 		case 'O':
@@ -115,8 +118,7 @@ cmd_run(int argc, char **argv)
 			else if (strcmp(optarg, "warn") == 0)
 				spec.unknown_frees_warn = 1;
 			else
-				return cli_usage_error("run", run_usage,
-				    "--unknown-frees must be 'error' or 'warn', not '%s'", optarg);
+				return bad_value("--unknown-frees", "'error' or 'warn'");
 			break;
 		case 'C':
 			spec.check_every = 1;
@@ -138,7 +140,7 @@ cmd_run(int argc, char **argv)
 	if ((spec.policy = policy_find(policy, &cause)) == NULL) {
 		cli_error("%s", cause);
 		free(cause);
-		return EXIT_USAGE;
+		return EXIT_INPUT;
 	}
 
 	err = run_simulate(&spec, &out, &cause);

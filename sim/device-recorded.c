@@ -48,8 +48,7 @@ rec_reserve(struct device *d, uint64_t size, uint64_t *addr)
 	}
 	if (rc->st.diverged++ == 0)
 		rc->st.first_divergence = d->c.allocs;
-	*addr = placement_place(rc->model, size);
-	return 0;
+	return placement_place(rc->model, size, addr) < 0 ? GMS_EOOM : 0;
 }
 
 static void

@@ -15,8 +15,7 @@
 static int
 sim_reserve(struct device *d, uint64_t size, uint64_t *addr)
 {
-	*addr = placement_place(d->priv, size);
-	return 0;
+	return placement_place(d->priv, size, addr) < 0 ? GMS_EOOM : 0;
 }
 
 static void

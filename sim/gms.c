@@ -6,7 +6,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,34 +143,35 @@ static const struct {
 int
 gms_parse_size(const char *s, uint64_t *out, char **cause)
 {
-	const char *p = s, *num_end;
+	const char *p = s;
 	char unit[8];
 	size_t ulen = 0, i;
-	long double v;
-	uint64_t whole = 0;
+	uint64_t whole = 0, fnum = 0, fden = 1;
+	unsigned __int128 bytes;
 	int digits = 0, frac = 0;
 
 	while (isspace((unsigned char)*p))
 		p++;
-	/* Integer part by hand: strtod would accept hex, inf and nan. */
+	/* Digits by hand, in integers: strtod would take hex, inf and nan, and
+	   round 3004.224609375 MiB to a byte less. */
 	for (; isdigit((unsigned char)*p); p++, digits++) {
 		if (whole > (UINT64_MAX - 9) / 10)
 			return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': too large", s);
 		whole = whole * 10 + (uint64_t)(*p - '0');
 	}
-	v = (long double)whole;
 	if (*p == '.') {
-		long double scale = 0.1L;
-
-		for (p++; isdigit((unsigned char)*p); p++, frac++, scale /= 10)
-			v += (long double)(*p - '0') * scale;
+		for (p++; isdigit((unsigned char)*p); p++, frac++) {
+			if (frac < 18) {
+				fnum = fnum * 10 + (uint64_t)(*p - '0');
+				fden *= 10;
+			}
+		}
 		if (frac == 0)
 			digits = 0;
 	}
 	if (digits == 0)
 		return gms_fail(cause, GMS_ECONFIG,
 		    "invalid size '%s': expected a number of bytes, optionally with a unit (KiB, MiB, GiB, KB, MB, GB)", s);
-	num_end = p;
 	while (isspace((unsigned char)*p))
 		p++;
 	while (*p != '\0' && ulen < sizeof(unit) - 1 && isalpha((unsigned char)*p))
@@ -179,19 +179,20 @@ gms_parse_size(const char *s, uint64_t *out, char **cause)
 	unit[ulen] = '\0';
 	while (isspace((unsigned char)*p))
 		p++;
-	(void)num_end;
 	if (*p != '\0')
 		return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': unexpected '%s'", s, p);
 	for (i = 0; i < ARRAY_SIZE(size_units); i++) {
 		if (strcmp(unit, size_units[i].suffix) != 0)
 			continue;
-		v *= (long double)size_units[i].mult;
-		if (v >= 18446744073709551615.0L)
-			return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': too large", s);
-		if (frac > 0 && v != floorl(v))
+		/* "2.93GiB" means what it says, to the byte below; "1.5" bytes does not. */
+		if (frac > 0 && size_units[i].mult == 1)
 			return gms_fail(cause, GMS_ECONFIG,
 			    "invalid size '%s': not a whole number of bytes", s);
-		*out = (uint64_t)v;
+		bytes = (unsigned __int128)whole * size_units[i].mult +
+		    (unsigned __int128)fnum * size_units[i].mult / fden;
+		if (bytes > UINT64_MAX)
+			return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': too large", s);
+		*out = (uint64_t)bytes;
 		return 0;
 	}
 	return gms_fail(cause, GMS_ECONFIG,

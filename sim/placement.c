@@ -21,8 +21,11 @@
  * The regions sit far from any address a real driver hands out, so model
  * addresses never collide with recorded ones (device-recorded.c mixes them).
  */
-#define SMALL_BASE ((uint64_t)1 << 44)	/* ascends */
-#define LARGE_TOP  ((uint64_t)1 << 46)	/* descends */
+#define SMALL_BASE ((uint64_t)1 << 46)	/* ascends, up to SMALL_END */
+#define SMALL_END  ((uint64_t)1 << 47)
+#define LARGE_TOP  ((uint64_t)1 << 52)	/* descends, down to SMALL_END */
+/* Every model address stays below 2^53, so JSON numbers carry it exactly. */
+_Static_assert(LARGE_TOP < ((uint64_t)1 << 53), "addresses exact in JSON");
 
 struct hole {
 	uint64_t addr, size;
@@ -62,8 +65,8 @@ placement_create(void)
 	return pl;
 }
 
-static uint64_t
-region_place(struct region *rg, uint64_t size)
+static int
+region_place(struct region *rg, uint64_t size, uint64_t *out)
 {
 	struct hole *h, *fit = NULL;
 	uint64_t addr;
@@ -83,13 +86,17 @@ region_place(struct region *rg, uint64_t size)
 	}
 	if (fit == NULL) {
 		if (!rg->descending) {
-			addr = rg->frontier;
+			if (size > SMALL_END - rg->frontier)
+				return -1;
+			*out = rg->frontier;
 			rg->frontier += size;
 		} else {
+			if (size > rg->frontier - SMALL_END)
+				return -1;
 			rg->frontier -= size;
-			addr = rg->frontier;
+			*out = rg->frontier;
 		}
-		return addr;
+		return 0;
 	}
 	if (!rg->descending) {
 		addr = fit->addr;
@@ -102,13 +109,14 @@ region_place(struct region *rg, uint64_t size)
 		RB_REMOVE(hole_tree, &rg->holes, fit);
 		free(fit);
 	}
-	return addr;
+	*out = addr;
+	return 0;
 }
 
-uint64_t
-placement_place(struct placement *pl, uint64_t size)
+int
+placement_place(struct placement *pl, uint64_t size, uint64_t *addr)
 {
-	return region_place(size <= SMALL_SEGMENT ? &pl->small : &pl->large, size);
+	return region_place(size <= SMALL_SEGMENT ? &pl->small : &pl->large, size, addr);
 }
 
 static void

@@ -16,8 +16,11 @@
 struct placement;
 
 struct placement *placement_create(void);
-/* An address for a new segment of size bytes (size > 0). */
-uint64_t placement_place(struct placement *pl, uint64_t size);
+/*
+ * An address for a new segment of size bytes (size > 0) in *addr; -1 when
+ * the model's address space is full (petabytes: no real device gets there).
+ */
+int placement_place(struct placement *pl, uint64_t size, uint64_t *addr);
 /* The segment [addr, addr+size) placed earlier is free again. */
 void placement_remove(struct placement *pl, uint64_t addr, uint64_t size);
 void placement_destroy(struct placement *pl);

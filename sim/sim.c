@@ -154,6 +154,9 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 		return gms_fail(cause, GMS_ETRACE,
 		    "alloc of id %llu, which is already live (allocated at event %llu and not freed)",
 		    (unsigned long long)ev->id, (unsigned long long)l->event);
+	if (ev->size > UINT64_MAX - s->live_bytes)
+		return gms_fail(cause, GMS_ETRACE, "alloc of id %llu: live bytes exceed 2^64",
+		    (unsigned long long)ev->id);
 	s->r.allocs++;
 	if (ev->size == 0) {
 		s->r.zero_allocs++;

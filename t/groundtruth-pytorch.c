@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -81,16 +82,30 @@ oom_of(const cJSON *run)
 	return 0;
 }
 
-/* Replay traces/<name>.json over dev; flags as sim_create's. */
-static void
-replay(const char *name, struct device *dev, unsigned flags, struct sim_result *res)
+/* traces/<name>.json, or the .jsonl.gz the larger samples are kept as. */
+static char *
+sample_path(const char *name)
 {
-	char rel[256], *path, *cause = NULL;
-	struct trace_reader *r;
-	struct sim *s;
+	char rel[256], *path;
 
 	snprintf(rel, sizeof(rel), "traces/%s.json", name);
 	path = tap_srcpath(rel);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	snprintf(rel, sizeof(rel), "traces/%s.jsonl.gz", name);
+	return tap_srcpath(rel);
+}
+
+/* Replay a sample trace over dev; flags as sim_create's. */
+static void
+replay(const char *name, struct device *dev, unsigned flags, struct sim_result *res)
+{
+	char *path, *cause = NULL;
+	struct trace_reader *r;
+	struct sim *s;
+
+	path = sample_path(name);
 	if (trace_open(path, &r, &cause) < 0 ||
 	    (s = sim_create(&policy_caching, NULL, dev, flags, &cause)) == NULL ||
 	    sim_replay(s, r, &cause) < 0) {
@@ -201,15 +216,14 @@ own_recordings(void)
 	struct sim_result res;
 	struct trace_reader *r;
 	struct device *dev;
-	char rel[256], *path, *cause = NULL;
+	char *path, *cause = NULL;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		dev = device_recorded_create(0);
 		replay(names[i], dev, SIM_FEED_RECORDED, &res);
 		device_recorded_stats(dev, &st);
-		snprintf(rel, sizeof(rel), "traces/%s.json", names[i]);
-		path = tap_srcpath(rel);
+		path = sample_path(names[i]);
 		if (trace_open(path, &r, &cause) < 0) {
 			printf("Bail out! %s\n", cause);
 			exit(1);

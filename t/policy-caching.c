@@ -1,3 +1,236 @@
+/*
+ * policy-caching.c - the caching policy step by step, every expected value
+ * worked by hand from docs/pytorch-caching-allocator.md.  The simulated
+ * device places small (2 MiB) segments ascending from 2^46 and large ones
+ * descending from 2^52, so addresses below are exact.  The policy's check()
+ * runs after every step.
+ */
 #include "config.h"
+
+#include <stdio.h>
+
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "t/steps.h"
 #include "t/tap.h"
-int main(void){return tap_done();}
+
+#define S ((uint64_t)1 << 46)	/* first small segment */
+#define L ((uint64_t)1 << 52)	/* top of the large region */
+#define MiB GMS_MiB
+
+static struct sim_result
+result(struct sim *s)
+{
+	struct sim_result r;
+
+	sim_result(s, &r);
+	return r;
+}
+
+static void
+small_pool_split_and_best_fit(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 1000),	/* 1024 at S, the rest of the 2 MiB segment stays free */
+		ALLOC(2, 512),	/* best fit is that remainder: S + 1024 */
+		ALLOC(3, 100),	/* 512 at S + 1536 */
+		FREE(2),	/* a 512-byte hole between 1 and 3 */
+		ALLOC(4, 300),	/* 512: the hole fits exactly, best fit takes it */
+	};
+	struct sim *s = test_sim("caching", 0);
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	is_u64(addr_of(s, 1), S, "small: the first block is the segment's low end");
+	is_u64(addr_of(s, 3), S + 1536, "small: split blocks follow each other");
+	is_u64(addr_of(s, 4), S + 1024, "small: best fit reuses the 512-byte hole");
+	is_u64(block_of(s, 4), 512, "small: 300 bytes round to 512");
+	is_u64(result(s).device_allocs, 1, "small: one 2 MiB segment serves all");
+	is_u64(result(s).peak_reserved, 2 * MiB, "small: 2 MiB reserved");
+	is_u64(result(s).peak_allocated, 1024 + 512 + 512, "small: peak allocated");
+	is_u64(result(s).peak_requested, 1000 + 512 + 100, "small: peak requested");
+	test_sim_free(s);
+}
+
+static void
+large_pool_split_rule(void)
+{
+	static const struct step unsplit[] = {
+		ALLOC(1, 3 * MiB),	/* a 20 MiB segment at L - 20 MiB, 17 MiB left */
+		ALLOC(2, 16 * MiB),	/* the 17 MiB block; 1 MiB would remain: no split */
+	};
+	static const struct step split[] = {
+		ALLOC(1, 3 * MiB),
+		ALLOC(2, 16 * MiB - 512),	/* 1 MiB + 512 remains: split */
+		ALLOC(3, 1 * MiB + 1),		/* 1 MiB + 512: exactly that remainder */
+	};
+	struct sim *s = test_sim("caching", 0);
+
+	run_steps(s, unsplit, ARRAY_SIZE(unsplit));
+	is_u64(addr_of(s, 1), L - 20 * MiB, "large: 3 MiB gets a 20 MiB segment, low end");
+	is_u64(addr_of(s, 2), L - 17 * MiB, "large: the 16 MiB request takes the remainder");
+	is_u64(block_of(s, 2), 17 * MiB, "large: a remainder of exactly 1 MiB is not split off");
+	is_u64(result(s).peak_allocated, 20 * MiB, "large: allocated counts the whole block");
+	is_u64(result(s).device_allocs, 1, "large: one segment");
+	test_sim_free(s);
+
+	s = test_sim("caching", 0);
+	run_steps(s, split, ARRAY_SIZE(split));
+	is_u64(block_of(s, 2), 16 * MiB - 512, "large: a remainder of 1 MiB + 512 is split off");
+	is_u64(addr_of(s, 3), L - 1 * MiB - 512, "large: and serves the next 1 MiB + 512");
+	is_u64(block_of(s, 3), 1 * MiB + 512, "large: taken whole");
+	is_u64(result(s).device_allocs, 1, "large: still one segment");
+	test_sim_free(s);
+}
+
+static void
+merge_and_reuse(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 512), ALLOC(2, 512), ALLOC(3, 512),
+		FREE(1), FREE(3),	/* 1's block and 3's (merged with the tail) */
+		FREE(2),		/* merges with both: one free 2 MiB block */
+		ALLOC(4, 1 * MiB),	/* fits at the segment's start */
+	};
+	struct sim *s = test_sim("caching", 0);
+	struct policy_stats st;
+
+	run_steps(s, steps, 6);
+	sim_policy(s)->stats(sim_policy_state(s), &st);
+	is_u64(st.largest_free, 2 * MiB, "merge: three blocks and the tail become one 2 MiB block");
+	is_u64(st.cached_free, 2 * MiB, "merge: all of the segment is cached");
+	run_steps(s, steps + 6, 1);
+	is_u64(addr_of(s, 4), S, "merge: the merged block is reused from its low end");
+	is_u64(result(s).device_allocs, 1, "merge: no new segment");
+	test_sim_free(s);
+}
+
+static void
+streams(void)
+{
+	static const struct step steps[] = {
+		ALLOC_S(1, 512, 0),
+		FREE(1),
+		ALLOC_S(2, 512, 7),	/* stream 7 never takes stream 0's cache */
+		ALLOC_S(3, 512, 0),	/* stream 0 does */
+	};
+	struct sim *s = test_sim("caching", 0);
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	is_u64(result(s).device_allocs, 2, "streams: a second stream gets its own segment");
+	is_u64(addr_of(s, 2), S + 2 * MiB, "streams: the next small segment up");
+	is_u64(addr_of(s, 3), S, "streams: stream 0 reuses its own block");
+	test_sim_free(s);
+}
+
+static void
+ties_break_by_address(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 12 * MiB),	/* segment at L - 12 MiB */
+		ALLOC(2, 12 * MiB),	/* segment at L - 24 MiB: lower */
+		FREE(1), FREE(2),
+		ALLOC(3, 12 * MiB),	/* two equal free blocks: the lower address wins */
+	};
+	struct sim *s = test_sim("caching", 0);
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	is_u64(addr_of(s, 3), L - 24 * MiB, "ties: best fit takes the lowest address");
+	test_sim_free(s);
+}
+
+static void
+capacity_release_and_retry(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 12 * MiB), FREE(1),	/* 12 MiB cached, unsplit */
+		ALLOC(2, 30 * MiB),	/* 12 + 30 > 40: release the cache, retry */
+	};
+	struct sim *s = test_sim("caching", 40 * MiB);
+	struct sim_result r;
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	r = result(s);
+	ok(!r.oomed, "retry: the request fits after the cache is released");
+	is_u64(r.alloc_retries, 1, "retry: counted once");
+	is_u64(r.device_frees, 1, "retry: the cached segment went back");
+	is_u64(r.device_allocs, 2, "retry: two segments in all");
+	is_u64(r.peak_reserved, 30 * MiB, "retry: the peak is the new segment alone");
+	is_u64(sim_device(s)->c.reserved, 30 * MiB, "retry: 30 MiB reserved now");
+	test_sim_free(s);
+}
+
+static void
+out_of_memory(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 3 * MiB),	/* 20 MiB segment, split: cannot be released */
+		ALLOC(2, 30 * MiB),	/* 20 + 30 > 40, nothing to release: OOM */
+		FREE(1),		/* after the OOM: read, not simulated */
+		ALLOC(3, 64 * MiB),
+		FREE(3),
+	};
+	struct sim *s = test_sim("caching", 40 * MiB);
+	struct sim_result r;
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	r = result(s);
+	ok(r.oomed, "oom: the 30 MiB request fails under 40 MiB");
+	is_u64(r.oom.event, 1, "oom: at event 1");
+	is_u64(r.oom.size, 30 * MiB, "oom: the request's size");
+	is_u64(r.oom.reserved, 20 * MiB, "oom: 20 MiB reserved");
+	is_u64(r.oom.allocated, 3 * MiB, "oom: 3 MiB allocated");
+	is_u64(r.oom.live, 3 * MiB, "oom: 3 MiB live");
+	is_u64(r.oom.largest_free, 17 * MiB, "oom: the largest free block is the remainder");
+	is_u64(r.alloc_retries, 1, "oom: the retry was counted");
+	is_u64(r.device_frees, 0, "oom: nothing could be released");
+	/* the trace goes on: 2 (30 MiB, never freed) and 3 (64 MiB) are live together */
+	is_u64(r.peak_live, 94 * MiB, "oom: the live peak covers the whole trace");
+	is_u64(r.peak_requested, 3 * MiB, "oom: requested stops at the OOM");
+	is_u64(r.events, 5, "oom: every event was read");
+	test_sim_free(s);
+}
+
+static void
+strict_capacity(void)
+{
+	static const struct step steps[] = { ALLOC(1, 3 * MiB) };
+	struct sim *s = test_sim("caching", 20 * MiB);
+
+	run_steps(s, steps, 1);
+	ok(!result(s).oomed, "capacity: reserved + segment == limit fits");
+	test_sim_free(s);
+	s = test_sim("caching", 20 * MiB - 1);
+	run_steps(s, steps, 1);
+	ok(result(s).oomed, "capacity: one byte less does not");
+	is_u64(result(s).alloc_retries, 1, "capacity: after one retry");
+	test_sim_free(s);
+}
+
+static void
+zero_size(void)
+{
+	static const struct step steps[] = { ALLOC(1, 0), FREE(1), ALLOC(1, 0) };
+	struct sim *s = test_sim("caching", 0);
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	is_u64(result(s).device_allocs, 0, "size 0: a no-op, as in PyTorch");
+	is_u64(result(s).zero_allocs, 2, "size 0: counted");
+	is_u64(result(s).peak_allocated, 0, "size 0: nothing allocated");
+	test_sim_free(s);
+}
+
+int
+main(void)
+{
+	small_pool_split_and_best_fit();
+	large_pool_split_rule();
+	merge_and_reuse();
+	streams();
+	ties_break_by_address();
+	capacity_release_and_retry();
+	out_of_memory();
+	strict_capacity();
+	zero_size();
+	return tap_done();
+}

@@ -45,6 +45,12 @@ int trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause);
 /* gzread the whole rest of the file into a NUL-terminated buffer. */
 int trace_slurp(struct trace_reader *r, char **buf, size_t *len, char **cause);
 
+/*
+ * Whether a cJSON parse that failed at off ran out of input: cJSON reports a
+ * failure past the end at the last byte, so that counts too.
+ */
+int trace_json_truncated(const char *buf, size_t len, size_t off);
+
 /* Line and column of offset in buf (both 1-based). */
 void trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *col);
 

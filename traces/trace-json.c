@@ -27,7 +27,7 @@ json_open(struct trace_reader *r, char **cause)
 	char *buf;
 	size_t len;
 	cJSON *doc;
-	int err;
+	int err, truncated;
 
 	if ((err = trace_slurp(r, &buf, &len, cause)) < 0) {
 		char *why = *cause;
@@ -44,10 +44,13 @@ json_open(struct trace_reader *r, char **cause)
 		/* cJSON leaves end at the first byte it could not use. */
 		if (end == NULL && cJSON_GetErrorPtr() != NULL)
 			off = (size_t)(cJSON_GetErrorPtr() - buf);
+		truncated = len > 0 && trace_json_truncated(buf, len, off);
+		if (truncated)
+			off = len;	/* point past the end, where input ran out */
 		trace_line_col(buf, off, &line, &col);
 		err = gms_fail(cause, GMS_ETRACE, "%s:%lu:%lu: %s", r->path, line, col,
-		    len == 0 ? "empty file" : off >= len ? "truncated JSON (unexpected end of file)" :
-		    "invalid JSON");
+		    len == 0 ? "empty file" : truncated ?
+		    "truncated JSON (unexpected end of file)" : "invalid JSON");
 		free(buf);
 		return err;
 	}

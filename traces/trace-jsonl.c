@@ -81,8 +81,10 @@ parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **c
 
 		if (end == NULL && cJSON_GetErrorPtr() != NULL)
 			off = (size_t)(cJSON_GetErrorPtr() - st->buf);
-		return gms_fail(cause, GMS_ETRACE, "%s at column %zu",
-		    off >= len ? "truncated JSON" : "invalid JSON", off + 1);
+		if (trace_json_truncated(st->buf, len, off))
+			return gms_fail(cause, GMS_ETRACE, "truncated JSON at column %zu "
+			    "(the line ends early)", len + 1);
+		return gms_fail(cause, GMS_ETRACE, "invalid JSON at column %zu", off + 1);
 	}
 	if (end != NULL && end[strspn(end, " \t")] != '\0') {
 		cJSON_Delete(*out);

@@ -33,6 +33,8 @@ trace_op_name(enum trace_op op)
 
 /* Largest integer a JSON number (an IEEE double) holds exactly: 2^53. */
 #define JSON_INT_MAX ((int64_t)1 << 53)
+/* No device has a pebibyte; a larger size is a broken trace. */
+#define SIZE_MAX_BYTES ((int64_t)1 << 50)
 
 int
 trace_json_int(const cJSON *item, const char *what, int64_t min, int64_t max,
@@ -58,8 +60,8 @@ trace_json_int(const cJSON *item, const char *what, int64_t min, int64_t max,
 }
 
 static int
-get_u64(const cJSON *obj, const char *key, const char *op, int required,
-    uint64_t *out, char **cause)
+get_u64_max(const cJSON *obj, const char *key, const char *op, int required,
+    int64_t max, uint64_t *out, char **cause)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char what[64];
@@ -72,10 +74,18 @@ get_u64(const cJSON *obj, const char *key, const char *op, int required,
 		return 1;
 	}
 	snprintf(what, sizeof(what), "%s \"%s\"", op, key);
-	if ((err = trace_json_int(it, what, 0, JSON_INT_MAX, &v, cause)) < 0)
+	if ((err = trace_json_int(it, what, 0, max, &v, cause)) < 0)
 		return err;
 	*out = (uint64_t)v;
 	return 0;
+}
+
+static int
+get_u64(const cJSON *obj, const char *key, const char *op, int required,
+    uint64_t *out, char **cause)
+{
+	return get_u64_max(obj, key, op, required, strcmp(key, "size") == 0 ?
+	    SIZE_MAX_BYTES : JSON_INT_MAX, out, cause);
 }
 
 static int
@@ -256,6 +266,15 @@ trace_slurp(struct trace_reader *r, char **bufp, size_t *lenp, char **cause)
 	return 0;
 }
 
+int
+trace_json_truncated(const char *buf, size_t len, size_t off)
+{
+	while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t' ||
+	    buf[len - 1] == '\r' || buf[len - 1] == '\n'))
+		len--;
+	return off + 1 >= len;
+}
+
 void
 trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *col)
 {
@@ -311,18 +330,18 @@ sniff(struct trace_reader *r, char **cause)
 	}
 	head[n] = '\0';
 	if (n > 0 && (unsigned char)head[0] == 0x80) {
-		gms_fail(cause, GMS_ETRACE, "'%s' looks like a Python pickle (a PyTorch "
+		gms_fail(cause, GMS_ETRACE, "%s: looks like a Python pickle (a PyTorch "
 		    "snapshot); this build reads gpumemsim JSON traces (.json, .jsonl, "
 		    "optionally .gz)", r->path);
 		return NULL;
 	}
 	if (strncmp(head, "Thread,", 7) == 0) {
-		gms_fail(cause, GMS_ETRACE, "'%s' looks like an RMM log (CSV); this build "
+		gms_fail(cause, GMS_ETRACE, "%s: looks like an RMM log (CSV); this build "
 		    "reads gpumemsim JSON traces (.json, .jsonl, optionally .gz)", r->path);
 		return NULL;
 	}
 	if (head[strspn(head, " \t\r\n")] != '{') {
-		gms_fail(cause, GMS_ETRACE, "'%s' is not a trace gpumemsim can read (expected "
+		gms_fail(cause, GMS_ETRACE, "%s: not a trace gpumemsim can read (expected "
 		    "a gpumemsim JSON trace: .json, .jsonl, optionally .gz)", r->path);
 		return NULL;
 	}
