@@ -1,0 +1,26 @@
+#!/bin/sh
+# bench/run.sh - how fast `gpumemsim run` replays a large trace.
+#
+#   bench/run.sh [EVENTS]     (default 5000000)
+#
+# Builds bench/gen-trace, writes a training-shaped JSON Lines trace of EVENTS
+# events to a temporary directory (plain and gzip'd), and times `gpumemsim run`
+# on each, printing events per second and the peak resident memory.  Run it
+# from a build without sanitizers (./configure && make) for real numbers.
+set -eu
+cd "$(dirname "$0")/.."
+events=${1:-5000000}
+make -s gpumemsim bench/gen-trace
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gms-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+./bench/gen-trace "$events" >"$tmp/t.jsonl"
+gzip -1 -c "$tmp/t.jsonl" >"$tmp/t.jsonl.gz"
+echo "trace: $events events, $(du -h "$tmp/t.jsonl" | cut -f1) as JSON Lines, $(du -h "$tmp/t.jsonl.gz" | cut -f1) gzip'd"
+for f in t.jsonl t.jsonl.gz; do
+	for cap in "" "--capacity=2GiB"; do
+		/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim run "$tmp/$f" $cap --format=json >"$tmp/out"
+		read -r secs kib <"$tmp/time"
+		awk -v e="$events" -v s="$secs" -v k="$kib" -v f="$f" -v c="${cap:-uncapped}" \
+		    'BEGIN { printf "%-12s %-16s %6.2f s  %6.2f M events/s  %6.1f MiB max RSS\n", f, c, s, e / (s > 0 ? s : 0.01) / 1e6, k / 1024 }'
+	done
+done
