@@ -17,10 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 gzip -1 -c "$tmp/t.jsonl" >"$tmp/t.jsonl.gz"
 echo "trace: $events events, $(du -h "$tmp/t.jsonl" | cut -f1) as JSON Lines, $(du -h "$tmp/t.jsonl.gz" | cut -f1) gzip'd"
 for f in t.jsonl t.jsonl.gz; do
-	for cap in "" "--capacity=2GiB"; do
+	for cap in "" "--capacity=4.5GiB"; do
 		/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim run "$tmp/$f" $cap --format=json >"$tmp/out"
 		read -r secs kib <"$tmp/time"
-		awk -v e="$events" -v s="$secs" -v k="$kib" -v f="$f" -v c="${cap:-uncapped}" \
-		    'BEGIN { printf "%-12s %-16s %6.2f s  %6.2f M events/s  %6.1f MiB max RSS\n", f, c, s, e / (s > 0 ? s : 0.01) / 1e6, k / 1024 }'
+		if grep -q '"oom":.null' "$tmp/out"; then oom=fits; else oom="OOM: policy stops there"; fi
+		awk -v e="$events" -v s="$secs" -v k="$kib" -v f="$f" -v c="${cap:-uncapped}" -v o="$oom" \
+		    'BEGIN { printf "%-12s %-16s %6.2f s  %5.2f M events/s  %5.1f MiB max RSS  %s\n", f, c, s, e / (s > 0 ? s : 0.01) / 1e6, k / 1024, o }'
 	done
 done

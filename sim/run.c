@@ -26,6 +26,9 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 		flags |= SIM_UNKNOWN_FREES_WARN;
 	if (spec->check_every)
 		flags |= SIM_CHECK_EVERY;
+#ifdef GMS_DEBUG
+	flags |= SIM_CHECK_EVERY;	/* --enable-debug: every run checks itself */
+#endif
 	if (spec->placement == RUN_PLACEMENT_RECORDED) {
 		out->dev = device_recorded_create(spec->capacity);
 		flags |= SIM_FEED_RECORDED;

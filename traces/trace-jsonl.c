@@ -68,7 +68,7 @@ static int
 parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **cause)
 {
 	const char *end = NULL;
-	size_t len;
+	size_t len = 0;
 	int rc;
 
 	do {

@@ -73,6 +73,12 @@ get_u64_max(const cJSON *obj, const char *key, const char *op, int required,
 			return gms_fail(cause, GMS_ETRACE, "%s without \"%s\"", op, key);
 		return 1;
 	}
+	/* The common case first: the message is built only for a bad value. */
+	if (cJSON_IsNumber(it) && it->valuedouble >= 0 && it->valuedouble <= (double)max &&
+	    it->valuedouble == (double)(int64_t)it->valuedouble) {
+		*out = (uint64_t)it->valuedouble;
+		return 0;
+	}
 	snprintf(what, sizeof(what), "%s \"%s\"", op, key);
 	if ((err = trace_json_int(it, what, 0, max, &v, cause)) < 0)
 		return err;
