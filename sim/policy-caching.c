@@ -28,6 +28,7 @@
 
 #include "sim/device.h"
 #include "sim/gms.h"
+#include "sim/objpool.h"
 #include "sim/policy.h"
 #include "sim/sizeclass.h"
 
@@ -77,14 +78,6 @@ RB_HEAD(seg_tree, cseg);
 RB_PROTOTYPE(seg_tree, cseg, link, cseg_cmp)
 RB_GENERATE(seg_tree, cseg, link, cseg_cmp)
 
-/* Block structs come from chunks and a free list: no malloc per request. */
-#define BLOCK_CHUNK 1024
-
-struct block_chunk {
-	struct block_chunk *next;
-	struct cblock b[BLOCK_CHUNK];
-};
-
 struct caching {
 	struct device *dev;
 	struct sc_caching sc;
@@ -93,37 +86,19 @@ struct caching {
 	uint64_t allocated;
 	uint64_t cached_free;
 	uint64_t alloc_retries, ooms;
-	struct block_chunk *chunks;
-	struct cblock *spare;		/* free list, linked through next */
+	struct objpool blocks;		/* struct cblock: no malloc per request */
 };
 
 static struct cblock *
 block_new(struct caching *c)
 {
-	struct block_chunk *ch;
-	struct cblock *b;
-	size_t i;
-
-	if (c->spare == NULL) {
-		ch = gms_malloc(sizeof(*ch));
-		ch->next = c->chunks;
-		c->chunks = ch;
-		for (i = 0; i < BLOCK_CHUNK; i++) {
-			ch->b[i].next = c->spare;
-			c->spare = &ch->b[i];
-		}
-	}
-	b = c->spare;
-	c->spare = b->next;
-	memset(b, 0, sizeof(*b));
-	return b;
+	return objpool_get(&c->blocks);
 }
 
 static void
 block_put(struct caching *c, struct cblock *b)
 {
-	b->next = c->spare;
-	c->spare = b;
+	objpool_put(&c->blocks, b);
 }
 
 static void
@@ -415,7 +390,6 @@ static void
 caching_destroy(void *state)
 {
 	struct caching *c = state;
-	struct block_chunk *ch, *next;
 	struct cseg *s, *snext;
 
 	for (s = RB_MIN(seg_tree, &c->segs); s != NULL; s = snext) {
@@ -423,10 +397,7 @@ caching_destroy(void *state)
 		RB_REMOVE(seg_tree, &c->segs, s);
 		free(s);
 	}
-	for (ch = c->chunks; ch != NULL; ch = next) {
-		next = ch->next;
-		free(ch);
-	}
+	objpool_destroy(&c->blocks);
 	free(c);
 }
 
@@ -441,6 +412,7 @@ caching_create(const char *conf, struct device *dev, void **state, char **cause)
 	c = gms_calloc(1, sizeof(*c));
 	c->dev = dev;
 	sc_caching_defaults(&c->sc);
+	objpool_init(&c->blocks, sizeof(struct cblock), 1024);
 	RB_INIT(&c->pools[0]);
 	RB_INIT(&c->pools[1]);
 	RB_INIT(&c->segs);

@@ -1,7 +1,7 @@
 /*
  * sim.c - the event loop (sim.h has the contract).  The live set is a uthash
- * table of records carved from chunks and recycled through a free list, so a
- * steady-state replay makes no host allocation per event.
+ * table of records from an object pool, so a steady-state replay makes no
+ * host allocation per event.
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 
 #include "sim/device.h"
 #include "sim/gms.h"
+#include "sim/objpool.h"
 #include "sim/policy.h"
 #include "sim/sim.h"
 
@@ -25,13 +26,6 @@ struct live {
 	UT_hash_handle hh;
 };
 
-#define LIVE_CHUNK 4096
-
-struct live_chunk {
-	struct live_chunk *next;
-	struct live rec[LIVE_CHUNK];
-};
-
 /* Segment sizes recorded, or reserved, since the last alloc event. */
 #define PENDING_MAX 16
 
@@ -41,8 +35,7 @@ struct sim {
 	struct device *dev;
 	unsigned flags;
 	struct live *live;		/* the hash table */
-	struct live_chunk *chunks;
-	struct live *spare;		/* free records, linked through hh.next */
+	struct objpool records;		/* struct live: no malloc per event */
 	uint64_t live_bytes;		/* requested bytes live in the trace */
 	uint64_t requested;		/* ... and in the policy */
 	uint64_t allocated;
@@ -76,38 +69,11 @@ sim_create(const struct policy_ops *policy, const char *conf, struct device *dev
 	}
 	s->ops = policy;
 	s->dev = dev;
+	objpool_init(&s->records, sizeof(struct live), 4096);
 	s->flags = flags;
 	dev->hook = reserve_hook;
 	dev->hook_arg = s;
 	return s;
-}
-
-static struct live *
-live_new(struct sim *s)
-{
-	struct live_chunk *ch;
-	struct live *l;
-	size_t i;
-
-	if (s->spare == NULL) {
-		ch = gms_malloc(sizeof(*ch));
-		ch->next = s->chunks;
-		s->chunks = ch;
-		for (i = 0; i < LIVE_CHUNK; i++) {
-			ch->rec[i].hh.next = s->spare;
-			s->spare = &ch->rec[i];
-		}
-	}
-	l = s->spare;
-	s->spare = l->hh.next;
-	return l;
-}
-
-static void
-live_put(struct sim *s, struct live *l)
-{
-	l->hh.next = s->spare;
-	s->spare = l;
 }
 
 /* Compare what the policy reserved for this event with what was recorded. */
@@ -173,7 +139,7 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 		if (s->r.observed_segments > 0 && !s->stopped)
 			match_segments(s, index);
 	}
-	l = live_new(s);
+	l = objpool_get(&s->records);
 	l->id = ev->id;
 	l->size = ev->size;
 	l->block = block;
@@ -212,7 +178,7 @@ do_free(struct sim *s, uint64_t index, const struct trace_event *ev, char **caus
 	}
 	s->live_bytes -= l->size;
 	HASH_DEL(s->live, l);
-	live_put(s, l);
+	objpool_put(&s->records, l);
 	return 0;
 }
 
@@ -320,15 +286,10 @@ sim_lookup(const struct sim *s, uint64_t id, uint64_t *addr, uint64_t *block)
 void
 sim_destroy(struct sim *s)
 {
-	struct live_chunk *ch, *next;
-
 	if (s == NULL)
 		return;
 	HASH_CLEAR(hh, s->live);
-	for (ch = s->chunks; ch != NULL; ch = next) {
-		next = ch->next;
-		free(ch);
-	}
+	objpool_destroy(&s->records);
 	s->ops->destroy(s->state);
 	s->dev->hook = NULL;
 	free(s->r.oom.at);

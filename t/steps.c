@@ -46,15 +46,21 @@ run_steps(struct sim *s, const struct step *steps, size_t n)
 	}
 }
 
+static void
+lookup(struct sim *s, uint64_t id, uint64_t *addr, uint64_t *block)
+{
+	if (sim_lookup(s, id, addr, block) < 0) {
+		printf("Bail out! id %llu is not live\n", (unsigned long long)id);
+		exit(1);
+	}
+}
+
 uint64_t
 addr_of(struct sim *s, uint64_t id)
 {
 	uint64_t addr, block;
 
-	if (sim_lookup(s, id, &addr, &block) < 0) {
-		printf("Bail out! id %llu is not live\n", (unsigned long long)id);
-		exit(1);
-	}
+	lookup(s, id, &addr, &block);
 	return addr;
 }
 
@@ -63,10 +69,7 @@ block_of(struct sim *s, uint64_t id)
 {
 	uint64_t addr, block;
 
-	if (sim_lookup(s, id, &addr, &block) < 0) {
-		printf("Bail out! id %llu is not live\n", (unsigned long long)id);
-		exit(1);
-	}
+	lookup(s, id, &addr, &block);
 	return block;
 }
 

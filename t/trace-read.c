@@ -49,8 +49,8 @@ read_all(const char *what, const char *suffix, const char *data, int gz, const c
 	struct trace_event ev;
 	int rc, n = 0;
 
-	if (!ok(trace_open(path, &r, &cause) == 0, "%s: opens%s%s", what,
-	    cause ? ": " : "", cause ? cause : "")) {
+	rc = trace_open(path, &r, &cause);
+	if (!ok(rc == 0, "%s: opens%s%s", what, cause ? ": " : "", cause ? cause : "")) {
 		unlink(path);
 		free(path);
 		free(cause);
@@ -171,8 +171,9 @@ unknown_frees_warned_mid_run(void)
 	char *path = tfile_write(".jsonl", mid, strlen(mid), 0), *cause = NULL;
 	struct trace_reader *r;
 
-	ok(trace_open(path, &r, &cause) == 0 && trace_header(r)->starts_mid_run,
-	    "starts_mid_run is read from the header");
+	int rc = trace_open(path, &r, &cause);
+
+	ok(rc == 0 && trace_header(r)->starts_mid_run, "starts_mid_run is read from the header");
 	trace_close(r);
 	unlink(path);
 	free(path);
@@ -185,7 +186,9 @@ missing_file(void)
 	char *cause = NULL;
 	struct trace_reader *r;
 
-	ok(trace_open("/nonexistent/t.json", &r, &cause) == GMS_EIO && cause &&
+	int rc = trace_open("/nonexistent/t.json", &r, &cause);
+
+	ok(rc == GMS_EIO && cause &&
 	    strcmp(cause, "cannot open trace '/nonexistent/t.json': No such file or directory") == 0,
 	    "a missing file is an I/O error: %s", cause ? cause : "(none)");
 	free(cause);
