@@ -92,13 +92,14 @@ report_run_json(const struct report_run *run)
 {
 	const struct sim_result *r = run->res;
 	cJSON *o = cJSON_CreateObject(), *opts, *oom;
+	size_t i;
 
 	cJSON_AddStringToObject(o, "trace", run->trace);
 	cJSON_AddStringToObject(o, "policy", run->policy);
 	opts = cJSON_AddObjectToObject(o, "options");
 	cJSON_AddStringToObject(opts, "placement", run->placement);
-	if (run->policy_conf != NULL)
-		cJSON_AddStringToObject(opts, "conf", run->policy_conf);
+	for (i = 0; i < run->nopts; i++)
+		cJSON_AddStringToObject(opts, run->opts[i].key, run->opts[i].value);
 	if (run->capacity)
 		cJSON_AddNumberToObject(o, "capacity", (double)run->capacity);
 	else
@@ -145,6 +146,7 @@ report_run_text(const struct report_run *run)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
+	size_t k;
 	int n, i, all;
 
 	if (f == NULL)
@@ -152,9 +154,10 @@ report_run_text(const struct report_run *run)
 	fprintf(f, "%s: %llu events (%llu allocs, %llu frees)\n", run->trace,
 	    (unsigned long long)r->events, (unsigned long long)r->allocs,
 	    (unsigned long long)r->frees);
-	fprintf(f, "policy %s%s%s%s, capacity %s, placement %s\n\n", run->policy,
-	    run->policy_conf ? " (" : "", run->policy_conf ? run->policy_conf : "",
-	    run->policy_conf ? ")" : "",
+	fprintf(f, "policy %s", run->policy);
+	for (k = 0; k < run->nopts; k++)
+		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
+	fprintf(f, "%s, capacity %s, placement %s\n\n", run->nopts ? ")" : "",
 	    run->capacity ? SZ(run->capacity) : "unlimited", run->placement);
 
 	fprintf(f, "  peak reserved   %12s  %14llu B\n", SZ(r->peak_reserved),

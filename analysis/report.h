@@ -10,6 +10,7 @@
 
 #include <cJSON.h>
 
+#include "sim/policy.h"
 #include "sim/sim.h"
 #include "traces/trace.h"
 
@@ -18,7 +19,8 @@ struct report_run {
 	const char *trace;		/* the trace's name */
 	const char *path;		/* the file as given */
 	const char *policy;
-	const char *policy_conf;	/* the policy's option string, or NULL */
+	const struct policy_kv *opts;	/* the policy's options as given */
+	size_t nopts;
 	const char *placement;		/* "model" or "recorded" */
 	uint64_t capacity;		/* 0: unlimited */
 	const struct trace_header *hdr;

@@ -7,7 +7,10 @@
 #ifndef SIM_CLI_H
 #define SIM_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+struct policy_kv;
 
 enum cli_exit {
 	EXIT_DONE = 0,
@@ -31,6 +34,12 @@ void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The one-line usage and a pointer to --help on stderr; returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/*
+ * Append "key=value" (from --option) to *opts; the strings point into arg.
+ * Returns 0, or -1 after saying what is wrong.
+ */
+int cli_add_option(struct policy_kv **opts, size_t *nopts, char *arg);
 
 int cmd_run(int argc, char **argv);
 

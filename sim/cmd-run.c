@@ -42,6 +42,8 @@ run_help(void)
 	    "                             or counted and warned about, for traces that start\n"
 	    "                             mid-run (default: error, or warn when the trace\n"
 	    "                             says \"starts_mid_run\": true)\n"
+	    "  -o, --option <key=value>   a policy option (repeatable); 'gpumemsim policies'\n"
+	    "                             lists them\n"
 	    "      --check                verify the policy's invariants after every event\n"
 	    "  -h, --help                 show this help\n\n"
 	    "Policies:\n", run_usage);
@@ -68,6 +70,7 @@ cmd_run(int argc, char **argv)
 		{ "fail-on-oom", no_argument, NULL, 'O' },
 		{ "unknown-frees", required_argument, NULL, 'U' },
 		{ "check", no_argument, NULL, 'C' },
+		{ "option", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -76,11 +79,13 @@ cmd_run(int argc, char **argv)
 	struct report_run rep;
 	const char *policy = "caching", *format = "text";
 	char *cause = NULL, *text;
+	struct policy_kv *opts = NULL;
+	size_t nopts = 0;
 	int fail_on_oom = 0, ch, err, rc;
 	cJSON *json;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":p:c:f:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":p:c:f:o:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'p':
 			policy = optarg;
@@ -123,6 +128,10 @@ cmd_run(int argc, char **argv)
 		case 'C':
 			spec.check_every = 1;
 			break;
+		case 'o':
+			if (cli_add_option(&opts, &nopts, optarg) < 0)
+				return EXIT_INPUT;
+			break;
 		case 'h':
 			return run_help();
 		case ':':
@@ -137,6 +146,8 @@ cmd_run(int argc, char **argv)
 		return cli_usage_error("run", run_usage, optind == argc ?
 		    "no trace given" : "more than one trace given");
 	spec.path = argv[optind];
+	spec.opts = opts;
+	spec.nopts = nopts;
 	if ((spec.policy = policy_find(policy, &cause)) == NULL) {
 		cli_error("%s", cause);
 		free(cause);
@@ -148,6 +159,7 @@ cmd_run(int argc, char **argv)
 		cli_error("%s", cause);
 		free(cause);
 		run_output_free(&out);
+		free(opts);
 		return gms_exit_code(err);
 	}
 	if (out.res.unknown_frees > 0)
@@ -165,6 +177,8 @@ cmd_run(int argc, char **argv)
 		.trace = trace_header(out.reader)->name,
 		.path = spec.path,
 		.policy = spec.policy->name,
+		.opts = opts,
+		.nopts = nopts,
 		.placement = spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" : "model",
 		.capacity = spec.capacity,
 		.hdr = trace_header(out.reader),
@@ -183,6 +197,7 @@ cmd_run(int argc, char **argv)
 	}
 	rc = fail_on_oom && out.res.oomed ? EXIT_CHECK : EXIT_DONE;
 	run_output_free(&out);
+	free(opts);
 	if (fflush(stdout) != 0) {
 		cli_error("cannot write the report: %s", strerror(errno));
 		return EXIT_SYSTEM;

@@ -14,6 +14,8 @@
 #include <zlib.h>
 
 #include "sim/cli.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
 
 const struct cli_command cli_commands[] = {
 	{ "run", "replay a trace through one allocator policy and report", cmd_run },
@@ -61,6 +63,22 @@ cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	fprintf(stderr, "usage: %s\nTry 'gpumemsim %s%s--help'.\n", usage,
 	    cmd ? cmd : "", cmd ? " " : "");
 	return EXIT_USAGE;
+}
+
+int
+cli_add_option(struct policy_kv **opts, size_t *nopts, char *arg)
+{
+	char *eq = strchr(arg, '=');
+
+	if (eq == NULL || eq == arg || eq[1] == '\0') {
+		cli_error("--option takes KEY=VALUE, not '%s'", arg);
+		return -1;
+	}
+	*eq = '\0';
+	*opts = gms_realloc(*opts, (*nopts + 1) * sizeof(**opts));
+	(*opts)[*nopts].key = arg;
+	(*opts)[(*nopts)++].value = eq + 1;
+	return 0;
 }
 
 static int

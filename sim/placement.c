@@ -2,8 +2,10 @@
  * placement.c - the driver placement model of placement.h: two regions, each a
  * frontier plus an address-ordered red-black tree of released ranges ("holes")
  * that are merged with their neighbours and given back to the frontier when
- * they touch it.  Holes are few (segments are released only under memory
- * pressure), so the fit searches walk them.
+ * they touch it.  Holes are few for caching allocators (segments go back only
+ * under memory pressure), so the fit searches walk them; for policies that
+ * reserve per request (no-cache, ideal) addresses decide nothing, and the walk
+ * stops after HOLE_SCAN holes so that they stay fast.
  */
 #include "config.h"
 
@@ -16,6 +18,7 @@
 
 /* Segments up to this size are "small" (PyTorch's small-pool segments). */
 #define SMALL_SEGMENT (2 * GMS_MiB)
+#define HOLE_SCAN 256
 
 /*
  * The regions sit far from any address a real driver hands out, so model
@@ -70,17 +73,18 @@ region_place(struct region *rg, uint64_t size, uint64_t *out)
 {
 	struct hole *h, *fit = NULL;
 	uint64_t addr;
+	int scanned = 0;
 
 	if (!rg->descending) {
 		RB_FOREACH(h, hole_tree, &rg->holes)
-			if (h->size >= size) {
-				fit = h;
+			if (h->size >= size || ++scanned == HOLE_SCAN) {
+				fit = h->size >= size ? h : NULL;
 				break;
 			}
 	} else {
 		RB_FOREACH_REVERSE(h, hole_tree, &rg->holes)
-			if (h->size >= size) {
-				fit = h;
+			if (h->size >= size || ++scanned == HOLE_SCAN) {
+				fit = h->size >= size ? h : NULL;
 				break;
 			}
 	}

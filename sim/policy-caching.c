@@ -402,13 +402,11 @@ caching_destroy(void *state)
 }
 
 static int
-caching_create(const char *conf, struct device *dev, void **state, char **cause)
+caching_create(const struct policy_args *args, struct device *dev, void **state,
+    char **cause)
 {
 	struct caching *c;
 
-	if (conf != NULL && conf[0] != '\0')
-		return gms_fail(cause, GMS_ECONFIG,
-		    "policy 'caching' does not take settings yet: '%s'", conf);
 	c = gms_calloc(1, sizeof(*c));
 	c->dev = dev;
 	sc_caching_defaults(&c->sc);

@@ -20,6 +20,19 @@ struct policy_option {
 	const char *help;
 };
 
+/* One option as the user gave it (--option KEY=VALUE). */
+struct policy_kv {
+	const char *key, *value;
+};
+
+/* What a policy is created from. */
+struct policy_args {
+	const struct policy_kv *opts;	/* validated against the policy's table */
+	size_t nopts;
+	uint64_t capacity;		/* --capacity: 0 for unlimited */
+	uint64_t device_total;		/* the recording GPU's memory, 0 if unknown */
+};
+
 /* What a policy reports at any time (current values; peaks are the engine's). */
 struct policy_stats {
 	uint64_t allocated;	/* bytes of blocks handed out (>= requested) */
@@ -49,11 +62,11 @@ struct policy_ops {
 	const struct policy_option *options;	/* NULL-key terminated */
 
 	/*
-	 * Make a policy over dev.  conf is the policy's option string
-	 * (e.g. PyTorch's alloc-conf syntax for caching), NULL for defaults.
-	 * Returns 0 and *state, or GMS_ECONFIG with *cause.
+	 * Make a policy over dev from args (options already checked against
+	 * the table).  Returns 0 and *state, or GMS_ECONFIG with *cause.
 	 */
-	int (*create)(const char *conf, struct device *dev, void **state, char **cause);
+	int (*create)(const struct policy_args *args, struct device *dev, void **state,
+	    char **cause);
 
 	/*
 	 * Serve a request of size > 0 bytes on stream.  Returns 0 with *handle
@@ -80,6 +93,31 @@ extern const struct policy_ops *const policy_table[];
 /* Find a policy by name or unique prefix; NULL with *cause otherwise. */
 const struct policy_ops *policy_find(const char *name, char **cause);
 
+/* Every key of args is one of ops's options: 0, or GMS_ECONFIG with *cause. */
+int policy_check_options(const struct policy_ops *ops, const struct policy_args *args,
+    char **cause);
+
+/* The value of key in args (the last one given), or NULL. */
+const char *policy_opt(const struct policy_args *args, const char *key);
+
+/*
+ * Typed option values: *out keeps its default when key is absent.  0, or
+ * GMS_ECONFIG with *cause naming the policy, the key and what it takes.
+ */
+int policy_opt_bool(const char *policy, const struct policy_args *args, const char *key,
+    int *out, char **cause);
+int policy_opt_size(const char *policy, const struct policy_args *args, const char *key,
+    uint64_t *out, char **cause);
+int policy_opt_fraction(const char *policy, const struct policy_args *args, const char *key,
+    double *out, char **cause);
+/* One of choices (NULL-terminated); *out is the index. */
+int policy_opt_choice(const char *policy, const struct policy_args *args, const char *key,
+    const char *const *choices, int *out, char **cause);
+
 extern const struct policy_ops policy_caching;
+extern const struct policy_ops policy_grow_only;
+extern const struct policy_ops policy_preallocate;
+extern const struct policy_ops policy_no_cache;
+extern const struct policy_ops policy_ideal;
 
 #endif /* SIM_POLICY_H */

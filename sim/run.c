@@ -15,6 +15,7 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 {
 	const struct trace_header *hdr;
 	struct device_recorded_stats rst;
+	struct policy_args args;
 	unsigned flags = 0;
 	int err;
 
@@ -35,7 +36,9 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 	} else {
 		out->dev = device_sim_create(spec->capacity);
 	}
-	out->sim = sim_create(spec->policy, spec->conf, out->dev, flags, cause);
+	args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,
+	    .capacity = spec->capacity, .device_total = hdr->device_total };
+	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
 	if (out->sim == NULL)
 		return GMS_ECONFIG;
 	if ((err = sim_replay(out->sim, out->reader, cause)) < 0)

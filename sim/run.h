@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "sim/policy.h"
 #include "sim/sim.h"
 #include "traces/trace.h"
 
@@ -19,7 +20,8 @@ enum run_placement {
 struct run_spec {
 	const char *path;
 	const struct policy_ops *policy;
-	const char *conf;		/* policy options, or NULL */
+	const struct policy_kv *opts;	/* policy options (--option KEY=VALUE) */
+	size_t nopts;
 	uint64_t capacity;		/* 0: unlimited */
 	enum run_placement placement;
 	int unknown_frees_warn;		/* tolerate frees of unknown ids */

@@ -58,12 +58,18 @@ reserve_hook(void *arg, int reserve, uint64_t addr, uint64_t size)
 }
 
 struct sim *
-sim_create(const struct policy_ops *policy, const char *conf, struct device *dev,
-    unsigned flags, char **cause)
+sim_create(const struct policy_ops *policy, const struct policy_args *args,
+    struct device *dev, unsigned flags, char **cause)
 {
-	struct sim *s = gms_calloc(1, sizeof(*s));
+	static const struct policy_args defaults;
+	struct sim *s;
 
-	if (policy->create(conf, dev, &s->state, cause) < 0) {
+	if (args == NULL)
+		args = &defaults;
+	if (policy_check_options(policy, args, cause) < 0)
+		return NULL;
+	s = gms_calloc(1, sizeof(*s));
+	if (policy->create(args, dev, &s->state, cause) < 0) {
 		free(s);
 		return NULL;
 	}

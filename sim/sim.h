@@ -16,6 +16,7 @@
 #include "traces/trace.h"
 
 struct device;
+struct policy_args;
 struct policy_ops;
 struct sim;
 
@@ -59,8 +60,11 @@ struct sim_result {
 					   a recorded device as they are read */
 #define SIM_CHECK_EVERY         0x4	/* run the policy's check() after each event */
 
-/* pre: dev outlives the sim.  Returns NULL with *cause on bad policy options. */
-struct sim *sim_create(const struct policy_ops *policy, const char *conf,
+/*
+ * pre: dev outlives the sim; args may be NULL (defaults).  Returns NULL with
+ * *cause on bad policy options.
+ */
+struct sim *sim_create(const struct policy_ops *policy, const struct policy_args *args,
     struct device *dev, unsigned flags, char **cause);
 
 /*
