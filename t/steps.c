@@ -14,13 +14,21 @@
 struct sim *
 test_sim(const char *policy, uint64_t capacity)
 {
+	struct policy_args args = { .capacity = capacity };
+
+	return test_sim_args(policy, capacity, &args);
+}
+
+struct sim *
+test_sim_args(const char *policy, uint64_t dev_capacity, const struct policy_args *args)
+{
 	const struct policy_ops *ops;
-	struct device *dev = device_sim_create(capacity);
+	struct device *dev = device_sim_create(dev_capacity);
 	char *cause = NULL;
 	struct sim *s;
 
 	if ((ops = policy_find(policy, &cause)) == NULL ||
-	    (s = sim_create(ops, NULL, dev, SIM_CHECK_EVERY, &cause)) == NULL) {
+	    (s = sim_create(ops, args, dev, SIM_CHECK_EVERY, &cause)) == NULL) {
 		printf("Bail out! %s\n", cause);
 		exit(1);
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/policy.h"
 #include "sim/sim.h"
 
 struct step {
@@ -23,6 +24,9 @@ struct step {
 
 /* A sim of the named policy over a simulated device (capacity 0: unlimited). */
 struct sim *test_sim(const char *policy, uint64_t capacity);
+/* The same with policy options; the device enforces dev_capacity. */
+struct sim *test_sim_args(const char *policy, uint64_t dev_capacity,
+    const struct policy_args *args);
 /* Run the steps; each is one event, numbered from the sim's event count. */
 void run_steps(struct sim *s, const struct step *steps, size_t n);
 /* The address of live id (aborts the test run if it is not live). */
