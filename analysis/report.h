@@ -53,4 +53,29 @@ cJSON *report_run_json(const struct report_run *run);
 /* The `run` text summary (caller frees). */
 char *report_run_text(const struct report_run *run);
 
+
+
+/* One row of a comparison: a run, or the reason it could not be made. */
+struct report_row {
+	const char *label;		/* "caching", "grow-only:flavor=jax" */
+	struct report_run run;		/* valid when err == 0 */
+	int err;
+	const char *cause;
+};
+
+/*
+ * The winner of a comparison: among the rows that ran, are not `ideal` (the
+ * bound) and fit, the one that reserves least, ties broken by fewer device
+ * calls (then by order).  Returns its index or -1, and *why (caller frees):
+ * a sentence saying why, or why there is none.
+ */
+int report_winner(const struct report_row *rows, size_t n, uint64_t capacity, char **why);
+
+/* `compare --format=json`: {trace, capacity, peak_live, results: [...], winner, why}. */
+cJSON *report_compare_json(const struct report_row *rows, size_t n, const char *trace,
+    uint64_t capacity);
+
+/* The `compare` table (caller frees). */
+char *report_compare_text(const struct report_row *rows, size_t n, const char *trace,
+    uint64_t capacity);
 #endif /* ANALYSIS_REPORT_H */

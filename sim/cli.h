@@ -41,6 +41,17 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
  */
 int cli_add_option(struct policy_kv **opts, size_t *nopts, char *arg);
 
+/* --capacity: a size above 0.  0, or EXIT_INPUT after saying what is wrong. */
+int cli_capacity(const char *arg, uint64_t *out);
+
+/* arg is one of choices (NULL-terminated): *out its index; 0 or EXIT_INPUT. */
+int cli_choice(const char *opt, const char *arg, const char *const *choices, int *out);
+
+extern const char *const cli_formats[];		/* "text", "json" */
+extern const char *const cli_placements[];	/* "model", "recorded" */
+
 int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_policies(int argc, char **argv);
 
 #endif /* SIM_CLI_H */

@@ -55,10 +55,6 @@ run_help(void)
 	return EXIT_DONE;
 }
 
-/* An option's value is not one it takes: bad options, exit 3. */
-#define bad_value(opt, choices) \
-	(cli_error("%s must be %s, not '%s'", opt, choices, optarg), EXIT_INPUT)
-
 int
 cmd_run(int argc, char **argv)
 {
@@ -77,12 +73,13 @@ cmd_run(int argc, char **argv)
 	struct run_spec spec = { .placement = RUN_PLACEMENT_MODEL };
 	struct run_output out;
 	struct report_run rep;
-	const char *policy = "caching", *format = "text";
+	static const char *const unknown_frees[] = { "error", "warn", NULL };
+	const char *policy = "caching";
 	char *cause = NULL, *text;
 	struct policy_kv *opts = NULL;
 	size_t nopts = 0;
-	int fail_on_oom = 0, ch, err, rc;
-	cJSON *json;
+	int fail_on_oom = 0, json = 0, choice = 0, ch, err, rc;
+	cJSON *doc;
 
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":p:c:f:o:h", longopts, NULL)) != -1) {
@@ -91,39 +88,25 @@ cmd_run(int argc, char **argv)
 			policy = optarg;
 			break;
 		case 'c':
-			if (gms_parse_size(optarg, &spec.capacity, &cause) < 0) {
-				cli_error("--capacity: %s", cause);
-				free(cause);
-				return EXIT_INPUT;
-			}
-			if (spec.capacity == 0) {
-				cli_error("--capacity must be above 0 (leave it out for unlimited)");
-				return EXIT_INPUT;
-			}
+			if ((rc = cli_capacity(optarg, &spec.capacity)) != 0)
+				return rc;
 			break;
 		case 'P':
-			if (strcmp(optarg, "model") == 0)
-				spec.placement = RUN_PLACEMENT_MODEL;
-			else if (strcmp(optarg, "recorded") == 0)
-				spec.placement = RUN_PLACEMENT_RECORDED;
-			else
-				return bad_value("--placement", "'model' or 'recorded'");
+			if ((rc = cli_choice("--placement", optarg, cli_placements, &choice)) != 0)
+				return rc;
+			spec.placement = choice == 0 ? RUN_PLACEMENT_MODEL : RUN_PLACEMENT_RECORDED;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0)
-				return bad_value("--format", "'text' or 'json'");
-			format = optarg;
+			if ((rc = cli_choice("--format", optarg, cli_formats, &json)) != 0)
+				return rc;
 			break;
 		case 'O':
 			fail_on_oom = 1;
 			break;
 		case 'U':
-			if (strcmp(optarg, "error") == 0)
-				spec.unknown_frees_warn = 0;
-			else if (strcmp(optarg, "warn") == 0)
-				spec.unknown_frees_warn = 1;
-			else
-				return bad_value("--unknown-frees", "'error' or 'warn'");
+			if ((rc = cli_choice("--unknown-frees", optarg, unknown_frees, &choice)) != 0)
+				return rc;
+			spec.unknown_frees_warn = choice;
 			break;
 		case 'C':
 			spec.check_every = 1;
@@ -184,12 +167,12 @@ cmd_run(int argc, char **argv)
 		.hdr = trace_header(out.reader),
 		.res = &out.res,
 	};
-	if (strcmp(format, "json") == 0) {
-		json = report_run_json(&rep);
-		text = cJSON_Print(json);
+	if (json) {
+		doc = report_run_json(&rep);
+		text = cJSON_Print(doc);
 		printf("%s\n", text);
 		free(text);
-		cJSON_Delete(json);
+		cJSON_Delete(doc);
 	} else {
 		text = report_run_text(&rep);
 		fputs(text, stdout);

@@ -17,9 +17,12 @@
 #include "sim/placement.h"
 
 struct live_seg {
-	uint64_t addr;
+	uint64_t addr, size;
 	UT_hash_handle hh;
 };
+
+/* What the driver backs for a recorded segment: whole 2 MiB pages. */
+#define PAGE (2 * GMS_MiB)
 
 struct recorded {
 	uint64_t *addr, *size;	/* the queue: [head, len) not yet handed out */
@@ -27,6 +30,7 @@ struct recorded {
 	struct placement *model;
 	struct live_seg *live;	/* recorded addresses in use, to refuse a
 				   recorded address that would overlap */
+	uint64_t live_physical;	/* pages backing the recorded segments in use */
 	struct device_recorded_stats st;
 };
 
@@ -43,6 +47,8 @@ rec_reserve(struct device *d, uint64_t size, uint64_t *addr)
 		s = gms_malloc(sizeof(*s));
 		s->addr = *addr;
 		HASH_ADD(hh, rc->live, addr, sizeof(uint64_t), s);
+		s->size = size;
+		rc->live_physical += (size + PAGE - 1) / PAGE * PAGE;
 		rc->st.used++;
 		return 0;
 	}
@@ -59,11 +65,20 @@ rec_release(struct device *d, uint64_t addr, uint64_t size)
 
 	HASH_FIND(hh, rc->live, &addr, sizeof(addr), s);
 	if (s != NULL) {
+		rc->live_physical -= (s->size + PAGE - 1) / PAGE * PAGE;
 		HASH_DEL(rc->live, s);
 		free(s);
 	} else {
 		placement_remove(rc->model, addr, size);
 	}
+}
+
+static uint64_t
+rec_physical(struct device *d)
+{
+	struct recorded *rc = d->priv;
+
+	return rc->live_physical + placement_physical(rc->model);
 }
 
 static void
@@ -87,6 +102,7 @@ static const struct device_ops device_recorded_ops = {
 	.name = "recorded",
 	.reserve = rec_reserve,
 	.release = rec_release,
+	.physical = rec_physical,
 	.destroy = rec_destroy,
 };
 

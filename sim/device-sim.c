@@ -24,6 +24,12 @@ sim_release(struct device *d, uint64_t addr, uint64_t size)
 	placement_remove(d->priv, addr, size);
 }
 
+static uint64_t
+sim_physical(struct device *d)
+{
+	return placement_physical(d->priv);
+}
+
 static void
 sim_destroy(struct device *d)
 {
@@ -35,6 +41,7 @@ static const struct device_ops device_sim_ops = {
 	.name = "model",
 	.reserve = sim_reserve,
 	.release = sim_release,
+	.physical = sim_physical,
 	.destroy = sim_destroy,
 };
 

@@ -15,7 +15,7 @@ device_reserve(struct device *d, uint64_t size, uint64_t *addr)
 {
 	int err;
 
-	if (d->capacity != 0 && d->c.reserved + size > d->capacity) {
+	if (d->capacity != 0 && !d->limit_physical && d->c.reserved + size > d->capacity) {
 		d->c.refusals++;
 		return GMS_EOOM;
 	}
@@ -23,11 +23,18 @@ device_reserve(struct device *d, uint64_t size, uint64_t *addr)
 		d->c.refusals++;
 		return err;
 	}
+	if (d->capacity != 0 && d->limit_physical && d->ops->physical(d) > d->capacity) {
+		d->ops->release(d, *addr, size);
+		d->c.refusals++;
+		return GMS_EOOM;
+	}
 	d->c.reserved += size;
 	d->c.peak_reserved = GMS_MAX(d->c.peak_reserved, d->c.reserved);
 	d->c.segments++;
 	d->c.peak_segments = GMS_MAX(d->c.peak_segments, d->c.segments);
 	d->c.allocs++;
+	d->c.physical = d->ops->physical(d);
+	d->c.peak_physical = GMS_MAX(d->c.peak_physical, d->c.physical);
 	if (d->hook != NULL)
 		d->hook(d->hook_arg, 1, *addr, size);
 	return 0;
@@ -41,6 +48,7 @@ device_release(struct device *d, uint64_t addr, uint64_t size)
 	d->c.reserved -= size;
 	d->c.segments--;
 	d->c.frees++;
+	d->c.physical = d->ops->physical(d);
 	if (d->hook != NULL)
 		d->hook(d->hook_arg, 0, addr, size);
 }

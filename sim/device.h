@@ -25,6 +25,8 @@ struct device_ops {
 	int (*reserve)(struct device *d, uint64_t size, uint64_t *addr);
 	/* Give back a segment exactly as reserved. */
 	void (*release)(struct device *d, uint64_t addr, uint64_t size);
+	/* Bytes of memory the driver backs now (whole pages, packing small ones). */
+	uint64_t (*physical)(struct device *d);
 	void (*destroy)(struct device *d);
 };
 
@@ -36,6 +38,9 @@ struct device_counters {
 	uint64_t allocs;	/* successful reserve calls (cudaMalloc / map) */
 	uint64_t frees;		/* release calls (cudaFree / unmap) */
 	uint64_t refusals;	/* reserve calls refused for capacity */
+	uint64_t physical;	/* bytes the driver backs: reserved rounded to its
+				   pages, small reservations packed */
+	uint64_t peak_physical;
 };
 
 /* Told of every segment reserved or released (for comparisons and timelines). */
@@ -44,6 +49,9 @@ typedef void (device_hook_fn)(void *arg, int reserve, uint64_t addr, uint64_t si
 struct device {
 	const struct device_ops *ops;
 	uint64_t capacity;	/* 0: unlimited */
+	int limit_physical;	/* the capacity bounds what the driver backs (a GPU
+				   of that size) rather than the sum of reservations
+				   (an allocator's limit) */
 	struct device_counters c;
 	device_hook_fn *hook;	/* optional */
 	void *hook_arg;
@@ -52,7 +60,8 @@ struct device {
 
 /*
  * Reserve size bytes: fails with GMS_EOOM without calling the implementation
- * when reserved + size > capacity (strict, as PyTorch checks its limit).
+ * when reserved + size > capacity (strict, as PyTorch checks its limit), or,
+ * with limit_physical, when what the driver would back exceeds it.
  */
 int device_reserve(struct device *d, uint64_t size, uint64_t *addr);
 void device_release(struct device *d, uint64_t addr, uint64_t size);

@@ -19,67 +19,11 @@
 
 const struct cli_command cli_commands[] = {
 	{ "run", "replay a trace through one allocator policy and report", cmd_run },
+	{ "compare", "run several policies on a trace, side by side, and name the winner",
+	  cmd_compare },
+	{ "policies", "list the policies, what they model and their options", cmd_policies },
 	{ NULL, NULL, NULL },
 };
-
-static void
-vmsg(const char *kind, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "gpumemsim: %s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void
-cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("error", fmt, ap);
-	va_end(ap);
-}
-
-void
-cli_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("warning", fmt, ap);
-	va_end(ap);
-}
-
-int
-cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fmt != NULL) {
-		va_start(ap, fmt);
-		vmsg("error", fmt, ap);
-		va_end(ap);
-	}
-	fprintf(stderr, "usage: %s\nTry 'gpumemsim %s%s--help'.\n", usage,
-	    cmd ? cmd : "", cmd ? " " : "");
-	return EXIT_USAGE;
-}
-
-int
-cli_add_option(struct policy_kv **opts, size_t *nopts, char *arg)
-{
-	char *eq = strchr(arg, '=');
-
-	if (eq == NULL || eq == arg || eq[1] == '\0') {
-		cli_error("--option takes KEY=VALUE, not '%s'", arg);
-		return -1;
-	}
-	*eq = '\0';
-	*opts = gms_realloc(*opts, (*nopts + 1) * sizeof(**opts));
-	(*opts)[*nopts].key = arg;
-	(*opts)[(*nopts)++].value = eq + 1;
-	return 0;
-}
 
 static int
 usage(FILE *f, int code)

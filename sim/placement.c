@@ -6,10 +6,18 @@
  * under memory pressure), so the fit searches walk them; for policies that
  * reserve per request (no-cache, ideal) addresses decide nothing, and the walk
  * stops after HOLE_SCAN holes so that they stay fast.
+ *
+ * It also models what the driver backs with physical memory, measured on an
+ * H200 (analysis/nocache_probe.py, t/data/nocache-h200.json): a request above
+ * 1 MiB takes whole 2 MiB pages of its own; requests of up to 1 MiB are packed
+ * into shared 2 MiB pages, first fit in 256-byte granules, and a page is given
+ * back when it empties (200 allocations of 4 KiB use one page; of 64 KiB,
+ * seven; of 1 MiB + 1, 2 MiB each).
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include <bsd/sys/tree.h>
 
@@ -19,6 +27,9 @@
 /* Segments up to this size are "small" (PyTorch's small-pool segments). */
 #define SMALL_SEGMENT (2 * GMS_MiB)
 #define HOLE_SCAN 256
+#define PAGE (2 * GMS_MiB)		/* the driver's physical page */
+#define PACKED_MAX GMS_MiB		/* requests up to this share pages */
+#define PACK_GRANULE 256
 
 /*
  * The regions sit far from any address a real driver hands out, so model
@@ -51,8 +62,28 @@ struct region {
 	int descending;
 };
 
+/* A shared page: its free ranges, sorted by offset. */
+struct page {
+	uint64_t addr;
+	struct range { uint64_t off, len; } *free;
+	size_t nfree, cap;
+	RB_ENTRY(page) link;
+};
+
+static int
+page_cmp(const struct page *a, const struct page *b)
+{
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+RB_HEAD(page_tree, page);
+RB_PROTOTYPE(page_tree, page, link, page_cmp)
+RB_GENERATE(page_tree, page, link, page_cmp)
+
 struct placement {
 	struct region small, large;
+	struct page_tree pages;
+	uint64_t physical;	/* bytes of pages the driver backs */
 };
 
 struct placement *
@@ -62,11 +93,14 @@ placement_create(void)
 
 	RB_INIT(&pl->small.holes);
 	RB_INIT(&pl->large.holes);
+	RB_INIT(&pl->pages);
 	pl->small.frontier = SMALL_BASE;
 	pl->large.frontier = LARGE_TOP;
 	pl->large.descending = 1;
 	return pl;
 }
+
+static void region_remove(struct region *rg, uint64_t addr, uint64_t size);
 
 static int
 region_place(struct region *rg, uint64_t size, uint64_t *out)
@@ -117,10 +151,101 @@ region_place(struct region *rg, uint64_t size, uint64_t *out)
 	return 0;
 }
 
+static uint64_t
+round_to(uint64_t n, uint64_t m)
+{
+	return (n + m - 1) / m * m;
+}
+
+/* A packed request: first fit over the pages in address order, else a new page. */
+static int
+place_packed(struct placement *pl, uint64_t size, uint64_t *addr)
+{
+	uint64_t g = round_to(size, PACK_GRANULE);
+	struct page *p;
+	size_t i;
+
+	RB_FOREACH(p, page_tree, &pl->pages)
+		for (i = 0; i < p->nfree; i++) {
+			if (p->free[i].len < g)
+				continue;
+			*addr = p->addr + p->free[i].off;
+			p->free[i].off += g;
+			p->free[i].len -= g;
+			if (p->free[i].len == 0) {
+				memmove(&p->free[i], &p->free[i + 1],
+				    (p->nfree - i - 1) * sizeof(p->free[0]));
+				p->nfree--;
+			}
+			return 0;
+		}
+	p = gms_calloc(1, sizeof(*p));
+	if (region_place(&pl->small, PAGE, &p->addr) < 0) {
+		free(p);
+		return -1;
+	}
+	p->cap = 4;
+	p->free = gms_malloc(p->cap * sizeof(p->free[0]));
+	p->free[0] = (struct range){ .off = g, .len = PAGE - g };
+	p->nfree = g < PAGE;
+	RB_INSERT(page_tree, &pl->pages, p);
+	pl->physical += PAGE;
+	*addr = p->addr;
+	return 0;
+}
+
+static void
+remove_packed(struct placement *pl, uint64_t addr, uint64_t size)
+{
+	struct page key = { .addr = addr + 1 }, *p;
+	uint64_t off, g = round_to(size, PACK_GRANULE);
+	size_t i;
+
+	p = RB_NFIND(page_tree, &pl->pages, &key);
+	p = p ? RB_PREV(page_tree, &pl->pages, p) : RB_MAX(page_tree, &pl->pages);
+	GMS_ASSERT(p != NULL && addr >= p->addr && addr + g <= p->addr + PAGE);
+	off = addr - p->addr;
+	for (i = 0; i < p->nfree && p->free[i].off < off; i++)
+		;
+	if (p->nfree == p->cap)
+		p->free = gms_realloc(p->free, (p->cap *= 2) * sizeof(p->free[0]));
+	memmove(&p->free[i + 1], &p->free[i], (p->nfree - i) * sizeof(p->free[0]));
+	p->free[i] = (struct range){ .off = off, .len = g };
+	p->nfree++;
+	if (i + 1 < p->nfree && p->free[i].off + p->free[i].len == p->free[i + 1].off) {
+		p->free[i].len += p->free[i + 1].len;
+		memmove(&p->free[i + 1], &p->free[i + 2], (p->nfree - i - 2) * sizeof(p->free[0]));
+		p->nfree--;
+	}
+	if (i > 0 && p->free[i - 1].off + p->free[i - 1].len == p->free[i].off) {
+		p->free[i - 1].len += p->free[i].len;
+		memmove(&p->free[i], &p->free[i + 1], (p->nfree - i - 1) * sizeof(p->free[0]));
+		p->nfree--;
+	}
+	if (p->nfree == 1 && p->free[0].len == PAGE) {
+		RB_REMOVE(page_tree, &pl->pages, p);
+		region_remove(&pl->small, p->addr, PAGE);
+		pl->physical -= PAGE;
+		free(p->free);
+		free(p);
+	}
+}
+
 int
 placement_place(struct placement *pl, uint64_t size, uint64_t *addr)
 {
-	return region_place(size <= SMALL_SEGMENT ? &pl->small : &pl->large, size, addr);
+	if (size <= PACKED_MAX)
+		return place_packed(pl, size, addr);
+	if (region_place(size <= SMALL_SEGMENT ? &pl->small : &pl->large, size, addr) < 0)
+		return -1;
+	pl->physical += round_to(size, PAGE);
+	return 0;
+}
+
+uint64_t
+placement_physical(const struct placement *pl)
+{
+	return pl->physical;
 }
 
 static void
@@ -160,7 +285,12 @@ region_remove(struct region *rg, uint64_t addr, uint64_t size)
 void
 placement_remove(struct placement *pl, uint64_t addr, uint64_t size)
 {
+	if (size <= PACKED_MAX) {
+		remove_packed(pl, addr, size);
+		return;
+	}
 	region_remove(size <= SMALL_SEGMENT ? &pl->small : &pl->large, addr, size);
+	pl->physical -= round_to(size, PAGE);
 }
 
 static void
@@ -178,8 +308,16 @@ region_clear(struct region *rg)
 void
 placement_destroy(struct placement *pl)
 {
+	struct page *p, *next;
+
 	if (pl == NULL)
 		return;
+	for (p = RB_MIN(page_tree, &pl->pages); p != NULL; p = next) {
+		next = RB_NEXT(page_tree, &pl->pages, p);
+		RB_REMOVE(page_tree, &pl->pages, p);
+		free(p->free);
+		free(p);
+	}
 	region_clear(&pl->small);
 	region_clear(&pl->large);
 	free(pl);

@@ -23,6 +23,8 @@ struct placement *placement_create(void);
 int placement_place(struct placement *pl, uint64_t size, uint64_t *addr);
 /* The segment [addr, addr+size) placed earlier is free again. */
 void placement_remove(struct placement *pl, uint64_t addr, uint64_t size);
+/* Bytes of device memory the driver backs for what is placed (whole pages). */
+uint64_t placement_physical(const struct placement *pl);
 void placement_destroy(struct placement *pl);
 
 #endif /* SIM_PLACEMENT_H */

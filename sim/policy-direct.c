@@ -3,13 +3,14 @@
  *
  *  - no-cache: every request is its own device allocation and every free
  *    returns it (PyTorch PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA's "platform"
- *    allocator).  Sizes round up to the device granularity (option
- *    granularity, default 512 bytes: cudaMalloc's size granularity for the
- *    allocations it packs; the driver's own page use is not modelled, so
- *    granularity=2MiB gives the pessimistic bound).  Device calls show what
- *    caching saves.
+ *    allocator).  What it reserves is what the driver backs: the device's
+ *    physical bytes (requests above 1 MiB in whole 2 MiB pages, smaller ones
+ *    packed into shared pages; placement.c, measured on an H200), and the
+ *    capacity is the GPU's memory.  Device calls show what caching saves.
  *  - ideal: a perfect allocator whose reservation is exactly the live bytes,
  *    the lower bound every report states overhead against.
+ *
+ * The two differ only in what counts as reserved.
  *
  * Each live request is one segment: an address-ordered tree serves walks.
  */
@@ -43,7 +44,6 @@ RB_GENERATE(dblock_tree, dblock, link, dblock_cmp)
 
 struct direct {
 	struct device *dev;
-	uint64_t granularity;
 	struct dblock_tree live;
 	uint64_t allocated, ooms;
 	struct objpool blocks;
@@ -53,8 +53,7 @@ static int
 direct_alloc(void *state, uint64_t request, int64_t stream, void **handle, uint64_t *block)
 {
 	struct direct *d = state;
-	uint64_t size = (request + d->granularity - 1) / d->granularity * d->granularity;
-	uint64_t addr;
+	uint64_t size = request, addr;
 	struct dblock *b;
 
 	if (device_reserve(d->dev, size, &addr) < 0) {
@@ -128,13 +127,14 @@ direct_check(void *state, char **cause)
 	uint64_t sum = 0;
 
 	RB_FOREACH(b, dblock_tree, &d->live) {
-		if (b->size % d->granularity != 0 || b->size < b->requested)
+		if (b->size != b->requested)
 			return gms_fail(cause, -1, "block %#llx: size %llu for %llu requested",
 			    (unsigned long long)b->addr, (unsigned long long)b->size,
 			    (unsigned long long)b->requested);
 		sum += b->size;
 	}
-	if (sum != d->allocated || sum != d->dev->c.reserved)
+	if (sum != d->allocated || sum != d->dev->c.reserved ||
+	    d->dev->c.physical < d->dev->c.reserved)
 		return gms_fail(cause, -1, "live blocks hold %llu bytes; allocated %llu, reserved %llu",
 		    (unsigned long long)sum, (unsigned long long)d->allocated,
 		    (unsigned long long)d->dev->c.reserved);
@@ -150,49 +150,19 @@ direct_destroy(void *state)
 	free(d);
 }
 
-static struct direct *
-direct_new(struct device *dev, uint64_t granularity)
+static int
+direct_create(const struct policy_args *args, struct device *dev, void **state, char **cause)
 {
 	struct direct *d = gms_calloc(1, sizeof(*d));
 
 	d->dev = dev;
-	d->granularity = granularity;
 	RB_INIT(&d->live);
 	objpool_init(&d->blocks, sizeof(struct dblock), 1024);
-	return d;
-}
-
-static int
-no_cache_create(const struct policy_args *args, struct device *dev, void **state,
-    char **cause)
-{
-	uint64_t g = 512;
-	int err;
-
-	if ((err = policy_opt_size("no-cache", args, "granularity", &g, cause)) < 0)
-		return err;
-	if (g == 0 || (g & (g - 1)) != 0)
-		return gms_fail(cause, GMS_ECONFIG,
-		    "no-cache: option granularity must be a power of two, not %llu",
-		    (unsigned long long)g);
-	*state = direct_new(dev, g);
+	*state = d;
 	return 0;
 }
 
-static int
-ideal_create(const struct policy_args *args, struct device *dev, void **state, char **cause)
-{
-	*state = direct_new(dev, 1);
-	return 0;
-}
-
-static const struct policy_option no_cache_options[] = {
-	{ "granularity", "512", "each request rounds up to this (a power of two; "
-	  "2MiB for whole driver pages)" },
-	{ NULL, NULL, NULL },
-};
-
-static const struct policy_option ideal_options[] = {
+static const struct policy_option no_options[] = {
 	{ NULL, NULL, NULL },
 };
 
@@ -200,8 +170,9 @@ const struct policy_ops policy_no_cache = {
 	.name = "no-cache",
 	.models = "no caching: one device allocation per request (PyTorch "
 	    "PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA_PYTHON_CLIENT_ALLOCATOR=platform)",
-	.options = no_cache_options,
-	.create = no_cache_create,
+	.options = no_options,
+	.reserves_physical = 1,
+	.create = direct_create,
 	.alloc = direct_alloc,
 	.free = direct_free,
 	.addr = direct_addr,
@@ -214,8 +185,8 @@ const struct policy_ops policy_no_cache = {
 const struct policy_ops policy_ideal = {
 	.name = "ideal",
 	.models = "the lower bound: a perfect allocator that reserves exactly the live bytes",
-	.options = ideal_options,
-	.create = ideal_create,
+	.options = no_options,
+	.create = direct_create,
 	.alloc = direct_alloc,
 	.free = direct_free,
 	.addr = direct_addr,

@@ -187,3 +187,42 @@ policy_opt_choice(const char *policy, const struct policy_args *args, const char
 	free(list);
 	return err;
 }
+
+int
+policy_parse_spec(const char *spec, const struct policy_ops **ops,
+    struct policy_kv **opts, size_t *nopts, char **store, char **cause)
+{
+	char *copy = gms_strdup(spec), *p, *next, *eq;
+	struct policy_kv *kv = NULL;
+	size_t n = 0;
+
+	*opts = NULL;
+	*nopts = 0;
+	*store = NULL;
+	if ((p = strchr(copy, ':')) != NULL)
+		*p++ = '\0';
+	if ((*ops = policy_find(copy, cause)) == NULL) {
+		free(copy);
+		return GMS_ECONFIG;
+	}
+	for (; p != NULL; p = next) {
+		if ((next = strchr(p, ':')) != NULL)
+			*next++ = '\0';
+		eq = strchr(p, '=');
+		if (eq == NULL || eq == p || eq[1] == '\0') {
+			gms_fail(cause, GMS_ECONFIG, "policy '%s': expected KEY=VALUE after ':', not '%s'",
+			    spec, p);
+			free(kv);
+			free(copy);
+			return GMS_ECONFIG;
+		}
+		*eq = '\0';
+		kv = gms_realloc(kv, (n + 1) * sizeof(*kv));
+		kv[n].key = p;
+		kv[n++].value = eq + 1;
+	}
+	*opts = kv;
+	*nopts = n;
+	*store = copy;
+	return 0;
+}

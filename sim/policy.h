@@ -60,6 +60,11 @@ struct policy_ops {
 	const char *name;	/* CLI name: "caching" */
 	const char *models;	/* the framework setting it stands for */
 	const struct policy_option *options;	/* NULL-key terminated */
+	/*
+	 * Its reservation is what the driver backs (no allocator pool of its
+	 * own): reports take the device's physical bytes as "reserved".
+	 */
+	int reserves_physical;
 
 	/*
 	 * Make a policy over dev from args (options already checked against
@@ -92,6 +97,15 @@ extern const struct policy_ops *const policy_table[];
 
 /* Find a policy by name or unique prefix; NULL with *cause otherwise. */
 const struct policy_ops *policy_find(const char *name, char **cause);
+
+/*
+ * A policy with options, as written on a command line: "grow-only" or
+ * "grow-only:flavor=jax:gc=on".  Fills *ops and a fresh array *opts of *nopts
+ * pairs pointing into *store (the caller frees *opts and *store).  Returns 0,
+ * or GMS_ECONFIG with *cause.
+ */
+int policy_parse_spec(const char *spec, const struct policy_ops **ops,
+    struct policy_kv **opts, size_t *nopts, char **store, char **cause);
 
 /* Every key of args is one of ops's options: 0, or GMS_ECONFIG with *cause. */
 int policy_check_options(const struct policy_ops *ops, const struct policy_args *args,

@@ -1,0 +1,244 @@
+/*
+ * cmd-compare.c - `gpumemsim compare`: every policy (or --policies) on one
+ * trace, side by side, run concurrently, with the winner and why.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "sim/batch.h"
+#include "sim/cli.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+
+static const char compare_usage[] = "gpumemsim compare [options] <trace>";
+
+static int
+compare_help(void)
+{
+	printf("usage: %s\n\n"
+	    "Run several allocator policies on one trace and compare peak reservation,\n"
+	    "overhead over the live peak, fragmentation, device calls and whether each\n"
+	    "fits. Names the winner: the policy that fits and reserves least, ties broken\n"
+	    "by fewer device calls ('ideal' is the bound, never the winner).\n\n"
+	    "Options:\n"
+	    "      --policies <list>      comma-separated policies, each optionally with\n"
+	    "                             options: caching,grow-only:flavor=jax,preallocate\n"
+	    "                             (default: every policy with its defaults)\n"
+	    "  -c, --capacity <size>      the most each allocator may reserve, e.g. 24GiB\n"
+	    "      --placement <model|recorded>\n"
+	    "                             where new segments land (default: model)\n"
+	    "  -o, --option <key=value>   an option for every policy that has the key, or\n"
+	    "                             <policy>.<key>=<value> for one (repeatable)\n"
+	    "  -j, --jobs <n>             simulations at once (default: the cores)\n"
+	    "  -f, --format <text|json>   output format (default: text)\n"
+	    "  -h, --help                 show this help\n\n"
+	    "Example:\n"
+	    "  gpumemsim compare traces/resnet50-train-b32.json --capacity=3.2GiB\n",
+	    compare_usage);
+	return EXIT_DONE;
+}
+
+/* Does the policy have an option named key? */
+static int
+has_option(const struct policy_ops *ops, const char *key)
+{
+	const struct policy_option *o;
+
+	for (o = ops->options; o->key != NULL; o++)
+		if (strcmp(o->key, key) == 0)
+			return 1;
+	return 0;
+}
+
+struct entry {
+	const struct policy_ops *ops;
+	char *label;
+	char *store;		/* owns the strings opts point to */
+	struct policy_kv *opts;
+	size_t nopts;
+};
+
+/* Add the --option values that apply to e: KEY=VALUE where it has KEY, POLICY.KEY=VALUE. */
+static void
+apply_global(struct entry *e, const struct policy_kv *g, size_t ng)
+{
+	size_t i, plen = strlen(e->ops->name);
+	const char *key;
+
+	for (i = 0; i < ng; i++) {
+		key = g[i].key;
+		if (strncmp(key, e->ops->name, plen) == 0 && key[plen] == '.')
+			key += plen + 1;
+		else if (strchr(key, '.') != NULL || !has_option(e->ops, key))
+			continue;
+		e->opts = gms_realloc(e->opts, (e->nopts + 1) * sizeof(*e->opts));
+		e->opts[e->nopts].key = key;
+		e->opts[e->nopts++].value = g[i].value;
+	}
+}
+
+int
+cmd_compare(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "policies", required_argument, NULL, 'L' },
+		{ "capacity", required_argument, NULL, 'c' },
+		{ "placement", required_argument, NULL, 'P' },
+		{ "option", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct policy_kv *global = NULL;
+	struct entry *ents = NULL;
+	struct batch_job *jobs;
+	struct report_row *rows;
+	const char *list = NULL, *trace = NULL;
+	char *cause = NULL, *copy, *tok, *save, *text, *end;
+	uint64_t capacity = 0;
+	size_t nglobal = 0, n = 0, i;
+	int json = 0, placement = 0, threads = batch_default_threads(), ch, rc = 0;
+	long v;
+	cJSON *o;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":c:o:j:f:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'L':
+			list = optarg;
+			break;
+		case 'c':
+			if ((rc = cli_capacity(optarg, &capacity)) != 0)
+				return rc;
+			break;
+		case 'P':
+			if ((rc = cli_choice("--placement", optarg, cli_placements, &placement)) != 0)
+				return rc;
+			break;
+		case 'o':
+			if (cli_add_option(&global, &nglobal, optarg) < 0)
+				return EXIT_INPUT;
+			break;
+		case 'j':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || v < 1 || v > 1024) {
+				cli_error("--jobs takes a number from 1 to 1024, not '%s'", optarg);
+				return EXIT_INPUT;
+			}
+			threads = (int)v;
+			break;
+		case 'f':
+			if ((rc = cli_choice("--format", optarg, cli_formats, &json)) != 0)
+				return rc;
+			break;
+		case 'h':
+			return compare_help();
+		case ':':
+			return cli_usage_error("compare", compare_usage, "option '%s' needs a value",
+			    argv[optind - 1]);
+		default:
+			return cli_usage_error("compare", compare_usage, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("compare", compare_usage, optind == argc ?
+		    "no trace given" : "more than one trace given");
+
+	if (list == NULL) {
+		for (i = 0; policy_table[i] != NULL; i++) {
+			ents = gms_realloc(ents, (n + 1) * sizeof(*ents));
+			ents[n++] = (struct entry){ .ops = policy_table[i],
+			    .label = gms_strdup(policy_table[i]->name) };
+		}
+	} else {
+		copy = gms_strdup(list);
+		for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+			ents = gms_realloc(ents, (n + 1) * sizeof(*ents));
+			memset(&ents[n], 0, sizeof(ents[n]));
+			if (policy_parse_spec(tok, &ents[n].ops, &ents[n].opts, &ents[n].nopts,
+			    &ents[n].store, &cause) < 0) {
+				cli_error("--policies: %s", cause);
+				free(cause);
+				rc = EXIT_INPUT;
+				break;
+			}
+			ents[n++].label = gms_strdup(tok);
+		}
+		free(copy);
+		if (n == 0 && rc == 0) {
+			cli_error("--policies: no policy named");
+			rc = EXIT_INPUT;
+		}
+	}
+	jobs = gms_calloc(n ? n : 1, sizeof(*jobs));
+	rows = gms_calloc(n ? n : 1, sizeof(*rows));
+	if (rc != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		apply_global(&ents[i], global, nglobal);
+		jobs[i].spec = (struct run_spec){ .path = argv[optind], .policy = ents[i].ops,
+		    .opts = ents[i].opts, .nopts = ents[i].nopts, .capacity = capacity,
+		    .placement = placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
+	}
+	batch_run(jobs, n, threads);
+
+	for (i = 0; i < n; i++) {
+		/* A broken trace breaks every run: report it once, as `run` would. */
+		if (jobs[i].err == GMS_ETRACE || jobs[i].err == GMS_EIO) {
+			cli_error("%s", jobs[i].cause);
+			rc = gms_exit_code(jobs[i].err);
+			goto out;
+		}
+		rows[i].label = ents[i].label;
+		rows[i].err = jobs[i].err;
+		rows[i].cause = jobs[i].cause;
+		if (jobs[i].err != 0)
+			continue;
+		trace = trace_header(jobs[i].out.reader)->name;
+		rows[i].run = (struct report_run){ .trace = trace, .path = argv[optind],
+		    .policy = ents[i].ops->name, .opts = ents[i].opts, .nopts = ents[i].nopts,
+		    .placement = placement ? "recorded" : "model", .capacity = capacity,
+		    .hdr = trace_header(jobs[i].out.reader), .res = &jobs[i].out.res };
+	}
+	if (trace == NULL) {
+		cli_error("no policy could run: %s", n ? jobs[0].cause : "none named");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (json) {
+		o = report_compare_json(rows, n, trace, capacity);
+		text = cJSON_Print(o);
+		printf("%s\n", text);
+		free(text);
+		cJSON_Delete(o);
+	} else {
+		text = report_compare_text(rows, n, trace, capacity);
+		fputs(text, stdout);
+		free(text);
+	}
+	if (fflush(stdout) != 0) {
+		cli_error("cannot write the report: %s", strerror(errno));
+		rc = EXIT_SYSTEM;
+	}
+out:
+	batch_free(jobs, n);
+	for (i = 0; i < n; i++) {
+		free(ents[i].label);
+		free(ents[i].store);
+		free(ents[i].opts);
+	}
+	free(ents);
+	free(jobs);
+	free(rows);
+	free(global);
+	return rc;
+}
