@@ -54,10 +54,14 @@ report_winner(const struct report_row *rows, size_t n, uint64_t capacity, char *
 		for (i = 0; i < n; i++)
 			if (rows[i].err == 0)
 				live = rows[i].run.res->peak_live;
-		*why = capacity ?
-		    gms_asprintf("no policy fits in %s (the trace needs %s live at its peak)",
-			SZ(capacity), SZ(live)) :
-		    gms_strdup("no policy could run");
+		if (capacity == 0)
+			*why = gms_strdup("no policy could run");
+		else if (live <= capacity)
+			*why = gms_asprintf("no policy fits in %s; only a perfect allocator would, "
+			    "the live peak being %s", SZ(capacity), SZ(live));
+		else
+			*why = gms_asprintf("no policy fits in %s: the live peak alone is %s",
+			    SZ(capacity), SZ(live));
 		return -1;
 	}
 	w = rows[best].run.res;
@@ -129,7 +133,7 @@ report_compare_text(const struct report_row *rows, size_t n, const char *trace,
     uint64_t capacity)
 {
 	const struct sim_result *r;
-	char *out = NULL, *why, result[96];
+	char *out = NULL, *why, result[96], over[32];
 	size_t len = 0, i, width = 6;
 	FILE *f = open_memstream(&out, &len);
 	uint64_t live = 0, events = 0;
@@ -154,16 +158,19 @@ report_compare_text(const struct report_row *rows, size_t n, const char *trace,
 			continue;
 		}
 		r = rows[i].run.res;
-		if (r->oomed)
+		if (r->oomed) {
 			snprintf(result, sizeof(result), "OOM at event %llu (%s)",
 			    (unsigned long long)r->oom.event, SZ(r->oom.size));
-		else
+			snprintf(over, sizeof(over), "-");
+		} else {
 			snprintf(result, sizeof(result), "fits");
-		fprintf(f, "  %-*s  %13s  %8.1f%%  %7.1f%%  %7llu / %-5llu  %s\n", (int)width,
-		    rows[i].label, SZ(r->peak_reserved),
-		    live ? 100.0 * ((double)r->peak_reserved / (double)live - 1.0) : 0.0,
-		    100.0 * report_fragmentation(r), (unsigned long long)r->device_allocs,
-		    (unsigned long long)r->device_frees, result);
+			snprintf(over, sizeof(over), "%.1f%%", live ? 100.0 *
+			    ((double)r->peak_reserved / (double)live - 1.0) : 0.0);
+		}
+		fprintf(f, "  %-*s  %13s  %9s  %7.1f%%  %7llu / %-5llu  %s\n", (int)width,
+		    rows[i].label, SZ(r->peak_reserved), over, 100.0 * report_fragmentation(r),
+		    (unsigned long long)r->device_allocs, (unsigned long long)r->device_frees,
+		    result);
 	}
 	fprintf(f, "\n  overhead: peak reserved over the live peak (ideal's reservation); "
 	    "device calls: allocs / frees\n");
