@@ -50,7 +50,12 @@ int cli_choice(const char *opt, const char *arg, const char *const *choices, int
 extern const char *const cli_formats[];		/* "text", "json" */
 extern const char *const cli_placements[];	/* "model", "recorded" */
 
+/* --device: a device number.  0, or EXIT_INPUT after saying what is wrong. */
+int cli_device(const char *arg, int *out);
+
 int cmd_run(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 

@@ -37,6 +37,8 @@ compare_help(void)
 	    "                             <policy>.<key>=<value> for one (repeatable)\n"
 	    "  -j, --jobs <n>             simulations at once (default: the cores)\n"
 	    "  -f, --format <text|json>   output format (default: text)\n"
+	    "      --device <n>           PyTorch snapshots: the device's trace to replay\n"
+	    "                             (default: the one with the most entries)\n"
 	    "  -h, --help                 show this help\n\n"
 	    "Example:\n"
 	    "  gpumemsim compare traces/resnet50-train-b32.json --capacity=3.2GiB\n",
@@ -91,6 +93,7 @@ cmd_compare(int argc, char **argv)
 		{ "capacity", required_argument, NULL, 'c' },
 		{ "placement", required_argument, NULL, 'P' },
 		{ "option", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -104,7 +107,7 @@ cmd_compare(int argc, char **argv)
 	char *cause = NULL, *copy, *tok, *save, *text, *end;
 	uint64_t capacity = 0;
 	size_t nglobal = 0, n = 0, i;
-	int json = 0, placement = 0, threads = batch_default_threads(), ch, rc = 0;
+	int json = 0, placement = 0, threads = batch_default_threads(), device = -1, ch, rc = 0;
 	long v;
 	cJSON *o;
 
@@ -120,6 +123,10 @@ cmd_compare(int argc, char **argv)
 			break;
 		case 'P':
 			if ((rc = cli_choice("--placement", optarg, cli_placements, &placement)) != 0)
+				return rc;
+			break;
+		case 'd':
+			if ((rc = cli_device(optarg, &device)) != 0)
 				return rc;
 			break;
 		case 'o':
@@ -187,6 +194,7 @@ cmd_compare(int argc, char **argv)
 		apply_global(&ents[i], global, nglobal);
 		jobs[i].spec = (struct run_spec){ .path = argv[optind], .policy = ents[i].ops,
 		    .opts = ents[i].opts, .nopts = ents[i].nopts, .capacity = capacity,
+		    .device = device,
 		    .placement = placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
 	}
 	batch_run(jobs, n, threads);

@@ -36,6 +36,8 @@ run_help(void)
 	    "                             addresses of the trace's segment_alloc events\n"
 	    "                             (default: model)\n"
 	    "  -f, --format <text|json>   output format (default: text)\n"
+	    "      --device <n>           PyTorch snapshots: the device's trace to replay\n"
+	    "                             (default: the one with the most entries)\n"
 	    "      --fail-on-oom          exit 1 when the run runs out of memory\n"
 	    "      --unknown-frees <error|warn>\n"
 	    "                             frees of ids the trace never allocated: an error,\n"
@@ -67,6 +69,7 @@ cmd_run(int argc, char **argv)
 		{ "unknown-frees", required_argument, NULL, 'U' },
 		{ "check", no_argument, NULL, 'C' },
 		{ "option", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -78,7 +81,7 @@ cmd_run(int argc, char **argv)
 	char *cause = NULL, *text;
 	struct policy_kv *opts = NULL;
 	size_t nopts = 0;
-	int fail_on_oom = 0, json = 0, choice = 0, ch, err, rc;
+	int fail_on_oom = 0, json = 0, choice = 0, device = -1, ch, err, rc;
 	cJSON *doc;
 
 	opterr = 0;
@@ -111,6 +114,10 @@ cmd_run(int argc, char **argv)
 		case 'C':
 			spec.check_every = 1;
 			break;
+		case 'd':
+			if ((rc = cli_device(optarg, &device)) != 0)
+				return rc;
+			break;
 		case 'o':
 			if (cli_add_option(&opts, &nopts, optarg) < 0)
 				return EXIT_INPUT;
@@ -131,6 +138,7 @@ cmd_run(int argc, char **argv)
 	spec.path = argv[optind];
 	spec.opts = opts;
 	spec.nopts = nopts;
+	spec.device = device;
 	if ((spec.policy = policy_find(policy, &cause)) == NULL) {
 		cli_error("%s", cause);
 		free(cause);

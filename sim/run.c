@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/device.h"
@@ -16,11 +17,13 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 	const struct trace_header *hdr;
 	struct device_recorded_stats rst;
 	struct policy_args args;
+	struct trace_opts topts;
 	unsigned flags = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = trace_open(spec->path, &out->reader, cause)) < 0)
+	topts.device = spec->device;
+	if ((err = trace_open_opts(spec->path, &topts, &out->reader, cause)) < 0)
 		return err;
 	hdr = trace_header(out->reader);
 	if (spec->unknown_frees_warn || hdr->starts_mid_run)
@@ -63,4 +66,48 @@ run_output_free(struct run_output *out)
 	device_destroy(out->dev);
 	trace_close(out->reader);
 	memset(out, 0, sizeof(*out));
+}
+
+int
+run_walk(const struct run_walk *w, struct sim_result *res, char **cause)
+{
+	struct trace_opts topts = { .device = w->device };
+	struct trace_reader *r = NULL;
+	struct device *dev = NULL;
+	struct sim *s = NULL;
+	struct trace_event ev;
+	char *why = NULL;
+	unsigned flags = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = trace_open_opts(w->path, &topts, &r, cause)) < 0)
+		return rc;
+	if (w->unknown_frees_warn || trace_header(r)->starts_mid_run)
+		flags |= SIM_UNKNOWN_FREES_WARN;
+	dev = device_sim_create(0);
+	s = sim_create(&policy_ideal, NULL, dev, flags, cause);
+	if (s == NULL) {
+		rc = GMS_ECONFIG;
+		goto out;
+	}
+	if (w->begin != NULL && (rc = w->begin(w->arg, trace_header(r), cause)) < 0)
+		goto out;
+	while ((rc = trace_next(r, &ev, &why)) == 1) {
+		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
+			break;
+		if ((rc = w->fn(w->arg, trace_index(r), &ev, cause)) < 0)
+			goto out;
+	}
+	if (rc < 0) {
+		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
+		goto out;
+	}
+	sim_result(s, res);
+out:
+	free(why);
+	sim_destroy(s);
+	device_destroy(dev);
+	trace_close(r);
+	return rc;
 }

@@ -26,6 +26,7 @@ struct run_spec {
 	enum run_placement placement;
 	int unknown_frees_warn;		/* tolerate frees of unknown ids */
 	int check_every;		/* policy check() after each event */
+	int device;			/* PyTorch snapshots: which device, -1 busiest */
 };
 
 struct run_output {
@@ -43,5 +44,22 @@ struct run_output {
  */
 int run_simulate(const struct run_spec *spec, struct run_output *out, char **cause);
 void run_output_free(struct run_output *out);
+
+/*
+ * Read a trace once, checking it (through the `ideal` policy: duplicate live
+ * ids, frees of unknown ids), for commands that look at the events
+ * themselves (convert, info).  begin gets the header before any event; each
+ * event then goes to fn.  Either returning < 0 stops the walk with its
+ * *cause.  *res gets the replay's statistics (the live peak).
+ */
+struct run_walk {
+	const char *path;
+	int device;			/* as run_spec.device */
+	int unknown_frees_warn;
+	int (*begin)(void *arg, const struct trace_header *hdr, char **cause);
+	int (*fn)(void *arg, uint64_t index, const struct trace_event *ev, char **cause);
+	void *arg;
+};
+int run_walk(const struct run_walk *w, struct sim_result *res, char **cause);
 
 #endif /* SIM_RUN_H */

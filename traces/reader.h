@@ -27,11 +27,13 @@ struct trace_reader {
 	char *path;		/* as given by the user, for messages */
 	gzFile gz;		/* every format reads through zlib: plain files too */
 	int compressed;
+	struct trace_opts opts;
 	struct trace_header hdr;
 	cJSON *header_json;	/* owns hdr's cJSON members */
 	uint64_t index;		/* events returned so far */
 	uint64_t cur;		/* index of the event last returned or attempted */
 	char where[512];
+	char format[16];	/* hdr.format's storage */
 	void *priv;		/* the format's state */
 };
 
@@ -41,6 +43,20 @@ struct trace_reader {
  * present (the document form).
  */
 int trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause);
+
+/* Reading a text format line by line. */
+struct trace_lines {
+	char *buf;		/* the current line, without its end */
+	size_t cap;
+	unsigned long line;	/* 1-based number of the line last read */
+};
+
+/*
+ * Read the next line into ln (its "\n" or "\r\n" removed).  Returns 1, 0 at
+ * the end, or GMS_ETRACE with *cause (a NUL byte, a line over 16 MiB, a gzip
+ * stream cut short).
+ */
+int trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *len, char **cause);
 
 /* gzread the whole rest of the file into a NUL-terminated buffer. */
 int trace_slurp(struct trace_reader *r, char **buf, size_t *len, char **cause);
@@ -56,5 +72,7 @@ void trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned l
 
 extern const struct trace_format trace_format_json;
 extern const struct trace_format trace_format_jsonl;
+extern const struct trace_format trace_format_pickle;
+extern const struct trace_format trace_format_csv;
 
 #endif /* TRACE_READER_H */

@@ -13,55 +13,10 @@
 #include "sim/gms.h"
 #include "traces/reader.h"
 
-/* No event is anywhere near this long; past it the input is not a trace. */
-#define JSONL_MAX_LINE (16u << 20)
-
 struct jsonl_state {
-	char *buf;
-	size_t cap;
-	unsigned long line;	/* 1-based number of the line last read */
+	struct trace_lines lines;
 	cJSON *cur;		/* the parsed current event (owns its strings) */
 };
-
-/*
- * Read one line (without its newline) into st->buf.  Returns 1, 0 at end of
- * file, or a negative code.
- */
-static int
-read_line(struct trace_reader *r, struct jsonl_state *st, size_t *lenp, char **cause)
-{
-	size_t len = 0;
-	int zerr;
-
-	for (;;) {
-		if (st->cap - len < 2) {
-			if (st->cap >= JSONL_MAX_LINE)
-				return gms_fail(cause, GMS_ETRACE, "line longer than %u bytes: not a trace",
-				    JSONL_MAX_LINE);
-			st->buf = gms_realloc(st->buf, st->cap *= 2);
-		}
-		if (gzgets(r->gz, st->buf + len, (int)(st->cap - len)) == NULL) {
-			gzerror(r->gz, &zerr);
-			if (zerr != Z_OK && zerr != Z_STREAM_END)
-				return gms_fail(cause, GMS_ETRACE, "%s", zerr == Z_BUF_ERROR ?
-				    "truncated compressed file" : gzerror(r->gz, &zerr));
-			if (len == 0)
-				return 0;
-			break;
-		}
-		len += strlen(st->buf + len);
-		if (len > 0 && st->buf[len - 1] == '\n')
-			break;
-		/* gzgets stops at an embedded NUL too; that is not JSON text. */
-		if (len < st->cap - 1 && !gzeof(r->gz))
-			return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
-	}
-	st->line++;
-	while (len > 0 && (st->buf[len - 1] == '\n' || st->buf[len - 1] == '\r'))
-		st->buf[--len] = '\0';
-	*lenp = len;
-	return 1;
-}
 
 /* Parse the next non-blank line into a cJSON object.  1, 0 at EOF, or < 0. */
 static int
@@ -72,16 +27,16 @@ parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **c
 	int rc;
 
 	do {
-		if ((rc = read_line(r, st, &len, cause)) <= 0)
+		if ((rc = trace_read_line(r, &st->lines, &len, cause)) <= 0)
 			return rc;
-	} while (st->buf[strspn(st->buf, " \t")] == '\0');
-	*out = cJSON_ParseWithLengthOpts(st->buf, len, &end, 0);
+	} while (st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
+	*out = cJSON_ParseWithLengthOpts(st->lines.buf, len, &end, 0);
 	if (*out == NULL) {
-		size_t off = end ? (size_t)(end - st->buf) : 0;
+		size_t off = end ? (size_t)(end - st->lines.buf) : 0;
 
 		if (end == NULL && cJSON_GetErrorPtr() != NULL)
-			off = (size_t)(cJSON_GetErrorPtr() - st->buf);
-		if (trace_json_truncated(st->buf, len, off))
+			off = (size_t)(cJSON_GetErrorPtr() - st->lines.buf);
+		if (trace_json_truncated(st->lines.buf, len, off))
 			return gms_fail(cause, GMS_ETRACE, "truncated JSON at column %zu "
 			    "(the line ends early)", len + 1);
 		return gms_fail(cause, GMS_ETRACE, "invalid JSON at column %zu", off + 1);
@@ -91,7 +46,7 @@ parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **c
 		*out = NULL;
 		return gms_fail(cause, GMS_ETRACE,
 		    "unexpected data after the JSON object at column %zu (one object per line)",
-		    (size_t)(end - st->buf) + 1);
+		    (size_t)(end - st->lines.buf) + 1);
 	}
 	return 1;
 }
@@ -105,7 +60,6 @@ jsonl_open(struct trace_reader *r, char **cause)
 	int rc;
 
 	r->priv = st;
-	st->buf = gms_malloc(st->cap = 4096);
 	rc = parse_line(r, st, &hdr, cause);
 	if (rc == 0)
 		rc = gms_fail(cause, GMS_ETRACE, "empty file");
@@ -117,7 +71,7 @@ jsonl_open(struct trace_reader *r, char **cause)
 	if (rc < 0) {
 		why = *cause;
 		*cause = NULL;
-		gms_fail(cause, rc, "%s:%lu: %s", r->path, st->line ? st->line : 1, why);
+		gms_fail(cause, rc, "%s:%lu: %s", r->path, st->lines.line ? st->lines.line : 1, why);
 		free(why);
 		return rc;
 	}
@@ -144,7 +98,7 @@ jsonl_where(struct trace_reader *r)
 {
 	struct jsonl_state *st = r->priv;
 
-	snprintf(r->where, sizeof(r->where), "%s:%lu", r->path, st->line);
+	snprintf(r->where, sizeof(r->where), "%s:%lu", r->path, st->lines.line);
 }
 
 static void
@@ -155,7 +109,7 @@ jsonl_close(struct trace_reader *r)
 	if (st == NULL)
 		return;
 	cJSON_Delete(st->cur);
-	free(st->buf);
+	free(st->lines.buf);
 	free(st);
 }
 

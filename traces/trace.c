@@ -327,6 +327,10 @@ sniff(struct trace_reader *r, char **cause)
 		return &trace_format_jsonl;
 	if (ends_with(base, ".json"))
 		return &trace_format_json;
+	if (ends_with(base, ".pickle") || ends_with(base, ".pkl"))
+		return &trace_format_pickle;
+	if (ends_with(base, ".csv"))
+		return &trace_format_csv;
 
 	n = gzread(r->gz, head, sizeof(head) - 1);
 	if (n < 0 || gzrewind(r->gz) != 0) {
@@ -335,20 +339,14 @@ sniff(struct trace_reader *r, char **cause)
 		return NULL;
 	}
 	head[n] = '\0';
-	if (n > 0 && (unsigned char)head[0] == 0x80) {
-		gms_fail(cause, GMS_ETRACE, "%s: looks like a Python pickle (a PyTorch "
-		    "snapshot); this build reads gpumemsim JSON traces (.json, .jsonl, "
-		    "optionally .gz)", r->path);
-		return NULL;
-	}
-	if (strncmp(head, "Thread,", 7) == 0) {
-		gms_fail(cause, GMS_ETRACE, "%s: looks like an RMM log (CSV); this build "
-		    "reads gpumemsim JSON traces (.json, .jsonl, optionally .gz)", r->path);
-		return NULL;
-	}
+	if (n > 0 && (unsigned char)head[0] == 0x80)
+		return &trace_format_pickle;
+	if (strncmp(head, "Thread,", 7) == 0)
+		return &trace_format_csv;
 	if (head[strspn(head, " \t\r\n")] != '{') {
-		gms_fail(cause, GMS_ETRACE, "%s: not a trace gpumemsim can read (expected "
-		    "a gpumemsim JSON trace: .json, .jsonl, optionally .gz)", r->path);
+		gms_fail(cause, GMS_ETRACE, "%s: not a trace gpumemsim can read (expected a "
+		    "gpumemsim JSON trace, a PyTorch snapshot pickle or an RMM log CSV, "
+		    "optionally gzip'd)", r->path);
 		return NULL;
 	}
 	nl = strchr(head, '\n');
@@ -360,6 +358,13 @@ sniff(struct trace_reader *r, char **cause)
 int
 trace_open(const char *path, struct trace_reader **out, char **cause)
 {
+	return trace_open_opts(path, NULL, out, cause);
+}
+
+int
+trace_open_opts(const char *path, const struct trace_opts *opts,
+    struct trace_reader **out, char **cause)
+{
 	struct trace_reader *r;
 	const char *slash;
 	int fd_err, err;
@@ -367,6 +372,7 @@ trace_open(const char *path, struct trace_reader **out, char **cause)
 	*out = NULL;
 	r = gms_calloc(1, sizeof(*r));
 	r->path = gms_strdup(path);
+	r->opts.device = opts ? opts->device : -1;
 	errno = 0;
 	r->gz = gzopen(path, "rb");
 	if (r->gz == NULL) {
@@ -384,8 +390,8 @@ trace_open(const char *path, struct trace_reader **out, char **cause)
 	}
 	slash = strrchr(path, '/');
 	r->hdr.name = slash ? slash + 1 : path;
-	r->hdr.format = r->compressed ?
-	    (r->fmt == &trace_format_json ? "json.gz" : "jsonl.gz") : r->fmt->name;
+	snprintf(r->format, sizeof(r->format), "%s%s", r->fmt->name, r->compressed ? ".gz" : "");
+	r->hdr.format = r->format;
 	if ((err = r->fmt->open(r, cause)) < 0) {
 		trace_close(r);
 		return err;
@@ -437,4 +443,45 @@ trace_close(struct trace_reader *r)
 	cJSON_Delete(r->header_json);
 	free(r->path);
 	free(r);
+}
+
+/* No event is anywhere near this long; past it the input is not a trace. */
+#define MAX_LINE (16u << 20)
+
+int
+trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, char **cause)
+{
+	size_t len = 0;
+	int zerr;
+
+	if (ln->buf == NULL)
+		ln->buf = gms_malloc(ln->cap = 4096);
+	for (;;) {
+		if (ln->cap - len < 2) {
+			if (ln->cap >= MAX_LINE)
+				return gms_fail(cause, GMS_ETRACE, "line longer than %u bytes: not a trace",
+				    MAX_LINE);
+			ln->buf = gms_realloc(ln->buf, ln->cap *= 2);
+		}
+		if (gzgets(r->gz, ln->buf + len, (int)(ln->cap - len)) == NULL) {
+			gzerror(r->gz, &zerr);
+			if (zerr != Z_OK && zerr != Z_STREAM_END)
+				return gms_fail(cause, GMS_ETRACE, "%s", zerr == Z_BUF_ERROR ?
+				    "truncated compressed file" : gzerror(r->gz, &zerr));
+			if (len == 0)
+				return 0;
+			break;
+		}
+		len += strlen(ln->buf + len);
+		if (len > 0 && ln->buf[len - 1] == '\n')
+			break;
+		/* gzgets stops at an embedded NUL too; that is not text. */
+		if (len < ln->cap - 1 && !gzeof(r->gz))
+			return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
+	}
+	ln->line++;
+	while (len > 0 && (ln->buf[len - 1] == '\n' || ln->buf[len - 1] == '\r'))
+		ln->buf[--len] = '\0';
+	*lenp = len;
+	return 1;
 }

@@ -50,7 +50,8 @@ struct trace_event {
  */
 struct trace_header {
 	const char *name;	/* the trace's name, or its file name */
-	const char *format;	/* "json", "jsonl" (with ".gz" when compressed) */
+	const char *format;	/* "json", "jsonl", "pickle", "csv" (".gz" added
+				   when compressed) */
 	uint64_t device_total;	/* device.total_bytes */
 	int starts_mid_run;	/* recorded from a ring buffer: frees of unknown
 				   ids are expected, counted and warned about */
@@ -59,11 +60,20 @@ struct trace_header {
 
 struct trace_reader;
 
+/* How to read a trace, where a format has choices. */
+struct trace_opts {
+	int device;		/* PyTorch snapshots: the device trace to read;
+				   -1 for the one with the most entries */
+};
+
 /*
- * Open path, recognised by content (gzip is transparent) and then extension.
- * Returns 0, GMS_EIO (cannot open/read) or GMS_ETRACE (not a trace), with
- * *cause set on failure.
+ * Open path, recognised by extension (after ".gz") and else by content (gzip
+ * is transparent): native .json/.jsonl, PyTorch snapshot .pickle, RMM .csv.
+ * opts may be NULL for the defaults.  Returns 0, GMS_EIO (cannot open/read)
+ * or GMS_ETRACE (not a trace), with *cause set on failure.
  */
+int trace_open_opts(const char *path, const struct trace_opts *opts,
+    struct trace_reader **out, char **cause);
 int trace_open(const char *path, struct trace_reader **out, char **cause);
 
 const struct trace_header *trace_header(const struct trace_reader *r);
@@ -99,5 +109,25 @@ int trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause
  */
 int trace_json_int(const cJSON *item, const char *what, int64_t min, int64_t max,
     int64_t *out, char **cause);
+
+/*
+ * Writing native traces: .json (a document), .jsonl (JSON Lines), either
+ * with .gz; "-" writes JSON Lines to standard output.  Events stream out as
+ * they come, in the key order of the shared samples.
+ */
+struct trace_writer;
+
+/* Create path.  Returns 0, GMS_EIO or GMS_ECONFIG (unknown extension), with *cause. */
+int trace_writer_open(const char *path, struct trace_writer **out, char **cause);
+/* The header (before any event): name, device, source, observed, starts_mid_run. */
+int trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char **cause);
+int trace_writer_event(struct trace_writer *w, const struct trace_event *ev, char **cause);
+/* Finish the file; 0, or GMS_EIO when anything could not be written.  Frees w. */
+int trace_writer_close(struct trace_writer *w, char **cause);
+/* Remove what was written and free w, after a failure. */
+void trace_writer_abort(struct trace_writer *w);
+
+/* One event as a JSON object, keys in the order the samples use (caller deletes). */
+cJSON *trace_event_to_json(const struct trace_event *ev);
 
 #endif /* TRACE_H */

@@ -1,0 +1,576 @@
+/*
+ * pickle.c - the pickle subset reader of pickle.h: a small stack machine over
+ * the opcodes PyTorch's snapshot writers emit (CPython's C pickler, protocol
+ * 4 or 5, and the TorchScript pickler of the C++ path, protocol 2).  Every
+ * length and index is checked against what is left of the input, so absurd
+ * counts and truncations end in a located error.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gms.h"
+#include "traces/pickle.h"
+
+/* Deeper nesting than this is not a snapshot. */
+#define PK_MAX_STACK (1u << 20)
+#define PK_ARENA_CHUNK (64u << 10)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct pickle {
+	struct arena_chunk *arena;
+	int protocol;
+	struct pk_val **seqs;		/* every list, tuple and dict: their item
+					   arrays are heap blocks to free */
+	size_t nseqs, seqcap;
+	/* The machine, while parsing. */
+	struct pk_val **stack;		/* PK_MARK entries are NULL */
+	size_t sp, scap;
+	struct pk_val **memo;
+	size_t nmemo, mcap;
+};
+
+static void *
+arena_alloc(struct pickle *p, size_t n)
+{
+	struct arena_chunk *c = p->arena;
+	size_t size;
+	void *r;
+
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (c == NULL || c->size - c->used < n) {
+		size = GMS_MAX(n, (size_t)PK_ARENA_CHUNK);
+		c = gms_malloc(sizeof(*c) + size);
+		c->used = 0;
+		c->size = size;
+		c->next = p->arena;
+		p->arena = c;
+	}
+	r = (char *)c->data + c->used;
+	c->used += n;
+	return r;
+}
+
+static struct pk_val *
+new_val(struct pickle *p, enum pk_type t)
+{
+	struct pk_val *v = arena_alloc(p, sizeof(*v));
+
+	memset(v, 0, sizeof(*v));
+	v->type = t;
+	return v;
+}
+
+static void
+seq_push(struct pk_val *s, struct pk_val *item)
+{
+	if (s->u.seq.n == s->u.seq.cap) {
+		s->u.seq.cap = s->u.seq.cap ? s->u.seq.cap * 2 : 4;
+		s->u.seq.items = gms_realloc(s->u.seq.items, s->u.seq.cap * sizeof(item));
+	}
+	s->u.seq.items[s->u.seq.n++] = item;
+}
+
+struct parser {
+	struct pickle *p;
+	const unsigned char *buf;
+	size_t len, pos;
+	size_t op_at;		/* offset of the opcode being run */
+	char **cause;
+};
+
+static int
+fail(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+fail(struct parser *ps, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return gms_fail(ps->cause, GMS_ETRACE, "pickle byte %zu: %s", ps->op_at, msg);
+}
+
+static int
+need(struct parser *ps, size_t n)
+{
+	if (ps->len - ps->pos < n)
+		return fail(ps, "truncated pickle (needs %zu more bytes, %zu left)", n,
+		    ps->len - ps->pos);
+	return 0;
+}
+
+static uint64_t
+le(const unsigned char *b, size_t n)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = n; i > 0; i--)
+		v = v << 8 | b[i - 1];
+	return v;
+}
+
+static int
+push(struct parser *ps, struct pk_val *v)
+{
+	struct pickle *p = ps->p;
+
+	if (p->sp == p->scap) {
+		if (p->scap >= PK_MAX_STACK)
+			return fail(ps, "stack deeper than %u: not a snapshot", PK_MAX_STACK);
+		p->scap = p->scap ? p->scap * 2 : 64;
+		p->stack = gms_realloc(p->stack, p->scap * sizeof(*p->stack));
+	}
+	p->stack[p->sp++] = v;
+	return 0;
+}
+
+static struct pk_val *
+new_seq(struct parser *ps, enum pk_type t)
+{
+	struct pickle *p = ps->p;
+	struct pk_val *v = new_val(p, t);
+
+	if (p->nseqs == p->seqcap) {
+		p->seqcap = p->seqcap ? p->seqcap * 2 : 64;
+		p->seqs = gms_realloc(p->seqs, p->seqcap * sizeof(*p->seqs));
+	}
+	p->seqs[p->nseqs++] = v;
+	return v;
+}
+
+/* The topmost value (not a mark). */
+static int
+top(struct parser *ps, struct pk_val **out)
+{
+	if (ps->p->sp == 0 || ps->p->stack[ps->p->sp - 1] == NULL)
+		return fail(ps, "stack underflow");
+	*out = ps->p->stack[ps->p->sp - 1];
+	return 0;
+}
+
+static int
+pop(struct parser *ps, struct pk_val **out)
+{
+	int err;
+
+	if ((err = top(ps, out)) < 0)
+		return err;
+	ps->p->sp--;
+	return 0;
+}
+
+/* The position just above the topmost mark. */
+static int
+mark_pos(struct parser *ps, size_t *at)
+{
+	size_t i;
+
+	for (i = ps->p->sp; i > 0; i--)
+		if (ps->p->stack[i - 1] == NULL) {
+			*at = i;
+			return 0;
+		}
+	return fail(ps, "no MARK on the stack");
+}
+
+static int
+memo_put(struct parser *ps, uint64_t idx, struct pk_val *v)
+{
+	struct pickle *p = ps->p;
+
+	/* Indices come in order; one past what the input could ever hold is absurd. */
+	if (idx > ps->len)
+		return fail(ps, "memo index %llu out of range", (unsigned long long)idx);
+	while (idx >= p->mcap) {
+		p->mcap = p->mcap ? p->mcap * 2 : 256;
+		p->memo = gms_realloc(p->memo, p->mcap * sizeof(*p->memo));
+	}
+	while (p->nmemo <= idx)
+		p->memo[p->nmemo++] = NULL;
+	p->memo[idx] = v;
+	return 0;
+}
+
+static int
+memo_get(struct parser *ps, uint64_t idx)
+{
+	if (idx >= ps->p->nmemo || ps->p->memo[idx] == NULL)
+		return fail(ps, "memo get of unknown index %llu", (unsigned long long)idx);
+	return push(ps, ps->p->memo[idx]);
+}
+
+static int
+push_str(struct parser *ps, size_t n)
+{
+	struct pk_val *v;
+	char *s;
+	int err;
+
+	if ((err = need(ps, n)) < 0)
+		return err;
+	v = new_val(ps->p, PK_STR);
+	s = arena_alloc(ps->p, n + 1);
+	memcpy(s, ps->buf + ps->pos, n);
+	s[n] = '\0';
+	v->u.str.s = s;
+	v->u.str.len = n;
+	ps->pos += n;
+	return push(ps, v);
+}
+
+static int
+push_int(struct parser *ps, int64_t i)
+{
+	struct pk_val *v = new_val(ps->p, PK_INT);
+
+	v->u.i = i;
+	return push(ps, v);
+}
+
+/* TUPLE, TUPLE1..3: the top n values (or those above the mark) become a tuple. */
+static int
+make_tuple(struct parser *ps, size_t from)
+{
+	struct pk_val *t = new_seq(ps, PK_TUPLE);
+	size_t i;
+
+	for (i = from; i < ps->p->sp; i++) {
+		if (ps->p->stack[i] == NULL)
+			return fail(ps, "MARK inside a tuple");
+		seq_push(t, ps->p->stack[i]);
+	}
+	ps->p->sp = from;
+	return push(ps, t);
+}
+
+static int
+run(struct parser *ps, struct pk_val **root)
+{
+	struct pk_val *v, *k, *d;
+	uint64_t n;
+	size_t at, i;
+	unsigned char op;
+	double f;
+	int err;
+
+	for (;;) {
+		ps->op_at = ps->pos;
+		if (ps->pos >= ps->len)
+			return fail(ps, "truncated pickle (no STOP)");
+		op = ps->buf[ps->pos++];
+		switch (op) {
+		case 0x80:		/* PROTO */
+			if ((err = need(ps, 1)) < 0)
+				return err;
+			ps->p->protocol = ps->buf[ps->pos++];
+			if (ps->p->protocol < 2 || ps->p->protocol > 5)
+				return fail(ps, "pickle protocol %d (gpumemsim reads 2 to 5)",
+				    ps->p->protocol);
+			break;
+		case 0x95:		/* FRAME: a length hint; the bytes follow inline */
+			if ((err = need(ps, 8)) < 0)
+				return err;
+			n = le(ps->buf + ps->pos, 8);
+			ps->pos += 8;
+			if (n > ps->len - ps->pos)
+				return fail(ps, "frame of %llu bytes, %zu left: truncated",
+				    (unsigned long long)n, ps->len - ps->pos);
+			break;
+		case '.':		/* STOP */
+			if (ps->p->sp != 1 || ps->p->stack[0] == NULL)
+				return fail(ps, "STOP with %zu values on the stack", ps->p->sp);
+			*root = ps->p->stack[0];
+			return 0;
+		case '(':		/* MARK */
+			if ((err = push(ps, NULL)) < 0)
+				return err;
+			break;
+		case '0':		/* POP */
+			if ((err = pop(ps, &v)) < 0)
+				return err;
+			break;
+		case 'N':
+			if ((err = push(ps, new_val(ps->p, PK_NONE))) < 0)
+				return err;
+			break;
+		case 0x88:		/* NEWTRUE */
+		case 0x89:		/* NEWFALSE */
+			v = new_val(ps->p, PK_BOOL);
+			v->u.i = op == 0x88;
+			if ((err = push(ps, v)) < 0)
+				return err;
+			break;
+		case 'K':		/* BININT1 */
+			if ((err = need(ps, 1)) < 0 || (err = push_int(ps, ps->buf[ps->pos])) < 0)
+				return err;
+			ps->pos += 1;
+			break;
+		case 'M':		/* BININT2 */
+			if ((err = need(ps, 2)) < 0 ||
+			    (err = push_int(ps, (int64_t)le(ps->buf + ps->pos, 2))) < 0)
+				return err;
+			ps->pos += 2;
+			break;
+		case 'J':		/* BININT: signed 32-bit */
+			if ((err = need(ps, 4)) < 0 ||
+			    (err = push_int(ps, (int32_t)(uint32_t)le(ps->buf + ps->pos, 4))) < 0)
+				return err;
+			ps->pos += 4;
+			break;
+		case 0x8a:		/* LONG1: n-byte little-endian two's complement */
+			if ((err = need(ps, 1)) < 0)
+				return err;
+			n = ps->buf[ps->pos++];
+			if ((err = need(ps, n)) < 0)
+				return err;
+			if (n > 8 && !(n == 9 && ps->buf[ps->pos + 8] == 0 &&
+			    (ps->buf[ps->pos + 7] & 0x80) == 0))
+				return fail(ps, "integer of %llu bytes: beyond 64 bits",
+				    (unsigned long long)n);
+			{
+				uint64_t u = le(ps->buf + ps->pos, n > 8 ? 8 : n);
+				int64_t s;
+
+				if (n > 0 && n < 8 && (ps->buf[ps->pos + n - 1] & 0x80))
+					u |= ~(uint64_t)0 << (8 * n);	/* sign-extend */
+				s = (int64_t)u;
+				ps->pos += n;
+				if ((err = push_int(ps, s)) < 0)
+					return err;
+			}
+			break;
+		case 'G':		/* BINFLOAT: big-endian double */
+			if ((err = need(ps, 8)) < 0)
+				return err;
+			n = 0;
+			for (i = 0; i < 8; i++)
+				n = n << 8 | ps->buf[ps->pos + i];
+			ps->pos += 8;
+			memcpy(&f, &n, sizeof(f));
+			v = new_val(ps->p, PK_FLOAT);
+			v->u.f = f;
+			if ((err = push(ps, v)) < 0)
+				return err;
+			break;
+		case 0x8c:		/* SHORT_BINUNICODE */
+			if ((err = need(ps, 1)) < 0)
+				return err;
+			n = ps->buf[ps->pos++];
+			if ((err = push_str(ps, n)) < 0)
+				return err;
+			break;
+		case 'X':		/* BINUNICODE */
+			if ((err = need(ps, 4)) < 0)
+				return err;
+			n = le(ps->buf + ps->pos, 4);
+			ps->pos += 4;
+			if ((err = push_str(ps, n)) < 0)
+				return err;
+			break;
+		case 0x8d:		/* BINUNICODE8 */
+			if ((err = need(ps, 8)) < 0)
+				return err;
+			n = le(ps->buf + ps->pos, 8);
+			ps->pos += 8;
+			if (n > ps->len - ps->pos)
+				return fail(ps, "string of %llu bytes, %zu left: truncated",
+				    (unsigned long long)n, ps->len - ps->pos);
+			if ((err = push_str(ps, n)) < 0)
+				return err;
+			break;
+		case '}':		/* EMPTY_DICT */
+			if ((err = push(ps, new_seq(ps, PK_DICT))) < 0)
+				return err;
+			break;
+		case ']':		/* EMPTY_LIST */
+			if ((err = push(ps, new_seq(ps, PK_LIST))) < 0)
+				return err;
+			break;
+		case ')':		/* EMPTY_TUPLE */
+			if ((err = push(ps, new_seq(ps, PK_TUPLE))) < 0)
+				return err;
+			break;
+		case 0x85:		/* TUPLE1 */
+		case 0x86:		/* TUPLE2 */
+		case 0x87:		/* TUPLE3 */
+			n = (uint64_t)(op - 0x84);
+			if (ps->p->sp < n)
+				return fail(ps, "stack underflow");
+			if ((err = make_tuple(ps, ps->p->sp - n)) < 0)
+				return err;
+			break;
+		case 't':		/* TUPLE: everything above the mark */
+			if ((err = mark_pos(ps, &at)) < 0)
+				return err;
+			if ((err = make_tuple(ps, at)) < 0)
+				return err;
+			/* drop the mark under the tuple */
+			ps->p->stack[at - 1] = ps->p->stack[at];
+			ps->p->sp = at;
+			break;
+		case 'a':		/* APPEND */
+			if ((err = pop(ps, &v)) < 0 || (err = top(ps, &d)) < 0)
+				return err;
+			if (d->type != PK_LIST)
+				return fail(ps, "APPEND to something not a list");
+			seq_push(d, v);
+			break;
+		case 'e':		/* APPENDS */
+			if ((err = mark_pos(ps, &at)) < 0)
+				return err;
+			if (at < 2 || (d = ps->p->stack[at - 2]) == NULL || d->type != PK_LIST)
+				return fail(ps, "APPENDS to something not a list");
+			for (i = at; i < ps->p->sp; i++)
+				seq_push(d, ps->p->stack[i]);
+			ps->p->sp = at - 1;
+			break;
+		case 's':		/* SETITEM */
+			if ((err = pop(ps, &v)) < 0 || (err = pop(ps, &k)) < 0 ||
+			    (err = top(ps, &d)) < 0)
+				return err;
+			if (d->type != PK_DICT)
+				return fail(ps, "SETITEM on something not a dict");
+			seq_push(d, k);
+			seq_push(d, v);
+			break;
+		case 'u':		/* SETITEMS */
+			if ((err = mark_pos(ps, &at)) < 0)
+				return err;
+			if (at < 2 || (d = ps->p->stack[at - 2]) == NULL || d->type != PK_DICT)
+				return fail(ps, "SETITEMS on something not a dict");
+			if ((ps->p->sp - at) % 2 != 0)
+				return fail(ps, "SETITEMS with an odd number of values");
+			for (i = at; i < ps->p->sp; i++)
+				seq_push(d, ps->p->stack[i]);
+			ps->p->sp = at - 1;
+			break;
+		case 0x94:		/* MEMOIZE */
+			if ((err = top(ps, &v)) < 0 || (err = memo_put(ps, ps->p->nmemo, v)) < 0)
+				return err;
+			break;
+		case 'q':		/* BINPUT */
+			if ((err = need(ps, 1)) < 0 || (err = top(ps, &v)) < 0 ||
+			    (err = memo_put(ps, ps->buf[ps->pos], v)) < 0)
+				return err;
+			ps->pos += 1;
+			break;
+		case 'r':		/* LONG_BINPUT */
+			if ((err = need(ps, 4)) < 0 || (err = top(ps, &v)) < 0 ||
+			    (err = memo_put(ps, le(ps->buf + ps->pos, 4), v)) < 0)
+				return err;
+			ps->pos += 4;
+			break;
+		case 'h':		/* BINGET */
+			if ((err = need(ps, 1)) < 0 || (err = memo_get(ps, ps->buf[ps->pos])) < 0)
+				return err;
+			ps->pos += 1;
+			break;
+		case 'j':		/* LONG_BINGET */
+			if ((err = need(ps, 4)) < 0 ||
+			    (err = memo_get(ps, le(ps->buf + ps->pos, 4))) < 0)
+				return err;
+			ps->pos += 4;
+			break;
+		default:
+			if (op >= 0x20 && op < 0x7f)
+				return fail(ps, "opcode 0x%02x ('%c') is outside the subset of pickle "
+				    "that memory snapshots use", op, op);
+			return fail(ps, "opcode 0x%02x is outside the subset of pickle that "
+			    "memory snapshots use", op);
+		}
+	}
+}
+
+const struct pk_val *
+pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **cause)
+{
+	struct pickle *p = gms_calloc(1, sizeof(*p));
+	struct parser ps = { .p = p, .buf = buf, .len = len, .cause = cause };
+	struct pk_val *root = NULL;
+
+	if (run(&ps, &root) < 0) {
+		pickle_free(p);
+		*out = NULL;
+		return NULL;
+	}
+	/* The machine is no longer needed; the values are. */
+	free(p->stack);
+	free(p->memo);
+	p->stack = NULL;
+	p->memo = NULL;
+	*out = p;
+	return root;
+}
+
+int
+pickle_protocol(const struct pickle *p)
+{
+	return p->protocol;
+}
+
+void
+pickle_free(struct pickle *p)
+{
+	struct arena_chunk *c, *next;
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < p->nseqs; i++)
+		free(p->seqs[i]->u.seq.items);
+	free(p->seqs);
+	free(p->stack);
+	free(p->memo);
+	for (c = p->arena; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(p);
+}
+
+int
+pk_is(const struct pk_val *v, enum pk_type t)
+{
+	return v != NULL && v->type == t;
+}
+
+const struct pk_val *
+pk_get(const struct pk_val *d, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	if (!pk_is(d, PK_DICT))
+		return NULL;
+	for (i = 0; i + 1 < d->u.seq.n; i += 2) {
+		const struct pk_val *k = d->u.seq.items[i];
+
+		if (k->type == PK_STR && k->u.str.len == n && memcmp(k->u.str.s, key, n) == 0)
+			return d->u.seq.items[i + 1];
+	}
+	return NULL;
+}
+
+size_t
+pk_len(const struct pk_val *v)
+{
+	return v != NULL && (v->type == PK_LIST || v->type == PK_TUPLE) ? v->u.seq.n : 0;
+}
+
+const struct pk_val *
+pk_item(const struct pk_val *v, size_t i)
+{
+	return v->u.seq.items[i];
+}

@@ -1,0 +1,637 @@
+/*
+ * trace-pickle.c - PyTorch memory snapshots (torch.cuda.memory._dump_snapshot,
+ * a pickle; also the C++ path's, protocol 2) read as a trace.  The device
+ * trace with the most entries is used unless one is chosen; its entries map
+ * to events as the shared .json samples do: alloc (requested size, address,
+ * stream, the first frame outside PyTorch's own plumbing as `at`, time),
+ * free_completed as the free (the moment the block is reusable),
+ * segment_alloc/free/map/unmap and oom as observed events; free_requested and
+ * snapshot entries are dropped.  Ids are numbered from 1 in alloc order.
+ *
+ * Snapshots recorded from a ring buffer, or after the job had started, miss
+ * the beginning: blocks freed with no recorded alloc, and blocks still live
+ * at the end (in the snapshot's `segments`) that were never allocated in the
+ * trace.  Those are seeded: allocated at the start, in address order, after
+ * observed segment_alloc events for the segments that existed before the
+ * first entry; the header says starts_mid_run and `source.seeded` what was
+ * made up.  What cannot be known is when they were allocated, and in what
+ * order.
+ *
+ * The whole file is parsed into memory (a pickle cannot be streamed), then
+ * events are handed out one by one.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "sim/gms.h"
+#include "traces/pickle.h"
+#include "traces/reader.h"
+
+/* Frames of PyTorch's own plumbing: `at` names the caller instead. */
+static const char *const plumbing[] = {
+	"torch/nn/functional.py", "torch/_jit_internal.py", "torch/autograd/",
+	"torch/optim/", "torch/_ops.py", "torch/utils/", "torch/_tensor_str.py",
+	NULL,
+};
+
+struct pevent {
+	struct trace_event ev;
+	char *at;		/* owned */
+};
+
+struct pickle_state {
+	struct pevent *ev;
+	size_t n, cap, next;
+};
+
+struct addr_id {
+	uint64_t addr, id, size;
+	UT_hash_handle hh;
+};
+
+static struct pevent *
+add(struct pickle_state *st, enum trace_op op)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 1024;
+		st->ev = gms_realloc(st->ev, st->cap * sizeof(*st->ev));
+	}
+	memset(&st->ev[st->n], 0, sizeof(st->ev[0]));
+	st->ev[st->n].ev.op = op;
+	return &st->ev[st->n++];
+}
+
+static int
+is_plumbing(const char *file)
+{
+	int i;
+
+	for (i = 0; plumbing[i] != NULL; i++)
+		if (strstr(file, plumbing[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* "conv.py:548 _conv_forward" from the first frame that is not plumbing. */
+static char *
+frame_at(const struct pk_val *frames)
+{
+	const struct pk_val *f, *file, *line, *name, *pick = NULL;
+	const char *base;
+	size_t i;
+
+	for (i = 0; i < pk_len(frames); i++) {
+		f = pk_item(frames, i);
+		file = pk_get(f, "filename");
+		if (!pk_is(file, PK_STR))
+			continue;
+		if (pick == NULL)
+			pick = f;	/* all plumbing: the innermost frame */
+		if (!is_plumbing(file->u.str.s)) {
+			pick = f;
+			break;
+		}
+	}
+	if (pick == NULL)
+		return NULL;
+	file = pk_get(pick, "filename");
+	line = pk_get(pick, "line");
+	name = pk_get(pick, "name");
+	base = strrchr(file->u.str.s, '/');
+	return gms_asprintf("%s:%lld %s", base ? base + 1 : file->u.str.s,
+	    pk_is(line, PK_INT) ? (long long)line->u.i : 0LL,
+	    pk_is(name, PK_STR) ? name->u.str.s : "?");
+}
+
+/* An integer field of a trace entry; -1 and *cause when missing or wrong. */
+static int
+field(const struct pk_val *e, const char *key, size_t idx, int64_t min, int64_t *out,
+    char **cause)
+{
+	const struct pk_val *v = pk_get(e, key);
+
+	if (v == NULL)
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu has no \"%s\"", idx, key);
+	if (!pk_is(v, PK_INT))
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: \"%s\" is not an integer",
+		    idx, key);
+	if (v->u.i < min || v->u.i > ((int64_t)1 << 53))
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: \"%s\" out of range: %lld",
+		    idx, key, (long long)v->u.i);
+	*out = v->u.i;
+	return 0;
+}
+
+static void
+clear_map(struct addr_id **map)
+{
+	struct addr_id *a, *tmp;
+
+	HASH_ITER(hh, *map, a, tmp) {
+		HASH_DEL(*map, a);
+		free(a);
+	}
+}
+
+static struct addr_id *
+map_add(struct addr_id **map, uint64_t addr, uint64_t id, uint64_t size)
+{
+	struct addr_id *a = gms_calloc(1, sizeof(*a));
+
+	a->addr = addr;
+	a->id = id;
+	a->size = size;
+	HASH_ADD(hh, *map, addr, sizeof(a->addr), a);
+	return a;
+}
+
+static struct addr_id *
+map_find(struct addr_id *map, uint64_t addr)
+{
+	struct addr_id *a;
+
+	HASH_FIND(hh, map, &addr, sizeof(addr), a);
+	return a;
+}
+
+/* The actions a trace entry may have; those past KIND_KEPT are dropped. */
+static const char *const action_names[] = {
+	"alloc", "free_completed", "segment_alloc", "segment_free", "segment_map",
+	"segment_unmap", "oom", "free_requested", "snapshot", NULL,
+};
+static const enum trace_op action_ops[] = {
+	TRACE_ALLOC, TRACE_FREE, TRACE_SEGMENT_ALLOC, TRACE_SEGMENT_FREE,
+	TRACE_SEGMENT_MAP, TRACE_SEGMENT_UNMAP, TRACE_OOM,
+};
+#define KIND_KEPT 7
+#define NKINDS 9
+
+/* One trace entry, checked. */
+struct entry {
+	int kind;		/* index into action_names, or -1 for unknown actions */
+	uint64_t addr, size;
+	int64_t stream, t;	/* t < 0: no time */
+	const struct pk_val *frames;
+};
+
+static int
+read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
+{
+	const struct pk_val *act = pk_get(e, "action");
+	int64_t v;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->t = -1;
+	if (!pk_is(e, PK_DICT))
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu is not a dict", i);
+	if (!pk_is(act, PK_STR))
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu has no \"action\"", i);
+	for (out->kind = 0; action_names[out->kind] != NULL; out->kind++)
+		if (strcmp(act->u.str.s, action_names[out->kind]) == 0)
+			break;
+	if (action_names[out->kind] == NULL) {
+		out->kind = -1;
+		return 0;
+	}
+	if (out->kind >= KIND_KEPT)
+		return 0;
+	if (out->kind != 6) {	/* an oom's addr is the device's free memory */
+		if ((err = field(e, "addr", i, 0, &v, cause)) < 0)
+			return err;
+		out->addr = (uint64_t)v;
+	}
+	if ((err = field(e, "size", i, 0, &v, cause)) < 0)
+		return err;
+	out->size = (uint64_t)v;
+	if (pk_get(e, "stream") != NULL &&
+	    (err = field(e, "stream", i, -((int64_t)1 << 53), &out->stream, cause)) < 0)
+		return err;
+	if (pk_get(e, "time_us") != NULL && (err = field(e, "time_us", i, 0, &out->t, cause)) < 0)
+		return err;
+	out->frames = pk_get(e, "frames");
+	return 0;
+}
+
+struct scan {
+	uint64_t counts[NKINDS];
+	uint64_t *seed;		/* (addr, requested size) pairs, from before the trace */
+	size_t nseed, seedcap;
+	uint64_t *seedseg;	/* (addr, size) of segments from before the trace */
+	size_t nseedseg;
+	int64_t unknown_actions;
+};
+
+static void
+seed_add(struct scan *sc, uint64_t addr, uint64_t size)
+{
+	if (sc->nseed == sc->seedcap) {
+		sc->seedcap = sc->seedcap ? sc->seedcap * 2 : 64;
+		sc->seed = gms_realloc(sc->seed, 2 * sc->seedcap * sizeof(*sc->seed));
+	}
+	sc->seed[2 * sc->nseed] = addr;
+	sc->seed[2 * sc->nseed++ + 1] = size;
+}
+
+/*
+ * First pass: count the actions and find what the trace does not show:
+ * blocks freed with no recorded alloc, blocks live at the end never allocated
+ * in the trace, and (when there are such) the segments that held them.
+ */
+static int
+scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct scan *sc,
+    char **cause)
+{
+	const struct pk_val *segments = pk_get(root, "segments"), *seg, *blocks, *b, *v;
+	struct addr_id *live = NULL, *segs = NULL, *a;
+	struct entry en;
+	size_t i, j, k;
+	int err = 0;
+
+	for (i = 0; i < pk_len(tr) && err == 0; i++) {
+		if ((err = read_entry(pk_item(tr, i), i, &en, cause)) < 0)
+			break;
+		if (en.kind < 0) {
+			sc->unknown_actions++;
+			continue;
+		}
+		sc->counts[en.kind]++;
+		a = map_find(live, en.addr);
+		if (en.kind == 0 && a != NULL) {
+			err = gms_fail(cause, GMS_ETRACE, "trace entry %zu: alloc at %#llx, which is "
+			    "already allocated", i, (unsigned long long)en.addr);
+		} else if (en.kind == 0) {
+			map_add(&live, en.addr, 0, en.size);
+		} else if (en.kind == 1 && a == NULL) {
+			seed_add(sc, en.addr, en.size);
+		} else if (en.kind == 1) {
+			HASH_DEL(live, a);
+			free(a);
+		} else if ((en.kind == 2 || en.kind == 4) && map_find(segs, en.addr) == NULL) {
+			map_add(&segs, en.addr, 0, en.size);
+		}
+	}
+	for (i = 0; i < pk_len(segments) && err == 0; i++) {
+		seg = pk_item(segments, i);
+		v = pk_get(seg, "device");
+		if (pk_is(v, PK_INT) && v->u.i != device)
+			continue;
+		blocks = pk_get(seg, "blocks");
+		for (k = 0; k < pk_len(blocks); k++) {
+			const struct pk_val *state, *addr, *req;
+
+			b = pk_item(blocks, k);
+			state = pk_get(b, "state");
+			addr = pk_get(b, "address");
+			req = pk_get(b, "requested_size");
+			if (pk_is(state, PK_STR) && strncmp(state->u.str.s, "active", 6) == 0 &&
+			    pk_is(addr, PK_INT) && pk_is(req, PK_INT) && addr->u.i >= 0 &&
+			    req->u.i >= 0 && map_find(live, (uint64_t)addr->u.i) == NULL)
+				seed_add(sc, (uint64_t)addr->u.i, (uint64_t)req->u.i);
+		}
+	}
+	if (err == 0 && sc->nseed > 0) {
+		sc->seedseg = gms_calloc(2 * (pk_len(segments) + 1), sizeof(*sc->seedseg));
+		for (j = 0; j < pk_len(segments); j++) {
+			const struct pk_val *addr, *size;
+
+			seg = pk_item(segments, j);
+			v = pk_get(seg, "device");
+			addr = pk_get(seg, "address");
+			size = pk_get(seg, "total_size");
+			if ((pk_is(v, PK_INT) && v->u.i != device) || !pk_is(addr, PK_INT) ||
+			    !pk_is(size, PK_INT) || addr->u.i < 0 || size->u.i <= 0 ||
+			    map_find(segs, (uint64_t)addr->u.i) != NULL)
+				continue;
+			sc->seedseg[2 * sc->nseedseg] = (uint64_t)addr->u.i;
+			sc->seedseg[2 * sc->nseedseg++ + 1] = (uint64_t)size->u.i;
+		}
+	}
+	clear_map(&live);
+	clear_map(&segs);
+	return err;
+}
+
+static int
+cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Second pass: the seeds, then the trace's entries as events. */
+static void
+emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
+{
+	struct addr_id *live = NULL, *a;
+	struct pevent *pe;
+	struct entry en;
+	uint64_t id = 1;
+	size_t i;
+
+	if (sc->nseedseg > 0)
+		qsort(sc->seedseg, sc->nseedseg, 2 * sizeof(uint64_t), cmp_pair);
+	for (i = 0; i < sc->nseedseg; i++) {
+		pe = add(st, TRACE_SEGMENT_ALLOC);
+		pe->ev.addr = sc->seedseg[2 * i];
+		pe->ev.size = sc->seedseg[2 * i + 1];
+		pe->ev.flags = TRACE_HAS_ADDR;
+	}
+	if (sc->nseed > 0)
+		qsort(sc->seed, sc->nseed, 2 * sizeof(uint64_t), cmp_pair);
+	for (i = 0; i < sc->nseed; i++) {
+		/* a block freed and live again at the same address is seeded once */
+		if (map_find(live, sc->seed[2 * i]) != NULL)
+			continue;
+		pe = add(st, TRACE_ALLOC);
+		pe->ev.id = id;
+		pe->ev.addr = sc->seed[2 * i];
+		pe->ev.size = sc->seed[2 * i + 1];
+		pe->ev.flags = TRACE_HAS_ADDR;
+		map_add(&live, sc->seed[2 * i], id++, 0);
+	}
+	for (i = 0; i < pk_len(tr); i++) {
+		read_entry(pk_item(tr, i), i, &en, NULL);	/* checked by scan() */
+		if (en.kind < 0 || en.kind >= KIND_KEPT)
+			continue;
+		a = map_find(live, en.addr);
+		if (en.kind == 1 && a == NULL)
+			continue;	/* cannot happen: scan() seeded it */
+		pe = add(st, action_ops[en.kind]);
+		pe->ev.size = en.size;
+		if (en.t >= 0) {
+			pe->ev.t_us = en.t;
+			pe->ev.flags |= TRACE_HAS_TIME;
+		}
+		switch (en.kind) {
+		case 0:
+			pe->ev.id = id;
+			map_add(&live, en.addr, id++, 0);
+			pe->ev.addr = en.addr;
+			pe->ev.stream = en.stream;
+			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+			pe->at = frame_at(en.frames);
+			pe->ev.at = pe->at;
+			break;
+		case 1:
+			pe->ev.id = a->id;
+			HASH_DEL(live, a);
+			free(a);
+			break;
+		case 6:
+			break;
+		default:
+			pe->ev.addr = en.addr;
+			pe->ev.stream = en.stream;
+			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+			break;
+		}
+	}
+	clear_map(&live);
+}
+
+/*
+ * What the recording allocator did, as far as a complete trace shows it:
+ * reserved bytes follow the segment events, requested bytes the allocs and
+ * frees.  (Allocated bytes need the allocator's rounding: not known here.)
+ */
+static cJSON *
+observed_from_events(const struct pickle_state *st)
+{
+	uint64_t reserved = 0, peak_reserved = 0, requested = 0, peak_requested = 0;
+	uint64_t dallocs = 0, dfrees = 0, ooms = 0;
+	struct addr_id *live = NULL, *a;
+	const struct trace_event *ev;
+	cJSON *o;
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		ev = &st->ev[i].ev;
+		switch (ev->op) {
+		case TRACE_SEGMENT_ALLOC:
+		case TRACE_SEGMENT_MAP:
+			reserved += ev->size;
+			peak_reserved = GMS_MAX(peak_reserved, reserved);
+			dallocs++;
+			break;
+		case TRACE_SEGMENT_FREE:
+		case TRACE_SEGMENT_UNMAP:
+			reserved -= GMS_MIN(reserved, ev->size);
+			dfrees++;
+			break;
+		case TRACE_ALLOC:
+			map_add(&live, ev->id, 0, ev->size);
+			requested += ev->size;
+			peak_requested = GMS_MAX(peak_requested, requested);
+			break;
+		case TRACE_FREE:
+			if ((a = map_find(live, ev->id)) != NULL) {
+				requested -= a->size;
+				HASH_DEL(live, a);
+				free(a);
+			}
+			break;
+		case TRACE_OOM:
+			ooms++;
+			break;
+		default:
+			break;
+		}
+	}
+	clear_map(&live);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "allocator", "pytorch-caching");
+	cJSON_AddNumberToObject(o, "peak_reserved", (double)peak_reserved);
+	cJSON_AddNumberToObject(o, "peak_requested", (double)peak_requested);
+	cJSON_AddNumberToObject(o, "device_allocs", (double)dallocs);
+	cJSON_AddNumberToObject(o, "device_frees", (double)dfrees);
+	cJSON_AddNumberToObject(o, "ooms", (double)ooms);
+	return o;
+}
+
+/* A pickle value as JSON (settings dicts: strings, numbers, booleans, dicts). */
+static cJSON *
+to_json(const struct pk_val *v)
+{
+	cJSON *o;
+	size_t i;
+
+	if (v == NULL)
+		return cJSON_CreateNull();
+	switch (v->type) {
+	case PK_BOOL:
+		return cJSON_CreateBool((int)v->u.i);
+	case PK_INT:
+		return cJSON_CreateNumber((double)v->u.i);
+	case PK_FLOAT:
+		return cJSON_CreateNumber(v->u.f);
+	case PK_STR:
+		return cJSON_CreateString(v->u.str.s);
+	case PK_DICT:
+		o = cJSON_CreateObject();
+		for (i = 0; i + 1 < v->u.seq.n; i += 2)
+			if (v->u.seq.items[i]->type == PK_STR)
+				cJSON_AddItemToObject(o, v->u.seq.items[i]->u.str.s,
+				    to_json(v->u.seq.items[i + 1]));
+		return o;
+	case PK_LIST:
+	case PK_TUPLE:
+		o = cJSON_CreateArray();
+		for (i = 0; i < v->u.seq.n; i++)
+			cJSON_AddItemToArray(o, to_json(v->u.seq.items[i]));
+		return o;
+	default:
+		return cJSON_CreateNull();
+	}
+}
+
+static int
+pickle_open(struct trace_reader *r, char **cause)
+{
+	struct pickle_state *st = gms_calloc(1, sizeof(*st));
+	const struct pk_val *root, *traces, *tr, *settings, *conf;
+	struct scan sc = { 0 };
+	struct pickle *pk = NULL;
+	cJSON *hdr, *src, *acts, *seeded;
+	char *why = NULL, name[256], *dot;
+	unsigned char *buf;
+	size_t len, i, best = 0;
+	int64_t device = r->opts.device;
+	int err, kind;
+
+	r->priv = st;
+	if ((err = trace_slurp(r, (char **)&buf, &len, &why)) < 0)
+		goto fail;
+	root = pickle_parse(buf, len, &pk, &why);
+	free(buf);
+	if (root == NULL) {
+		err = GMS_ETRACE;
+		goto fail;
+	}
+	traces = pk_get(root, "device_traces");
+	if (!pk_is(root, PK_DICT) || !pk_is(traces, PK_LIST)) {
+		err = gms_fail(&why, GMS_ETRACE, "not a PyTorch memory snapshot: no "
+		    "\"device_traces\" list");
+		goto fail;
+	}
+	if (pk_len(traces) == 0) {
+		err = gms_fail(&why, GMS_ETRACE, "the snapshot has no device traces "
+		    "(was _record_memory_history on?)");
+		goto fail;
+	}
+	if (device < 0) {
+		for (i = 0; i < pk_len(traces); i++)
+			if (pk_len(pk_item(traces, i)) > pk_len(pk_item(traces, best)))
+				best = i;
+		device = (int64_t)best;
+	} else if ((size_t)device >= pk_len(traces)) {
+		err = gms_fail(&why, GMS_ETRACE, "no device %lld: the snapshot has traces for "
+		    "devices 0 to %zu", (long long)device, pk_len(traces) - 1);
+		goto fail;
+	}
+	tr = pk_item(traces, (size_t)device);
+	if (!pk_is(tr, PK_LIST)) {
+		err = gms_fail(&why, GMS_ETRACE, "device_traces[%lld] is not a list", (long long)device);
+		goto fail;
+	}
+	if (pk_len(tr) == 0) {
+		err = gms_fail(&why, GMS_ETRACE, "device %lld's trace is empty (recording was "
+		    "off, or no memory was allocated)", (long long)device);
+		goto fail;
+	}
+	if ((err = scan(root, tr, device, &sc, &why)) < 0)
+		goto fail;
+	emit(st, tr, &sc);
+
+	hdr = cJSON_CreateObject();
+	cJSON_AddStringToObject(hdr, "format", "gpumemsim-trace");
+	cJSON_AddNumberToObject(hdr, "version", 1);
+	snprintf(name, sizeof(name), "%s", r->hdr.name);
+	if ((dot = strstr(name, ".pickle")) != NULL)
+		*dot = '\0';
+	cJSON_AddStringToObject(hdr, "name", name);
+	src = cJSON_AddObjectToObject(hdr, "source");
+	cJSON_AddStringToObject(src, "from", "pytorch memory snapshot");
+	cJSON_AddNumberToObject(src, "device", (double)device);
+	cJSON_AddNumberToObject(src, "pickle_protocol", pickle_protocol(pk));
+	acts = cJSON_AddObjectToObject(src, "actions");
+	for (kind = 0; kind < NKINDS; kind++)
+		if (sc.counts[kind])
+			cJSON_AddNumberToObject(acts, action_names[kind], (double)sc.counts[kind]);
+	settings = pk_get(root, "allocator_settings");
+	conf = pk_get(settings, "PYTORCH_CUDA_ALLOC_CONF");
+	if (pk_is(conf, PK_STR))
+		cJSON_AddStringToObject(src, "alloc_conf", conf->u.str.s);
+	if (settings != NULL)
+		cJSON_AddItemToObject(src, "allocator_settings", to_json(settings));
+	if (sc.nseed > 0) {
+		seeded = cJSON_AddObjectToObject(src, "seeded");
+		cJSON_AddNumberToObject(seeded, "allocs", (double)sc.nseed);
+		cJSON_AddNumberToObject(seeded, "segments", (double)sc.nseedseg);
+		cJSON_AddStringToObject(seeded, "unknown", "when, and in what order, the "
+		    "seeded blocks and segments were allocated: before the first entry");
+		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
+	} else {
+		cJSON_AddItemToObject(hdr, "observed", observed_from_events(st));
+	}
+	pickle_free(pk);
+	free(sc.seed);
+	free(sc.seedseg);
+	if ((err = trace_take_header(r, hdr, &why)) < 0)
+		goto fail_taken;
+	return 0;
+fail:
+	pickle_free(pk);
+	free(sc.seed);
+	free(sc.seedseg);
+fail_taken:
+	gms_fail(cause, err, "%s: %s", r->path, why ? why : "cannot read");
+	free(why);
+	return err;
+}
+
+static int
+pickle_next(struct trace_reader *r, struct trace_event *ev, char **cause)
+{
+	struct pickle_state *st = r->priv;
+
+	if (st->next >= st->n)
+		return 0;
+	*ev = st->ev[st->next++].ev;
+	return 1;
+}
+
+static void
+pickle_where(struct trace_reader *r)
+{
+	snprintf(r->where, sizeof(r->where), "%s: event %llu", r->path,
+	    (unsigned long long)r->cur);
+}
+
+static void
+pickle_close(struct trace_reader *r)
+{
+	struct pickle_state *st = r->priv;
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < st->n; i++)
+		free(st->ev[i].at);
+	free(st->ev);
+	free(st);
+}
+
+const struct trace_format trace_format_pickle = {
+	.name = "pickle",
+	.open = pickle_open,
+	.next = pickle_next,
+	.where = pickle_where,
+	.close = pickle_close,
+};
