@@ -69,8 +69,11 @@ bad twice.jsonl "$H
 gzip -c "$RESNET" | head -c 20000 >"$TMP/cut.json.gz"
 check_fail 3 "gpumemsim: error: $TMP/cut.json.gz: truncated compressed file" run "$TMP/cut.json.gz"
 printf '\200\004\225junk' >"$TMP/snap.pickle"
-check_fail 3 "gpumemsim: error: $TMP/snap.pickle: looks like a Python pickle (a PyTorch snapshot); this build reads gpumemsim JSON traces (.json, .jsonl, optionally .gz)" \
+check_fail 3 "gpumemsim: error: $TMP/snap.pickle: pickle byte 2: truncated pickle (needs 8 more bytes, 4 left)" \
     run "$TMP/snap.pickle"
+printf 'hello\n' >"$TMP/what.bin"
+check_fail 3 "gpumemsim: error: $TMP/what.bin: not a trace gpumemsim can read (expected a gpumemsim JSON trace, a PyTorch snapshot pickle or an RMM log CSV, optionally gzip'd)" \
+    run "$TMP/what.bin"
 
 # A trace recorded from a ring buffer: frees of ids it never saw are warned about.
 printf '%s\n%s\n%s\n%s\n' "$H" '{"op":"free","id":3}' '{"op":"alloc","id":1,"size":5}' \

@@ -138,7 +138,8 @@ static const struct {
 	  "{\"format\":\"gpumemsim-trace\",\"version\":1,\"events\":[]} []", ":1:", "unexpected data" },
 	{ "a JSONL header with events", ".jsonl",
 	  "{\"format\":\"gpumemsim-trace\",\"version\":1,\"events\":[]}\n", ":1", "holds no \"events\"" },
-	{ "pickle", ".bin", "\x80\x04\x95", "", "looks like a Python pickle" },
+	{ "cut pickle", ".bin", "\x80\x04\x95", ": pickle byte 2", "truncated pickle" },
+	{ "neither", ".bin", "hello", "", "not a trace gpumemsim can read" },
 };
 
 static void

@@ -381,6 +381,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 			break;
 		case 1:
 			pe->ev.id = a->id;
+			pe->ev.size = 0;	/* a free names its block; the size is the alloc's */
 			HASH_DEL(live, a);
 			free(a);
 			break;
