@@ -158,6 +158,15 @@ cmd_run(int argc, char **argv)
 		    "event %llu): the trace starts mid-run, so its first numbers are low",
 		    spec.path, (unsigned long long)out.res.unknown_frees,
 		    (unsigned long long)out.res.first_unknown_free);
+	{
+		const cJSON *conf = cJSON_GetObjectItemCaseSensitive(trace_header(out.reader)->source,
+		    "alloc_conf");
+
+		if (spec.policy == &policy_caching && cJSON_IsString(conf) &&
+		    conf->valuestring[0] != '\0')
+			cli_warning("%s was recorded with PYTORCH_CUDA_ALLOC_CONF=%s; this run "
+			    "simulates the default settings", spec.path, conf->valuestring);
+	}
 	if (out.recorded_diverged > 0)
 		cli_warning("%s: %llu of %llu segments did not follow the recording; the "
 		    "placement model placed them", spec.path,
