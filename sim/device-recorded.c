@@ -81,6 +81,31 @@ rec_physical(struct device *d)
 	return rc->live_physical + placement_physical(rc->model);
 }
 
+static int
+rec_reserve_va(struct device *d, uint64_t size, uint64_t *addr)
+{
+	return placement_reserve_va(((struct recorded *)d->priv)->model, size, addr) < 0 ? GMS_EOOM : 0;
+}
+
+static void
+rec_release_va(struct device *d, uint64_t addr, uint64_t size)
+{
+	placement_release_va(((struct recorded *)d->priv)->model, addr, size);
+}
+
+static int
+rec_map(struct device *d, uint64_t addr, uint64_t size)
+{
+	placement_map(((struct recorded *)d->priv)->model, size);
+	return 0;
+}
+
+static void
+rec_unmap(struct device *d, uint64_t addr, uint64_t size)
+{
+	placement_unmap(((struct recorded *)d->priv)->model, size);
+}
+
 static void
 rec_destroy(struct device *d)
 {
@@ -103,6 +128,10 @@ static const struct device_ops device_recorded_ops = {
 	.reserve = rec_reserve,
 	.release = rec_release,
 	.physical = rec_physical,
+	.reserve_va = rec_reserve_va,
+	.release_va = rec_release_va,
+	.map = rec_map,
+	.unmap = rec_unmap,
 	.destroy = rec_destroy,
 };
 

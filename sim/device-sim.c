@@ -30,6 +30,31 @@ sim_physical(struct device *d)
 	return placement_physical(d->priv);
 }
 
+static int
+sim_reserve_va(struct device *d, uint64_t size, uint64_t *addr)
+{
+	return placement_reserve_va(d->priv, size, addr) < 0 ? GMS_EOOM : 0;
+}
+
+static void
+sim_release_va(struct device *d, uint64_t addr, uint64_t size)
+{
+	placement_release_va(d->priv, addr, size);
+}
+
+static int
+sim_map(struct device *d, uint64_t addr, uint64_t size)
+{
+	placement_map(d->priv, size);
+	return 0;
+}
+
+static void
+sim_unmap(struct device *d, uint64_t addr, uint64_t size)
+{
+	placement_unmap(d->priv, size);
+}
+
 static void
 sim_destroy(struct device *d)
 {
@@ -42,6 +67,10 @@ static const struct device_ops device_sim_ops = {
 	.reserve = sim_reserve,
 	.release = sim_release,
 	.physical = sim_physical,
+	.reserve_va = sim_reserve_va,
+	.release_va = sim_release_va,
+	.map = sim_map,
+	.unmap = sim_unmap,
 	.destroy = sim_destroy,
 };
 

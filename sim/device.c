@@ -15,7 +15,8 @@ device_reserve(struct device *d, uint64_t size, uint64_t *addr)
 {
 	int err;
 
-	if (d->capacity != 0 && !d->limit_physical && d->c.reserved + size > d->capacity) {
+	if (d->capacity != 0 && d->limit == DEVICE_LIMIT_RESERVED &&
+	    d->c.reserved + size > d->capacity) {
 		d->c.refusals++;
 		return GMS_EOOM;
 	}
@@ -23,7 +24,8 @@ device_reserve(struct device *d, uint64_t size, uint64_t *addr)
 		d->c.refusals++;
 		return err;
 	}
-	if (d->capacity != 0 && d->limit_physical && d->ops->physical(d) > d->capacity) {
+	if (d->capacity != 0 && d->limit == DEVICE_LIMIT_PHYSICAL &&
+	    d->ops->physical(d) > d->capacity) {
 		d->ops->release(d, *addr, size);
 		d->c.refusals++;
 		return GMS_EOOM;
@@ -58,4 +60,47 @@ device_destroy(struct device *d)
 {
 	if (d != NULL)
 		d->ops->destroy(d);
+}
+
+int
+device_reserve_va(struct device *d, uint64_t size, uint64_t *addr)
+{
+	return d->ops->reserve_va(d, size, addr);
+}
+
+void
+device_release_va(struct device *d, uint64_t addr, uint64_t size)
+{
+	d->ops->release_va(d, addr, size);
+}
+
+int
+device_map(struct device *d, uint64_t addr, uint64_t size)
+{
+	int err;
+
+	if ((err = d->ops->map(d, addr, size)) < 0) {
+		d->c.refusals++;
+		return err;
+	}
+	d->c.reserved += size;
+	d->c.peak_reserved = GMS_MAX(d->c.peak_reserved, d->c.reserved);
+	d->c.allocs++;
+	d->c.physical = d->ops->physical(d);
+	d->c.peak_physical = GMS_MAX(d->c.peak_physical, d->c.physical);
+	if (d->hook != NULL)
+		d->hook(d->hook_arg, 1, addr, size);
+	return 0;
+}
+
+void
+device_unmap(struct device *d, uint64_t addr, uint64_t size)
+{
+	GMS_ASSERT(d->c.reserved >= size);
+	d->ops->unmap(d, addr, size);
+	d->c.reserved -= size;
+	d->c.frees++;
+	d->c.physical = d->ops->physical(d);
+	if (d->hook != NULL)
+		d->hook(d->hook_arg, 0, addr, size);
 }

@@ -27,6 +27,16 @@ struct device_ops {
 	void (*release)(struct device *d, uint64_t addr, uint64_t size);
 	/* Bytes of memory the driver backs now (whole pages, packing small ones). */
 	uint64_t (*physical)(struct device *d);
+	/*
+	 * Virtual memory, for expandable segments: reserve an address range
+	 * with nothing behind it, map and unmap pages inside it, give it back
+	 * (cuMemAddressReserve, cuMemCreate + cuMemMap, cuMemUnmap + cuMemRelease,
+	 * cuMemAddressFree).  map returns GMS_EOOM when the device refuses.
+	 */
+	int (*reserve_va)(struct device *d, uint64_t size, uint64_t *addr);
+	void (*release_va)(struct device *d, uint64_t addr, uint64_t size);
+	int (*map)(struct device *d, uint64_t addr, uint64_t size);
+	void (*unmap)(struct device *d, uint64_t addr, uint64_t size);
 	void (*destroy)(struct device *d);
 };
 
@@ -49,9 +59,12 @@ typedef void (device_hook_fn)(void *arg, int reserve, uint64_t addr, uint64_t si
 struct device {
 	const struct device_ops *ops;
 	uint64_t capacity;	/* 0: unlimited */
-	int limit_physical;	/* the capacity bounds what the driver backs (a GPU
-				   of that size) rather than the sum of reservations
-				   (an allocator's limit) */
+	enum device_limit {
+		DEVICE_LIMIT_RESERVED,	/* reserved + size > capacity is refused */
+		DEVICE_LIMIT_PHYSICAL,	/* what the driver would back is bounded (a
+					   GPU of that size) */
+		DEVICE_LIMIT_NONE,	/* the policy checks its limit itself */
+	} limit;
 	struct device_counters c;
 	device_hook_fn *hook;	/* optional */
 	void *hook_arg;
@@ -61,10 +74,19 @@ struct device {
 /*
  * Reserve size bytes: fails with GMS_EOOM without calling the implementation
  * when reserved + size > capacity (strict, as PyTorch checks its limit), or,
- * with limit_physical, when what the driver would back exceeds it.
+ * with DEVICE_LIMIT_PHYSICAL, when what the driver would back exceeds it.
  */
 int device_reserve(struct device *d, uint64_t size, uint64_t *addr);
 void device_release(struct device *d, uint64_t addr, uint64_t size);
+
+/*
+ * Expandable segments' virtual memory (see device_ops).  Mapping counts as a
+ * device allocation and adds to reserved; unmapping as a device free.
+ */
+int device_reserve_va(struct device *d, uint64_t size, uint64_t *addr);
+void device_release_va(struct device *d, uint64_t addr, uint64_t size);
+int device_map(struct device *d, uint64_t addr, uint64_t size);
+void device_unmap(struct device *d, uint64_t addr, uint64_t size);
 void device_destroy(struct device *d);
 
 /*

@@ -38,6 +38,8 @@
 #define SMALL_BASE ((uint64_t)1 << 46)	/* ascends, up to SMALL_END */
 #define SMALL_END  ((uint64_t)1 << 47)
 #define LARGE_TOP  ((uint64_t)1 << 52)	/* descends, down to SMALL_END */
+#define VA_BASE    LARGE_TOP		/* address ranges ascend, up to VA_END */
+#define VA_END     ((uint64_t)1 << 53)
 /* Every model address stays below 2^53, so JSON numbers carry it exactly. */
 _Static_assert(LARGE_TOP < ((uint64_t)1 << 53), "addresses exact in JSON");
 
@@ -58,7 +60,8 @@ RB_GENERATE(hole_tree, hole, link, hole_cmp)
 
 struct region {
 	struct hole_tree holes;
-	uint64_t frontier;	/* small: first unused byte; large: lowest used */
+	uint64_t frontier;	/* ascending: first unused byte; descending: lowest used */
+	uint64_t bound;		/* ascending: the end; descending: the bottom */
 	int descending;
 };
 
@@ -81,7 +84,7 @@ RB_PROTOTYPE(page_tree, page, link, page_cmp)
 RB_GENERATE(page_tree, page, link, page_cmp)
 
 struct placement {
-	struct region small, large;
+	struct region small, large, va;
 	struct page_tree pages;
 	uint64_t physical;	/* bytes of pages the driver backs */
 };
@@ -94,9 +97,14 @@ placement_create(void)
 	RB_INIT(&pl->small.holes);
 	RB_INIT(&pl->large.holes);
 	RB_INIT(&pl->pages);
+	RB_INIT(&pl->va.holes);
 	pl->small.frontier = SMALL_BASE;
+	pl->small.bound = SMALL_END;
 	pl->large.frontier = LARGE_TOP;
+	pl->large.bound = SMALL_END;
 	pl->large.descending = 1;
+	pl->va.frontier = VA_BASE;
+	pl->va.bound = VA_END;
 	return pl;
 }
 
@@ -124,12 +132,12 @@ region_place(struct region *rg, uint64_t size, uint64_t *out)
 	}
 	if (fit == NULL) {
 		if (!rg->descending) {
-			if (size > SMALL_END - rg->frontier)
+			if (size > rg->bound - rg->frontier)
 				return -1;
 			*out = rg->frontier;
 			rg->frontier += size;
 		} else {
-			if (size > rg->frontier - SMALL_END)
+			if (size > rg->frontier - rg->bound)
 				return -1;
 			rg->frontier -= size;
 			*out = rg->frontier;
@@ -242,6 +250,30 @@ placement_place(struct placement *pl, uint64_t size, uint64_t *addr)
 	return 0;
 }
 
+int
+placement_reserve_va(struct placement *pl, uint64_t size, uint64_t *addr)
+{
+	return region_place(&pl->va, size, addr);
+}
+
+void
+placement_release_va(struct placement *pl, uint64_t addr, uint64_t size)
+{
+	region_remove(&pl->va, addr, size);
+}
+
+void
+placement_map(struct placement *pl, uint64_t size)
+{
+	pl->physical += round_to(size, PAGE);
+}
+
+void
+placement_unmap(struct placement *pl, uint64_t size)
+{
+	pl->physical -= round_to(size, PAGE);
+}
+
 uint64_t
 placement_physical(const struct placement *pl)
 {
@@ -320,5 +352,6 @@ placement_destroy(struct placement *pl)
 	}
 	region_clear(&pl->small);
 	region_clear(&pl->large);
+	region_clear(&pl->va);
 	free(pl);
 }

@@ -23,6 +23,15 @@ struct placement *placement_create(void);
 int placement_place(struct placement *pl, uint64_t size, uint64_t *addr);
 /* The segment [addr, addr+size) placed earlier is free again. */
 void placement_remove(struct placement *pl, uint64_t addr, uint64_t size);
+/*
+ * Address ranges with nothing behind them (expandable segments), from a
+ * region of their own, and pages mapped inside them.
+ */
+int placement_reserve_va(struct placement *pl, uint64_t size, uint64_t *addr);
+void placement_release_va(struct placement *pl, uint64_t addr, uint64_t size);
+void placement_map(struct placement *pl, uint64_t size);
+void placement_unmap(struct placement *pl, uint64_t size);
+
 /* Bytes of device memory the driver backs for what is placed (whole pages). */
 uint64_t placement_physical(const struct placement *pl);
 void placement_destroy(struct placement *pl);

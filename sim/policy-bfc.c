@@ -410,7 +410,7 @@ static int
 grow_only_create(const struct policy_args *args, struct device *dev, void **state,
     char **cause)
 {
-	uint64_t limit = args->capacity ? args->capacity : BFC_NO_LIMIT;
+	uint64_t limit = dev->capacity ? dev->capacity : BFC_NO_LIMIT;
 	int flavor = FLAVOR_TENSORFLOW, gc, err;
 	struct bfc *b;
 
@@ -465,8 +465,8 @@ preallocate_create(const struct policy_args *args, struct device *dev, void **st
 	    (err = policy_opt_fraction("preallocate", args, "fraction", &fraction, cause)) < 0 ||
 	    (err = policy_opt_choice("preallocate", args, "cc", ccs, &cc, cause)) < 0)
 		return err;
-	if (limit == 0 && args->capacity != 0) {
-		limit = (uint64_t)((double)args->capacity * fraction);
+	if (limit == 0 && dev->capacity != 0) {
+		limit = (uint64_t)((double)dev->capacity * fraction);
 	} else if (limit == 0 && args->device_total != 0) {
 		/* No capacity given: the framework's default on the recording GPU. */
 		card = args->device_total;
@@ -480,9 +480,6 @@ preallocate_create(const struct policy_args *args, struct device *dev, void **st
 	if (limit == 0)
 		return gms_fail(cause, GMS_ECONFIG, "preallocate needs a limit to reserve: give "
 		    "--capacity, or --option limit=SIZE (the trace does not say its GPU's memory)");
-	if (args->capacity != 0 && limit > args->capacity)
-		return gms_fail(cause, GMS_ECONFIG, "preallocate: limit %llu is above the capacity %llu",
-		    (unsigned long long)limit, (unsigned long long)args->capacity);
 	b = bfc_new(dev, limit, gc);
 	b->curr = round256(limit);
 	*state = b;
@@ -514,6 +511,7 @@ const struct policy_ops policy_grow_only = {
 	.models = "TensorFlow set_memory_growth / JAX XLA_PYTHON_CLIENT_PREALLOCATE=false "
 	    "(the BFC allocator, regions doubling from 2 MiB, never returned)",
 	.options = grow_only_options,
+	.limit = POLICY_LIMIT_RESERVED,	/* the GPU: a limit above it backpedals */
 	.create = grow_only_create,
 	.alloc = bfc_alloc,
 	.free = bfc_free,
@@ -529,6 +527,7 @@ const struct policy_ops policy_preallocate = {
 	.models = "TensorFlow's and JAX's default (the BFC allocator with its whole limit "
 	    "reserved at the first allocation; TensorFlow memory_limit)",
 	.options = preallocate_options,
+	.limit = POLICY_LIMIT_RESERVED,
 	.create = preallocate_create,
 	.alloc = bfc_alloc,
 	.free = bfc_free,

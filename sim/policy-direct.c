@@ -171,7 +171,7 @@ const struct policy_ops policy_no_cache = {
 	.models = "no caching: one device allocation per request (PyTorch "
 	    "PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA_PYTHON_CLIENT_ALLOCATOR=platform)",
 	.options = no_options,
-	.reserves_physical = 1,
+	.limit = POLICY_LIMIT_PHYSICAL,
 	.create = direct_create,
 	.alloc = direct_alloc,
 	.free = direct_free,

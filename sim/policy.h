@@ -25,11 +25,10 @@ struct policy_kv {
 	const char *key, *value;
 };
 
-/* What a policy is created from. */
+/* What a policy is created from (its capacity is its device's). */
 struct policy_args {
 	const struct policy_kv *opts;	/* validated against the policy's table */
 	size_t nopts;
-	uint64_t capacity;		/* --capacity: 0 for unlimited */
 	uint64_t device_total;		/* the recording GPU's memory, 0 if unknown */
 };
 
@@ -61,10 +60,16 @@ struct policy_ops {
 	const char *models;	/* the framework setting it stands for */
 	const struct policy_option *options;	/* NULL-key terminated */
 	/*
-	 * Its reservation is what the driver backs (no allocator pool of its
-	 * own): reports take the device's physical bytes as "reserved".
+	 * Who enforces --capacity: the policy itself (its limit check is part
+	 * of what it models), the device on reserved bytes, or the device on
+	 * what the driver backs (no pool of its own: reports then take the
+	 * device's physical bytes as "reserved").
 	 */
-	int reserves_physical;
+	enum policy_limit {
+		POLICY_LIMIT_RESERVED,
+		POLICY_LIMIT_PHYSICAL,
+		POLICY_LIMIT_SELF,
+	} limit;
 
 	/*
 	 * Make a policy over dev from args (options already checked against

@@ -40,7 +40,7 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 		out->dev = device_sim_create(spec->capacity);
 	}
 	args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,
-	    .capacity = spec->capacity, .device_total = hdr->device_total };
+	    .device_total = hdr->device_total };
 	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
 	if (out->sim == NULL)
 		return GMS_ECONFIG;

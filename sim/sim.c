@@ -79,7 +79,8 @@ sim_create(const struct policy_ops *policy, const struct policy_args *args,
 	s->flags = flags;
 	dev->hook = reserve_hook;
 	dev->hook_arg = s;
-	dev->limit_physical = policy->reserves_physical;
+	dev->limit = policy->limit == POLICY_LIMIT_SELF ? DEVICE_LIMIT_NONE :
+	    policy->limit == POLICY_LIMIT_PHYSICAL ? DEVICE_LIMIT_PHYSICAL : DEVICE_LIMIT_RESERVED;
 	return s;
 }
 
@@ -108,7 +109,7 @@ note_oom(struct sim *s, uint64_t index, const struct trace_event *ev)
 	s->r.oom.stream = ev->stream;
 	s->r.oom.live = s->requested;
 	s->r.oom.allocated = s->allocated;
-	s->r.oom.reserved = s->ops->reserves_physical ? s->dev->c.physical :
+	s->r.oom.reserved = s->ops->limit == POLICY_LIMIT_PHYSICAL ? s->dev->c.physical :
 	    s->dev->c.reserved;
 	s->r.oom.largest_free = st.largest_free;
 	s->r.oom.at = ev->at ? gms_strdup(ev->at) : NULL;
@@ -252,7 +253,7 @@ sim_result(struct sim *s, struct sim_result *res)
 
 	s->ops->stats(s->state, &st);
 	*res = s->r;
-	res->peak_reserved = s->ops->reserves_physical ? s->dev->c.peak_physical :
+	res->peak_reserved = s->ops->limit == POLICY_LIMIT_PHYSICAL ? s->dev->c.peak_physical :
 	    s->dev->c.peak_reserved;
 	res->peak_segments = s->dev->c.peak_segments;
 	res->device_allocs = s->dev->c.allocs;

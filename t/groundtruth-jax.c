@@ -45,7 +45,7 @@ replay(const char *name, const struct policy_ops *ops, uint64_t limit, const cJS
     struct outcome *out)
 {
 	static const struct policy_kv jax[] = { { "flavor", "jax" } };
-	struct policy_args args = { .opts = jax, .nopts = 1, .capacity = limit };
+	struct policy_args args = { .opts = jax, .nopts = 1 };
 	struct trace_event ev = { .op = TRACE_ALLOC, .id = WARMUP_ID, .size = 1000 };
 	char *path = gt_sample_path(name), *cause = NULL;
 	const cJSON *row = timeline ? timeline->child : NULL;

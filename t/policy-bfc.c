@@ -74,7 +74,7 @@ split_rule(void)
 		FREE(3),
 		ALLOC(4, 734003),	/* 0.7 MiB -> 734208: 1.5 MiB >= 2 x that: split */
 	};
-	struct policy_args args = { .opts = jax, .nopts = 1, .capacity = 64 * MiB };
+	struct policy_args args = { .opts = jax, .nopts = 1 };
 	struct sim *s = test_sim_args("preallocate", 64 * MiB, &args);
 
 	run_steps(s, steps, 4);
@@ -98,7 +98,7 @@ fragmentation_rule(void)
 		ALLOC(2, 300 * MiB),	/* 424 MiB chunk: 124 MiB of slack: whole */
 		FREE(1), FREE(2),	/* everything merges back */
 	};
-	struct policy_args args = { .opts = jax, .nopts = 1, .capacity = 1024 * MiB };
+	struct policy_args args = { .opts = jax, .nopts = 1 };
 	struct sim *s = test_sim_args("preallocate", 1024 * MiB, &args);
 
 	run_steps(s, steps, 2);
@@ -119,8 +119,8 @@ garbage_collection(void)
 		ALLOC(1, 1 * MiB), FREE(1),	/* a 2 MiB region, wholly free */
 		ALLOC(2, 9 * MiB),		/* avail 8 MiB < 9 MiB: grow fails */
 	};
-	struct policy_args targs = { .opts = tf, .nopts = 1, .capacity = 10 * MiB };
-	struct policy_args jargs = { .opts = jax, .nopts = 1, .capacity = 10 * MiB };
+	struct policy_args targs = { .opts = tf, .nopts = 1 };
+	struct policy_args jargs = { .opts = jax, .nopts = 1 };
 	struct sim *s = test_sim_args("grow-only", 10 * MiB, &targs);
 	struct sim_result r;
 
@@ -165,7 +165,7 @@ static void
 limits(void)
 {
 	static const struct step steps[] = { ALLOC(1, 3 * MiB), ALLOC(2, 3 * MiB) };
-	struct policy_args args = { .opts = jax, .nopts = 1, .capacity = 6 * MiB };
+	struct policy_args args = { .opts = jax, .nopts = 1 };
 	struct sim *s = test_sim_args("grow-only", 6 * MiB, &args);
 
 	run_steps(s, steps, ARRAY_SIZE(steps));

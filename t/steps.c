@@ -14,7 +14,7 @@
 struct sim *
 test_sim(const char *policy, uint64_t capacity)
 {
-	struct policy_args args = { .capacity = capacity };
+	struct policy_args args = { 0 };
 
 	return test_sim_args(policy, capacity, &args);
 }
