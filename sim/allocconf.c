@@ -149,6 +149,8 @@ divisions(struct lexer *lx, size_t *ip, struct alloc_conf *c)
 			return fail(lx, i, "For roundups, the divisons has to be power of 2 or 0 to "
 			    "disable roundup ");
 		if (strcmp(lx->tok[key_at], ">") == 0) {
+			/* from the last listed interval on, that one included, as
+			   PyTorch's parser does (its docs say "after") */
 			for (k = last; k < SC_DIVISION_SLOTS; k++)
 				c->sc.divisions[k] = (unsigned)v2;
 		} else {

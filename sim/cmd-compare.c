@@ -35,6 +35,7 @@ compare_help(void)
 	    "                             where new segments land (default: model)\n"
 	    "  -o, --option <key=value>   an option for every policy that has the key, or\n"
 	    "                             <policy>.<key>=<value> for one (repeatable)\n"
+	    "      --alloc-conf <conf>    PYTORCH_CUDA_ALLOC_CONF settings for caching\n"
 	    "  -j, --jobs <n>             simulations at once (default: the cores)\n"
 	    "  -f, --format <text|json>   output format (default: text)\n"
 	    "      --device <n>           PyTorch snapshots: the device's trace to replay\n"
@@ -94,6 +95,7 @@ cmd_compare(int argc, char **argv)
 		{ "placement", required_argument, NULL, 'P' },
 		{ "option", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "alloc-conf", required_argument, NULL, 'A' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
@@ -132,6 +134,11 @@ cmd_compare(int argc, char **argv)
 		case 'o':
 			if (cli_add_option(&global, &nglobal, optarg) < 0)
 				return EXIT_INPUT;
+			break;
+		case 'A':
+			global = gms_realloc(global, (nglobal + 1) * sizeof(*global));
+			global[nglobal].key = "caching.alloc_conf";
+			global[nglobal++].value = optarg;
 			break;
 		case 'j':
 			errno = 0;

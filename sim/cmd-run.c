@@ -46,6 +46,8 @@ run_help(void)
 	    "                             says \"starts_mid_run\": true)\n"
 	    "  -o, --option <key=value>   a policy option (repeatable); 'gpumemsim policies'\n"
 	    "                             lists them\n"
+	    "      --alloc-conf <conf>    caching: PYTORCH_CUDA_ALLOC_CONF settings, e.g.\n"
+	    "                             expandable_segments:True,max_split_size_mb:128\n"
 	    "      --check                verify the policy's invariants after every event\n"
 	    "  -h, --help                 show this help\n\n"
 	    "Policies:\n", run_usage);
@@ -70,6 +72,7 @@ cmd_run(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "option", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
+		{ "alloc-conf", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -122,6 +125,11 @@ cmd_run(int argc, char **argv)
 			if (cli_add_option(&opts, &nopts, optarg) < 0)
 				return EXIT_INPUT;
 			break;
+		case 'A':
+			opts = gms_realloc(opts, (nopts + 1) * sizeof(*opts));
+			opts[nopts].key = "alloc_conf";
+			opts[nopts++].value = optarg;
+			break;
 		case 'h':
 			return run_help();
 		case ':':
@@ -163,9 +171,11 @@ cmd_run(int argc, char **argv)
 		    "alloc_conf");
 
 		if (spec.policy == &policy_caching && cJSON_IsString(conf) &&
-		    conf->valuestring[0] != '\0')
+		    conf->valuestring[0] != '\0' && policy_opt(&(struct policy_args){ .opts = opts,
+		    .nopts = nopts }, "alloc_conf") == NULL)
 			cli_warning("%s was recorded with PYTORCH_CUDA_ALLOC_CONF=%s; this run "
-			    "simulates the default settings", spec.path, conf->valuestring);
+			    "simulates the default settings (give --alloc-conf='%s' to simulate "
+			    "those)", spec.path, conf->valuestring, conf->valuestring);
 	}
 	if (out.recorded_diverged > 0)
 		cli_warning("%s: %llu of %llu segments did not follow the recording; the "

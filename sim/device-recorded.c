@@ -40,6 +40,7 @@ rec_reserve(struct device *d, uint64_t size, uint64_t *addr)
 	struct recorded *rc = d->priv;
 	struct live_seg *s = NULL;
 
+	rc->st.asked++;
 	if (rc->head < rc->len && rc->size[rc->head] == size)
 		HASH_FIND(hh, rc->live, &rc->addr[rc->head], sizeof(uint64_t), s);
 	if (rc->head < rc->len && rc->size[rc->head] == size && s == NULL) {

@@ -109,6 +109,7 @@ void device_recorded_push(struct device *d, uint64_t addr, uint64_t size);
 
 struct device_recorded_stats {
 	uint64_t pushed;	/* recorded segments offered */
+	uint64_t asked;		/* segments asked for (reserve calls) */
 	uint64_t used;		/* handed out with their recorded address */
 	uint64_t diverged;	/* reserves that got no matching recorded segment */
 	uint64_t first_divergence;	/* device alloc number (0-based) of the first */

@@ -51,7 +51,7 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 		device_recorded_stats(out->dev, &rst);
 		out->recorded_used = rst.used;
 		out->recorded_diverged = rst.diverged;
-		if (rst.pushed == 0 && out->res.device_allocs > 0)
+		if (rst.pushed == 0 && rst.asked > 0)
 			return gms_fail(cause, GMS_ETRACE, "%s: --placement=recorded needs the "
 			    "trace's observed segment_alloc events, and it has none "
 			    "(use --placement=model)", spec->path);

@@ -211,11 +211,13 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 		s->mark_event = index;
 		break;
 	case TRACE_SEGMENT_ALLOC:
+	case TRACE_SEGMENT_MAP:
+		/* what the recording allocator reserved for the next alloc */
 		s->r.observed_events++;
 		s->r.observed_segments++;
 		if (s->nobs++ < PENDING_MAX)
 			s->obs[s->nobs - 1] = ev->size;
-		if (s->flags & SIM_FEED_RECORDED)
+		if (ev->op == TRACE_SEGMENT_ALLOC && (s->flags & SIM_FEED_RECORDED))
 			device_recorded_push(s->dev, ev->addr, ev->size);
 		break;
 	default:

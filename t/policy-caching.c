@@ -220,6 +220,132 @@ zero_size(void)
 	test_sim_free(s);
 }
 
+static struct sim *
+conf_sim(const char *conf, uint64_t capacity)
+{
+	struct policy_kv kv = { "alloc_conf", conf };
+	struct policy_args args = { .opts = &kv, .nopts = 1, .device_total = 80 * GMS_GiB };
+
+	return test_sim_args("caching", capacity, &args);
+}
+
+#define VA ((uint64_t)1 << 52)	/* the first expandable segment's address range */
+
+static void
+expandable_segments(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 3 * MiB),	/* a new range; one 20 MiB page mapped; split */
+		ALLOC(2, 30 * MiB),	/* the 17 MiB free block grows by one page: 37 MiB */
+		FREE(1), FREE(2),	/* one free 40 MiB block before the unmapped rest */
+		ALLOC(3, 44 * MiB),	/* 40 + 44 > 50 MiB: unmap both pages, retry */
+	};
+	/* the limit is checked against the segment size (30 MiB: 20 + 30 <= 50) */
+	struct sim *s = conf_sim("expandable_segments:True", 50 * MiB);
+	struct sim_result r;
+
+	run_steps(s, steps, 1);
+	is_u64(addr_of(s, 1), VA, "expandable: the first block at the range's start");
+	is_u64(sim_device(s)->c.reserved, 20 * MiB, "expandable: one 20 MiB page (large pool)");
+	run_steps(s, steps + 1, 1);
+	is_u64(addr_of(s, 2), VA + 3 * MiB, "expandable: the free tail grows instead of a new segment");
+	is_u64(sim_device(s)->c.reserved, 40 * MiB, "expandable: a second page mapped");
+	is_u64(block_of(s, 2), 30 * MiB, "expandable: split exactly (>= 512 B remain)");
+	run_steps(s, steps + 2, 3);
+	r = result(s);
+	ok(!r.oomed, "expandable: after unmapping, the request fits");
+	is_u64(r.alloc_retries, 1, "expandable: one retry");
+	is_u64(r.device_frees, 1, "expandable: one unmap of both pages");
+	is_u64(r.device_allocs, 3, "expandable: three maps in all");
+	/* PyTorch checks reserved + 44 MiB <= 50 MiB, then maps whole 20 MiB pages */
+	is_u64(sim_device(s)->c.reserved, 60 * MiB, "expandable: 44 MiB maps three pages, "
+	    "past the limit, as in PyTorch");
+	is_u64(addr_of(s, 3), VA, "expandable: the released range is reused");
+	test_sim_free(s);
+}
+
+static void
+max_split_size(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 24 * MiB), FREE(1),	/* an oversize (>= 20 MiB) cached block */
+		ALLOC(2, 12 * MiB),	/* a normal request never takes an oversize block */
+		ALLOC(3, 22 * MiB),	/* an oversize one does, within 20 MiB of slack */
+	};
+	static const struct step release[] = {
+		ALLOC(1, 24 * MiB), FREE(1),
+		ALLOC(2, 40 * MiB),	/* 24 + 40 > 50 MiB: the oversize block goes first */
+	};
+	struct sim *s = conf_sim("max_split_size_mb:20", 0);
+	struct sim_result r;
+
+	run_steps(s, steps, 3);
+	is_u64(result(s).device_allocs, 2, "max_split: the 12 MiB request gets a new segment");
+	run_steps(s, steps + 3, 1);
+	is_u64(block_of(s, 3), 24 * MiB, "max_split: 22 MiB takes the 24 MiB block, unsplit");
+	is_u64(result(s).device_allocs, 2, "max_split: no new segment for it");
+	test_sim_free(s);
+
+	s = conf_sim("max_split_size_mb:20", 50 * MiB);
+	run_steps(s, release, ARRAY_SIZE(release));
+	r = result(s);
+	ok(!r.oomed, "max_split: the request fits once the oversize block is gone");
+	is_u64(r.device_frees, 1, "max_split: the oversize block was released");
+	/* 24 MiB < 40 MiB: the targeted release reports failure, yet freed it */
+	is_u64(r.alloc_retries, 1, "max_split: and the full release and retry still ran");
+	test_sim_free(s);
+}
+
+static void
+roundup_divisions(void)
+{
+	static const struct step steps[] = { ALLOC(1, 5 * MiB + 1) };
+	struct sim *s = conf_sim("roundup_power2_divisions:4", 0);
+
+	run_steps(s, steps, 1);
+	is_u64(block_of(s, 1), 6 * MiB, "roundup 4: 5 MiB + 1 rounds to 6 MiB");
+	test_sim_free(s);
+	s = conf_sim("roundup_power2_divisions:[1:1,4:8]", 0);
+	run_steps(s, steps, 1);
+	/* slot 2 ([4 MiB, 8 MiB)) has 8 divisions: steps of 512 KiB */
+	is_u64(block_of(s, 1), 5 * MiB + 512 * 1024, "roundup list: 8 divisions at 4 MiB");
+	test_sim_free(s);
+	s = conf_sim("roundup_power2_divisions:[1:1,4:8,>:2]", 0);
+	run_steps(s, steps, 1);
+	/* '>' fills from the last listed interval on, that one included
+	   (c10/core/AllocatorConfig.cpp): 2 divisions at 4 MiB */
+	is_u64(block_of(s, 1), 6 * MiB, "roundup list: '>' overrides the last listed interval");
+	test_sim_free(s);
+}
+
+static void
+garbage_collection(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 30 * MiB), FREE(1),	/* 30 MiB cached */
+		ALLOC(2, 40 * MiB),		/* reserved 70 MiB */
+		ALLOC(3, 30 * MiB + 1),		/* lookup fails: 70 > 0.5 x 100 MiB: GC */
+	};
+	struct sim *s = conf_sim("garbage_collection_threshold:0.5", 100 * MiB);
+	struct sim_result r;
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	r = result(s);
+	is_u64(r.device_frees, 1, "gc: the old cached block is freed before growing");
+	is_u64(r.alloc_retries, 0, "gc: no retry was needed");
+	test_sim_free(s);
+	s = conf_sim("", 100 * MiB);
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	r = result(s);
+	is_u64(r.device_frees, 1, "no gc: the cache goes only when the limit is hit");
+	is_u64(r.alloc_retries, 1, "no gc: after a failed try");
+	test_sim_free(s);
+	s = conf_sim("garbage_collection_threshold:0.5", 0);
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	is_u64(result(s).device_frees, 0, "gc: off without a capacity, as in PyTorch");
+	test_sim_free(s);
+}
+
 int
 main(void)
 {
@@ -232,5 +358,9 @@ main(void)
 	out_of_memory();
 	strict_capacity();
 	zero_size();
+	expandable_segments();
+	max_split_size();
+	roundup_divisions();
+	garbage_collection();
 	return tap_done();
 }

@@ -1,0 +1,88 @@
+/*
+ * allocconf.c - parsing PYTORCH_CUDA_ALLOC_CONF (sim/allocconf.c): values as
+ * PyTorch sets them, and PyTorch's own messages for what it refuses, with
+ * the place in the string.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/allocconf.h"
+#include "sim/gms.h"
+#include "t/tap.h"
+
+#define MiB GMS_MiB
+
+static void
+refused(const char *s, const char *msg)
+{
+	struct alloc_conf c;
+	char *cause = NULL;
+	int rc = alloc_conf_parse(s, &c, &cause);
+
+	ok(rc == GMS_ECONFIG && cause != NULL && strstr(cause, msg) != NULL,
+	    "'%s' refused: %s", s, cause ? cause : "(no message)");
+	free(cause);
+}
+
+int
+main(void)
+{
+	struct alloc_conf c;
+	char *cause = NULL;
+	int i, all;
+
+	ok(alloc_conf_parse("", &c, &cause) == 0, "the empty string is the defaults");
+	is_u64(c.max_split, SC_UNLIMITED, "default: max_split_size unlimited");
+	is_u64(c.max_non_split_rounding, 20 * MiB, "default: max_non_split_rounding 20 MiB");
+	is_u64(c.sc.large_segment, 20 * MiB, "default: large segments of 20 MiB");
+	ok(c.gc_threshold == 0 && !c.expandable, "default: no GC, no expandable segments");
+
+	ok(alloc_conf_parse(" expandable_segments : True , max_split_size_mb:128,"
+	    "garbage_collection_threshold:0.6", &c, &cause) == 0, "several keys, spaces ignored");
+	ok(c.expandable, "expandable_segments:True");
+	is_u64(c.max_split, 128 * MiB, "max_split_size_mb:128");
+	ok(c.gc_threshold == 0.6, "garbage_collection_threshold:0.6");
+
+	ok(alloc_conf_parse("roundup_power2_divisions:4", &c, &cause) == 0, "divisions: one value");
+	for (i = 0, all = 1; i < SC_DIVISION_SLOTS; i++)
+		all &= c.sc.divisions[i] == 4;
+	ok(all, "divisions 4: every interval");
+	ok(alloc_conf_parse("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", &c, &cause) == 0,
+	    "divisions: the list form");
+	ok(c.sc.divisions[0] == 1 && c.sc.divisions[7] == 1 && c.sc.divisions[8] == 1 &&
+	    c.sc.divisions[9] == 2 && c.sc.divisions[10] == 8 && c.sc.divisions[15] == 8,
+	    "divisions list: the first value below its interval, '>' from the last listed on");
+
+	ok(alloc_conf_parse("large_segment_size_mb:32,max_split_size_mb:40", &c, &cause) == 0,
+	    "large_segment_size_mb");
+	is_u64(c.sc.large_segment, 32 * MiB, "large segments of 32 MiB");
+	is_u64(c.max_non_split_rounding, 32 * MiB, "max_non_split_rounding follows it");
+	ok(alloc_conf_parse("backend:native,release_lock_on_cudamalloc:True,"
+	    "pinned_use_cuda_host_register:False,pinned_num_register_threads:8", &c, &cause) == 0,
+	    "keys without effect on device memory are accepted");
+
+	refused("foo:1", "at character 1 ('foo'): Unrecognized CachingAllocator option: foo");
+	refused("max_split_size_mb:5", "at character 19 ('5'): CachingAllocator option "
+	    "max_split_size_mb too small, must be >= 20");
+	refused("large_segment_size_mb:32,max_split_size_mb:30", "must be >= 32");
+	refused("max_non_split_rounding_mb:1", "max_non_split_rounding_mb too small");
+	refused("garbage_collection_threshold:1.5", "garbage_collect_threshold is invalid, "
+	    "set it in (0.0, 1.0)");
+	refused("garbage_collection_threshold:0", "set it in (0.0, 1.0)");
+	refused("roundup_power2_divisions:3", "For roundups, the divisons has to be power of 2");
+	refused("roundup_power2_divisions:[3:2]", "the intervals have to be power of 2");
+	refused("roundup_power2_divisions:[256:3]", "power of 2 or 0 to disable roundup");
+	refused("roundup_power2_divisions:[256:2", "no closing ]");
+	refused("expandable_segments:true", "Expected a single True/False argument for "
+	    "expandable_segments");
+	refused("max_split_size_mb", "at its end: Error parsing CachingAllocator::AllocatorConfig "
+	    "settings, expected :");
+	refused("max_split_size_mb:abc", "max_split_size_mb takes a whole number, not 'abc'");
+	refused("max_split_size_mb:64;expandable_segments:True", "takes a whole number");
+	refused("expandable_segments:True max_split_size_mb:64", "Expected a single True/False");
+	refused("backend:cudaMallocAsync", "cannot be simulated");
+	refused("max_split_size_mb:64 expandable", "takes a whole number");
+	return tap_done();
+}
