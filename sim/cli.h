@@ -56,6 +56,7 @@ int cli_device(const char *arg, int *out);
 int cmd_run(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 

@@ -218,11 +218,11 @@ cmd_compare(int argc, char **argv)
 		rows[i].cause = jobs[i].cause;
 		if (jobs[i].err != 0)
 			continue;
-		trace = trace_header(jobs[i].out.reader)->name;
+		trace = jobs[i].out.hdr->name;
 		rows[i].run = (struct report_run){ .trace = trace, .path = argv[optind],
 		    .policy = ents[i].ops->name, .opts = ents[i].opts, .nopts = ents[i].nopts,
 		    .placement = placement ? "recorded" : "model", .capacity = capacity,
-		    .hdr = trace_header(jobs[i].out.reader), .res = &jobs[i].out.res };
+		    .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
 	}
 	if (trace == NULL) {
 		cli_error("no policy could run: %s", n ? jobs[0].cause : "none named");

@@ -167,7 +167,7 @@ cmd_run(int argc, char **argv)
 		    spec.path, (unsigned long long)out.res.unknown_frees,
 		    (unsigned long long)out.res.first_unknown_free);
 	{
-		const cJSON *conf = cJSON_GetObjectItemCaseSensitive(trace_header(out.reader)->source,
+		const cJSON *conf = cJSON_GetObjectItemCaseSensitive(out.hdr->source,
 		    "alloc_conf");
 
 		if (spec.policy == &policy_caching && cJSON_IsString(conf) &&
@@ -184,14 +184,14 @@ cmd_run(int argc, char **argv)
 		    (unsigned long long)out.res.device_allocs);
 
 	rep = (struct report_run){
-		.trace = trace_header(out.reader)->name,
+		.trace = out.hdr->name,
 		.path = spec.path,
 		.policy = spec.policy->name,
 		.opts = opts,
 		.nopts = nopts,
 		.placement = spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" : "model",
 		.capacity = spec.capacity,
-		.hdr = trace_header(out.reader),
+		.hdr = out.hdr,
 		.res = &out.res,
 	};
 	if (json) {

@@ -10,6 +10,7 @@
 #include "sim/gms.h"
 #include "sim/policy.h"
 #include "sim/run.h"
+#include "traces/tracemem.h"
 
 int
 run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
@@ -23,9 +24,14 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 
 	memset(out, 0, sizeof(*out));
 	topts.device = spec->device;
-	if ((err = trace_open_opts(spec->path, &topts, &out->reader, cause)) < 0)
-		return err;
-	hdr = trace_header(out->reader);
+	if (spec->mem != NULL) {
+		hdr = trace_mem_header(spec->mem);
+	} else {
+		if ((err = trace_open_opts(spec->path, &topts, &out->reader, cause)) < 0)
+			return err;
+		hdr = trace_header(out->reader);
+	}
+	out->hdr = hdr;
 	if (spec->unknown_frees_warn || hdr->starts_mid_run)
 		flags |= SIM_UNKNOWN_FREES_WARN;
 	if (spec->check_every)
@@ -44,7 +50,11 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
 	if (out->sim == NULL)
 		return GMS_ECONFIG;
-	if ((err = sim_replay(out->sim, out->reader, cause)) < 0)
+	if (spec->mem != NULL)
+		err = sim_replay_mem(out->sim, spec->mem, cause);
+	else
+		err = sim_replay(out->sim, out->reader, cause);
+	if (err < 0)
 		return err;
 	sim_result(out->sim, &out->res);
 	if (spec->placement == RUN_PLACEMENT_RECORDED) {

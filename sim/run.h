@@ -17,8 +17,11 @@ enum run_placement {
 	RUN_PLACEMENT_RECORDED,	/* addresses from the trace's segment_alloc events */
 };
 
+struct trace_mem;
+
 struct run_spec {
 	const char *path;
+	const struct trace_mem *mem;	/* replay this instead of reading path */
 	const struct policy_ops *policy;
 	const struct policy_kv *opts;	/* policy options (--option KEY=VALUE) */
 	size_t nopts;
@@ -30,7 +33,9 @@ struct run_spec {
 };
 
 struct run_output {
-	struct trace_reader *reader;	/* kept open: its header is reported */
+	struct trace_reader *reader;	/* kept open: its header is reported
+					   (NULL when the spec gave a trace_mem) */
+	const struct trace_header *hdr;	/* the trace's header, either way */
 	struct device *dev;
 	struct sim *sim;
 	struct sim_result res;

@@ -16,6 +16,7 @@
 #include "sim/objpool.h"
 #include "sim/policy.h"
 #include "sim/sim.h"
+#include "traces/tracemem.h"
 
 struct live {
 	uint64_t id;
@@ -244,6 +245,25 @@ sim_replay(struct sim *s, struct trace_reader *r, char **cause)
 		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
 		free(why);
 		return rc;
+	}
+	return 0;
+}
+
+int
+sim_replay_mem(struct sim *s, const struct trace_mem *m, char **cause)
+{
+	struct trace_event ev;
+	char *why = NULL, where[512];
+	size_t i, n = trace_mem_count(m);
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		trace_mem_event(m, i, &ev);
+		if ((rc = sim_event(s, i, &ev, &why)) < 0) {
+			gms_fail(cause, rc, "%s: %s", trace_mem_where(m, i, where, sizeof(where)), why);
+			free(why);
+			return rc;
+		}
 	}
 	return 0;
 }

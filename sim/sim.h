@@ -80,6 +80,10 @@ int sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char 
  */
 int sim_replay(struct sim *s, struct trace_reader *r, char **cause);
 
+/* The same from a trace held in memory. */
+struct trace_mem;
+int sim_replay_mem(struct sim *s, const struct trace_mem *m, char **cause);
+
 /* The statistics so far (the OOM strings stay owned by the sim). */
 void sim_result(struct sim *s, struct sim_result *res);
 
