@@ -5,7 +5,8 @@
 #
 # Builds bench/gen-trace, writes a training-shaped JSON Lines trace of EVENTS
 # events to a temporary directory (plain and gzip'd), and times `gpumemsim run`
-# on each, printing events per second and the peak resident memory.  Run it
+# on each, printing events per second and the peak resident memory, then
+# `gpumemsim tune` on it.  Run it
 # from a build without sanitizers (./configure && make) for real numbers.
 set -eu
 cd "$(dirname "$0")/.."
@@ -25,3 +26,8 @@ for f in t.jsonl t.jsonl.gz; do
 		    'BEGIN { printf "%-12s %-16s %6.2f s  %5.2f M events/s  %5.1f MiB max RSS  %s\n", f, c, s, e / (s > 0 ? s : 0.01) / 1e6, k / 1024, o }'
 	done
 done
+# tune: the trace read once, then dozens of settings replayed on every core
+/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim tune "$tmp/t.jsonl.gz" --capacity=4.5GiB --format=json >"$tmp/out"
+read -r secs kib <"$tmp/time"
+tried=$(sed -n 's/^\t"tried":\t\([0-9]*\),/\1/p' "$tmp/out")
+echo "tune: $tried settings and the BFC limit searches in $secs s, $(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB max RSS"

@@ -259,9 +259,9 @@ make_tuple(struct parser *ps, size_t from)
 static int
 run(struct parser *ps, struct pk_val **root)
 {
-	struct pk_val *v, *k, *d;
+	struct pk_val *v = NULL, *k = NULL, *d = NULL;
 	uint64_t n;
-	size_t at, i;
+	size_t at = 0, i;
 	unsigned char op;
 	double f;
 	int err;
