@@ -100,6 +100,8 @@ report_run_json(const struct report_run *run)
 	cJSON_AddStringToObject(opts, "placement", run->placement);
 	for (i = 0; i < run->nopts; i++)
 		cJSON_AddStringToObject(opts, run->opts[i].key, run->opts[i].value);
+	if (run->gpu)
+		cJSON_AddStringToObject(opts, "gpu", run->gpu);
 	if (run->capacity)
 		cJSON_AddNumberToObject(o, "capacity", (double)run->capacity);
 	else
@@ -157,8 +159,9 @@ report_run_text(const struct report_run *run)
 	fprintf(f, "policy %s", run->policy);
 	for (k = 0; k < run->nopts; k++)
 		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
-	fprintf(f, "%s, capacity %s, placement %s\n\n", run->nopts ? ")" : "",
-	    run->capacity ? SZ(run->capacity) : "unlimited", run->placement);
+	fprintf(f, "%s, capacity %s%s%s%s, placement %s\n\n", run->nopts ? ")" : "",
+	    run->capacity ? SZ(run->capacity) : "unlimited", run->gpu ? " (" : "",
+	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "", run->placement);
 
 	fprintf(f, "  peak reserved   %12s  %14llu B\n", SZ(r->peak_reserved),
 	    (unsigned long long)r->peak_reserved);

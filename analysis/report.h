@@ -23,6 +23,7 @@ struct report_run {
 	size_t nopts;
 	const char *placement;		/* "model" or "recorded" */
 	uint64_t capacity;		/* 0: unlimited */
+	const char *gpu;		/* the --gpu model the capacity came from, or NULL */
 	const struct trace_header *hdr;
 	const struct sim_result *res;
 };

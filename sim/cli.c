@@ -5,13 +5,16 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/timeline.h"
 #include "sim/cli.h"
 #include "sim/gms.h"
+#include "sim/gpus.h"
 #include "sim/policy.h"
 
 static void
@@ -110,3 +113,64 @@ cli_choice(const char *opt, const char *arg, const char *const *choices, int *ou
 
 const char *const cli_formats[] = { "text", "json", NULL };
 const char *const cli_placements[] = { "model", "recorded", NULL };
+
+int
+cli_count(const char *opt, const char *arg, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (errno != 0 || *arg == '\0' || *end != '\0' || *out < 1 || *out > max) {
+		cli_error("%s takes a number from 1 to %ld, not '%s'", opt, max, arg);
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+int
+cli_target(struct cli_target *t, const char **gpu_name, uint64_t *capacity)
+{
+	char *cause = NULL;
+
+	if (t->gpu != NULL && t->capacity != 0) {
+		cli_error("give --capacity or --gpu, not both");
+		return EXIT_USAGE;
+	}
+	if (t->gpu != NULL) {
+		if ((t->model = gpu_find(t->gpu, &cause)) == NULL) {
+			cli_error("--gpu: %s", cause);
+			free(cause);
+			return EXIT_INPUT;
+		}
+		if (t->overhead >= t->model->total) {
+			cli_error("--context-overhead is all of the %s's memory", t->model->name);
+			return EXIT_INPUT;
+		}
+		*capacity = t->model->total - t->overhead;
+	} else {
+		*capacity = t->capacity;
+	}
+	if (gpu_name != NULL)
+		*gpu_name = t->model ? t->model->name : NULL;
+	return 0;
+}
+
+int
+write_timeline(const char *path, struct timeline *const *tls, const char *const *labels,
+    size_t n)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+	if (f == NULL) {
+		cli_error("cannot create '%s': %s", path, strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	if (timeline_write_csv(f, tls, labels, n) < 0 || (f != stdout && fclose(f) != 0)) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		if (f != stdout)
+			remove(path);
+		return EXIT_SYSTEM;
+	}
+	return 0;
+}

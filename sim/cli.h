@@ -44,6 +44,28 @@ int cli_add_option(struct policy_kv **opts, size_t *nopts, char *arg);
 /* --capacity: a size above 0.  0, or EXIT_INPUT after saying what is wrong. */
 int cli_capacity(const char *arg, uint64_t *out);
 
+/* A count from 1 to max for option opt.  0, or EXIT_INPUT after saying so. */
+int cli_count(const char *opt, const char *arg, long max, long *out);
+
+/*
+ * Where a run happens: --capacity, or --gpu (its memory less
+ * --context-overhead).  Fill it from the options, then cli_target() checks it
+ * and gives the capacity (0: unlimited) and the model's name or NULL.
+ */
+struct gpu_model;
+struct cli_target {
+	uint64_t capacity;		/* --capacity */
+	const char *gpu;		/* --gpu */
+	uint64_t overhead;		/* --context-overhead */
+	const struct gpu_model *model;	/* set by cli_target() */
+};
+int cli_target(struct cli_target *t, const char **gpu_name, uint64_t *capacity);
+
+/* Write timelines as CSV to path ("-": stdout).  0, or EXIT_SYSTEM after saying why. */
+struct timeline;
+int write_timeline(const char *path, struct timeline *const *tls, const char *const *labels,
+    size_t n);
+
 /* arg is one of choices (NULL-terminated): *out its index; 0 or EXIT_INPUT. */
 int cli_choice(const char *opt, const char *arg, const char *const *choices, int *out);
 
@@ -57,6 +79,9 @@ int cmd_run(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 

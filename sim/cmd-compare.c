@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -11,9 +12,11 @@
 #include <string.h>
 
 #include "analysis/report.h"
+#include "analysis/timeline.h"
 #include "sim/batch.h"
 #include "sim/cli.h"
 #include "sim/gms.h"
+#include "sim/gpus.h"
 #include "sim/policy.h"
 
 static const char compare_usage[] = "gpumemsim compare [options] <trace>";
@@ -37,6 +40,12 @@ compare_help(void)
 	    "                             <policy>.<key>=<value> for one (repeatable)\n"
 	    "      --alloc-conf <conf>    PYTORCH_CUDA_ALLOC_CONF settings for caching\n"
 	    "  -j, --jobs <n>             simulations at once (default: the cores)\n"
+	    "      --gpu <model>          compare on a catalogued GPU instead of --capacity\n"
+	    "      --context-overhead <size>\n"
+	    "                             taken off a --gpu's memory (default: 512MiB)\n"
+	    "      --timeline <file.csv>  every policy's allocated and reserved bytes, and the\n"
+	    "                             live bytes, at every change\n"
+	    "      --points <n>           ... as an envelope of about n rows\n"
 	    "  -f, --format <text|json>   output format (default: text)\n"
 	    "      --device <n>           PyTorch snapshots: the device's trace to replay\n"
 	    "                             (default: the one with the most entries)\n"
@@ -86,6 +95,18 @@ apply_global(struct entry *e, const struct policy_kv *g, size_t ng)
 	}
 }
 
+/* A label as a CSV column name: letters, digits, '-' and '_' only. */
+static char *
+csv_label(const char *label)
+{
+	char *s = gms_strdup(label), *p;
+
+	for (p = s; *p; p++)
+		if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
+			*p = '_';
+	return s;
+}
+
 int
 cmd_compare(int argc, char **argv)
 {
@@ -97,6 +118,10 @@ cmd_compare(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "alloc-conf", required_argument, NULL, 'A' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "context-overhead", required_argument, NULL, 'X' },
+		{ "timeline", required_argument, NULL, 'T' },
+		{ "points", required_argument, NULL, 'N' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -110,7 +135,11 @@ cmd_compare(int argc, char **argv)
 	uint64_t capacity = 0;
 	size_t nglobal = 0, n = 0, i;
 	int json = 0, placement = 0, threads = batch_default_threads(), device = -1, ch, rc = 0;
-	long v;
+	long v, points = 0;
+	struct cli_target target = { .overhead = GPU_CONTEXT_OVERHEAD };
+	const char *timeline_path = NULL, *gpu_name = NULL;
+	struct timeline *tls = NULL, **tlp = NULL;
+	char **labels = NULL;
 	cJSON *o;
 
 	opterr = 0;
@@ -120,7 +149,24 @@ cmd_compare(int argc, char **argv)
 			list = optarg;
 			break;
 		case 'c':
-			if ((rc = cli_capacity(optarg, &capacity)) != 0)
+			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
+				return rc;
+			break;
+		case 'g':
+			target.gpu = optarg;
+			break;
+		case 'X':
+			if (gms_parse_size(optarg, &target.overhead, &cause) < 0) {
+				cli_error("--context-overhead: %s", cause);
+				free(cause);
+				return EXIT_INPUT;
+			}
+			break;
+		case 'T':
+			timeline_path = optarg;
+			break;
+		case 'N':
+			if ((rc = cli_count("--points", optarg, 100000000, &points)) != 0)
 				return rc;
 			break;
 		case 'P':
@@ -166,6 +212,8 @@ cmd_compare(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("compare", compare_usage, optind == argc ?
 		    "no trace given" : "more than one trace given");
+	if ((rc = cli_target(&target, &gpu_name, &capacity)) != 0)
+		return rc;
 
 	if (list == NULL) {
 		for (i = 0; policy_table[i] != NULL; i++) {
@@ -195,6 +243,9 @@ cmd_compare(int argc, char **argv)
 	}
 	jobs = gms_calloc(n ? n : 1, sizeof(*jobs));
 	rows = gms_calloc(n ? n : 1, sizeof(*rows));
+	tls = gms_calloc(n ? n : 1, sizeof(*tls));
+	tlp = gms_calloc(n ? n : 1, sizeof(*tlp));
+	labels = gms_calloc(n ? n : 1, sizeof(*labels));
 	if (rc != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -202,7 +253,16 @@ cmd_compare(int argc, char **argv)
 		jobs[i].spec = (struct run_spec){ .path = argv[optind], .policy = ents[i].ops,
 		    .opts = ents[i].opts, .nopts = ents[i].nopts, .capacity = capacity,
 		    .device = device,
+		    .gpu_total = target.model ? target.model->total : 0,
+		    .gpu_cc = target.model ? target.model->cc : 0,
 		    .placement = placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
+		timeline_init(&tls[i], (size_t)points);
+		tlp[i] = &tls[i];
+		labels[i] = csv_label(ents[i].label);
+		if (timeline_path != NULL) {
+			jobs[i].spec.sampler = timeline_sample;
+			jobs[i].spec.sampler_arg = &tls[i];
+		}
 	}
 	batch_run(jobs, n, threads);
 
@@ -219,7 +279,7 @@ cmd_compare(int argc, char **argv)
 		if (jobs[i].err != 0)
 			continue;
 		trace = jobs[i].out.hdr->name;
-		rows[i].run = (struct report_run){ .trace = trace, .path = argv[optind],
+		rows[i].run = (struct report_run){ .trace = trace, .path = argv[optind], .gpu = gpu_name,
 		    .policy = ents[i].ops->name, .opts = ents[i].opts, .nopts = ents[i].nopts,
 		    .placement = placement ? "recorded" : "model", .capacity = capacity,
 		    .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
@@ -229,6 +289,9 @@ cmd_compare(int argc, char **argv)
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	if (timeline_path != NULL &&
+	    (rc = write_timeline(timeline_path, tlp, (const char *const *)labels, n)) != 0)
+		goto out;
 	if (json) {
 		o = report_compare_json(rows, n, trace, capacity);
 		text = cJSON_Print(o);
@@ -250,7 +313,14 @@ out:
 		free(ents[i].label);
 		free(ents[i].store);
 		free(ents[i].opts);
+		if (tls != NULL)
+			timeline_free(&tls[i]);
+		if (labels != NULL)
+			free(labels[i]);
 	}
+	free(tls);
+	free(tlp);
+	free(labels);
 	free(ents);
 	free(jobs);
 	free(rows);

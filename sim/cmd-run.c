@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "analysis/report.h"
+#include "analysis/timeline.h"
 #include "sim/cli.h"
+#include "sim/gpus.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
 #include "sim/run.h"
@@ -48,6 +50,17 @@ run_help(void)
 	    "                             lists them\n"
 	    "      --alloc-conf <conf>    caching: PYTORCH_CUDA_ALLOC_CONF settings, e.g.\n"
 	    "                             expandable_segments:True,max_split_size_mb:128\n"
+	    "      --gpu <model>          run on a catalogued GPU instead of --capacity: its\n"
+	    "                             memory less the context overhead (and for BFC\n"
+	    "                             policies the framework's own limit for it);\n"
+	    "                             'gpumemsim plan --help' lists the models\n"
+	    "      --context-overhead <size>\n"
+	    "                             memory the CUDA context and libraries take off a\n"
+	    "                             --gpu (default: 512MiB)\n"
+	    "      --timeline <file.csv>  write live, allocated and reserved bytes at every\n"
+	    "                             change\n"
+	    "      --points <n>           ... as an envelope of about n rows that keeps\n"
+	    "                             every peak\n"
 	    "      --check                verify the policy's invariants after every event\n"
 	    "  -h, --help                 show this help\n\n"
 	    "Policies:\n", run_usage);
@@ -73,6 +86,10 @@ cmd_run(int argc, char **argv)
 		{ "option", required_argument, NULL, 'o' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "alloc-conf", required_argument, NULL, 'A' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "context-overhead", required_argument, NULL, 'X' },
+		{ "timeline", required_argument, NULL, 'T' },
+		{ "points", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -85,6 +102,10 @@ cmd_run(int argc, char **argv)
 	struct policy_kv *opts = NULL;
 	size_t nopts = 0;
 	int fail_on_oom = 0, json = 0, choice = 0, device = -1, ch, err, rc;
+	struct cli_target target = { .overhead = GPU_CONTEXT_OVERHEAD };
+	const char *timeline_path = NULL, *gpu_name = NULL;
+	struct timeline tl;
+	long points = 0;
 	cJSON *doc;
 
 	opterr = 0;
@@ -94,7 +115,24 @@ cmd_run(int argc, char **argv)
 			policy = optarg;
 			break;
 		case 'c':
-			if ((rc = cli_capacity(optarg, &spec.capacity)) != 0)
+			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
+				return rc;
+			break;
+		case 'g':
+			target.gpu = optarg;
+			break;
+		case 'X':
+			if (gms_parse_size(optarg, &target.overhead, &cause) < 0) {
+				cli_error("--context-overhead: %s", cause);
+				free(cause);
+				return EXIT_INPUT;
+			}
+			break;
+		case 'T':
+			timeline_path = optarg;
+			break;
+		case 'N':
+			if ((rc = cli_count("--points", optarg, 100000000, &points)) != 0)
 				return rc;
 			break;
 		case 'P':
@@ -143,10 +181,21 @@ cmd_run(int argc, char **argv)
 	if (optind != argc - 1)
 		return cli_usage_error("run", run_usage, optind == argc ?
 		    "no trace given" : "more than one trace given");
+	if ((rc = cli_target(&target, &gpu_name, &spec.capacity)) != 0)
+		return rc;
 	spec.path = argv[optind];
 	spec.opts = opts;
 	spec.nopts = nopts;
 	spec.device = device;
+	if (target.model != NULL) {
+		spec.gpu_total = target.model->total;
+		spec.gpu_cc = target.model->cc;
+	}
+	timeline_init(&tl, (size_t)points);
+	if (timeline_path != NULL) {
+		spec.sampler = timeline_sample;
+		spec.sampler_arg = &tl;
+	}
 	if ((spec.policy = policy_find(policy, &cause)) == NULL) {
 		cli_error("%s", cause);
 		free(cause);
@@ -159,7 +208,19 @@ cmd_run(int argc, char **argv)
 		free(cause);
 		run_output_free(&out);
 		free(opts);
+		timeline_free(&tl);
 		return gms_exit_code(err);
+	}
+	if (timeline_path != NULL) {
+		struct timeline *one = &tl;
+
+		rc = write_timeline(timeline_path, &one, NULL, 1);
+		timeline_free(&tl);
+		if (rc != 0) {
+			run_output_free(&out);
+			free(opts);
+			return rc;
+		}
 	}
 	if (out.res.unknown_frees > 0)
 		cli_warning("%s: %llu frees of ids the trace never allocated (the first at "
@@ -184,6 +245,7 @@ cmd_run(int argc, char **argv)
 		    (unsigned long long)out.res.device_allocs);
 
 	rep = (struct report_run){
+		.gpu = gpu_name,
 		.trace = out.hdr->name,
 		.path = spec.path,
 		.policy = spec.policy->name,

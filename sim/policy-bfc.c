@@ -404,30 +404,6 @@ bfc_new(struct device *dev, uint64_t limit, int gc)
 	return b;
 }
 
-static const char *const flavors[] = { "tensorflow", "jax", NULL };
-
-static int
-grow_only_create(const struct policy_args *args, struct device *dev, void **state,
-    char **cause)
-{
-	uint64_t limit = dev->capacity ? dev->capacity : BFC_NO_LIMIT;
-	int flavor = FLAVOR_TENSORFLOW, gc, err;
-	struct bfc *b;
-
-	if ((err = policy_opt_choice("grow-only", args, "flavor", flavors, &flavor, cause)) < 0)
-		return err;
-	gc = flavor == FLAVOR_TENSORFLOW;
-	if ((err = policy_opt_bool("grow-only", args, "gc", &gc, cause)) < 0 ||
-	    (err = policy_opt_size("grow-only", args, "limit", &limit, cause)) < 0)
-		return err;
-	if (limit == 0)
-		return gms_fail(cause, GMS_ECONFIG, "grow-only: option limit must be above 0");
-	b = bfc_new(dev, limit, gc);
-	b->curr = round256(GMS_MIN(limit, BFC_FIRST_REGION));
-	*state = b;
-	return 0;
-}
-
 /*
  * MinSystemMemory(): what TensorFlow leaves the system on a GPU with free
  * bytes and compute capability major cc (newest TensorFlow).
@@ -444,6 +420,48 @@ tf_reserve(uint64_t free_bytes, int cc)
 	if (cc == 8)
 		return 1536 * GMS_MiB;
 	return 1800 * GMS_MiB;
+}
+
+/*
+ * The BFC limit a framework picks on a GPU of total bytes with free bytes left
+ * after the CUDA context: TensorFlow free less its reserve, JAX 75% of total
+ * (never more than is free).
+ */
+static uint64_t
+framework_limit(int flavor, uint64_t free_bytes, uint64_t total, int cc)
+{
+	uint64_t r;
+
+	if (flavor == FLAVOR_JAX)
+		return GMS_MIN((uint64_t)((double)total * 0.75), free_bytes);
+	r = tf_reserve(free_bytes, cc);
+	return r < free_bytes ? free_bytes - r : free_bytes;
+}
+
+static const char *const flavors[] = { "tensorflow", "jax", NULL };
+
+static int
+grow_only_create(const struct policy_args *args, struct device *dev, void **state,
+    char **cause)
+{
+	uint64_t limit = dev->capacity ? dev->capacity : BFC_NO_LIMIT;
+	int flavor = FLAVOR_TENSORFLOW, gc, err;
+	struct bfc *b;
+
+	if ((err = policy_opt_choice("grow-only", args, "flavor", flavors, &flavor, cause)) < 0)
+		return err;
+	gc = flavor == FLAVOR_TENSORFLOW;
+	if (args->gpu_total != 0 && dev->capacity != 0)
+		limit = framework_limit(flavor, dev->capacity, args->gpu_total, args->gpu_cc);
+	if ((err = policy_opt_bool("grow-only", args, "gc", &gc, cause)) < 0 ||
+	    (err = policy_opt_size("grow-only", args, "limit", &limit, cause)) < 0)
+		return err;
+	if (limit == 0)
+		return gms_fail(cause, GMS_ECONFIG, "grow-only: option limit must be above 0");
+	b = bfc_new(dev, limit, gc);
+	b->curr = round256(GMS_MIN(limit, BFC_FIRST_REGION));
+	*state = b;
+	return 0;
 }
 
 static int
@@ -465,7 +483,12 @@ preallocate_create(const struct policy_args *args, struct device *dev, void **st
 	    (err = policy_opt_fraction("preallocate", args, "fraction", &fraction, cause)) < 0 ||
 	    (err = policy_opt_choice("preallocate", args, "cc", ccs, &cc, cause)) < 0)
 		return err;
-	if (limit == 0 && dev->capacity != 0) {
+	if (limit == 0 && args->gpu_total != 0 && dev->capacity != 0 &&
+	    policy_opt(args, "fraction") == NULL) {
+		/* a named GPU: the framework's own default for it */
+		limit = framework_limit(flavor, dev->capacity, args->gpu_total,
+		    policy_opt(args, "cc") ? cc_major[cc] : args->gpu_cc);
+	} else if (limit == 0 && dev->capacity != 0) {
 		limit = (uint64_t)((double)dev->capacity * fraction);
 	} else if (limit == 0 && args->device_total != 0) {
 		/* No capacity given: the framework's default on the recording GPU. */

@@ -29,6 +29,9 @@ struct policy_kv {
 struct policy_args {
 	const struct policy_kv *opts;	/* validated against the policy's table */
 	size_t nopts;
+	uint64_t gpu_total;		/* --gpu: the card's memory (frameworks size
+					   their pools from it), else 0 */
+	int gpu_cc;			/* --gpu: its compute capability major */
 	uint64_t device_total;		/* the recording GPU's memory, 0 if unknown */
 };
 

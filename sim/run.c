@@ -46,12 +46,15 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 		out->dev = device_sim_create(spec->capacity);
 	}
 	args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,
-	    .device_total = hdr->device_total };
+	    .device_total = hdr->device_total, .gpu_total = spec->gpu_total,
+	    .gpu_cc = spec->gpu_cc };
 	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
 	if (out->sim == NULL)
 		return GMS_ECONFIG;
+	if (spec->sampler != NULL)
+		sim_set_sampler(out->sim, spec->sampler, spec->sampler_arg);
 	if (spec->mem != NULL)
-		err = sim_replay_mem(out->sim, spec->mem, cause);
+		err = sim_replay_mem_upto(out->sim, spec->mem, spec->stop_after, cause);
 	else
 		err = sim_replay(out->sim, out->reader, cause);
 	if (err < 0)

@@ -30,6 +30,12 @@ struct run_spec {
 	int unknown_frees_warn;		/* tolerate frees of unknown ids */
 	int check_every;		/* policy check() after each event */
 	int device;			/* PyTorch snapshots: which device, -1 busiest */
+	sim_sample_fn *sampler;		/* told after every event, or NULL */
+	void *sampler_arg;
+	uint64_t stop_after;		/* stop after this event index + 1 (0: the end);
+					   for looking at the state at an event */
+	uint64_t gpu_total;		/* --gpu: the card's memory, else 0 */
+	int gpu_cc;			/* --gpu: its compute capability major */
 };
 
 struct run_output {

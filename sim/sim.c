@@ -45,6 +45,8 @@ struct sim {
 	char last_mark[256];
 	int has_mark;
 	uint64_t mark_event;
+	sim_sample_fn *sampler;
+	void *sampler_arg;
 	uint64_t obs[PENDING_MAX], got[PENDING_MAX];
 	unsigned nobs, ngot;		/* may exceed PENDING_MAX: then a mismatch */
 };
@@ -97,6 +99,13 @@ match_segments(struct sim *s, uint64_t index)
 	s->nobs = 0;
 }
 
+/* What the policy counts as reserved now (see policy_ops.limit). */
+static uint64_t
+reserved_now(const struct sim *s)
+{
+	return s->ops->limit == POLICY_LIMIT_PHYSICAL ? s->dev->c.physical : s->dev->c.reserved;
+}
+
 static void
 note_oom(struct sim *s, uint64_t index, const struct trace_event *ev)
 {
@@ -110,8 +119,7 @@ note_oom(struct sim *s, uint64_t index, const struct trace_event *ev)
 	s->r.oom.stream = ev->stream;
 	s->r.oom.live = s->requested;
 	s->r.oom.allocated = s->allocated;
-	s->r.oom.reserved = s->ops->limit == POLICY_LIMIT_PHYSICAL ? s->dev->c.physical :
-	    s->dev->c.reserved;
+	s->r.oom.reserved = reserved_now(s);
 	s->r.oom.largest_free = st.largest_free;
 	s->r.oom.at = ev->at ? gms_strdup(ev->at) : NULL;
 	s->r.oom.mark = s->has_mark ? gms_strdup(s->last_mark) : NULL;
@@ -228,6 +236,13 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 	if (err == 0 && (s->flags & SIM_CHECK_EVERY) && !s->stopped &&
 	    s->ops->check(s->state, cause) < 0)
 		return -1;
+	if (err == 0 && s->sampler != NULL) {
+		struct sim_sample smp = { .event = index, .t_us = ev->t_us,
+		    .has_time = (ev->flags & TRACE_HAS_TIME) != 0, .live = s->live_bytes,
+		    .allocated = s->allocated, .reserved = reserved_now(s), .stopped = s->stopped };
+
+		s->sampler(s->sampler_arg, &smp);
+	}
 	return err;
 }
 
@@ -252,11 +267,19 @@ sim_replay(struct sim *s, struct trace_reader *r, char **cause)
 int
 sim_replay_mem(struct sim *s, const struct trace_mem *m, char **cause)
 {
+	return sim_replay_mem_upto(s, m, 0, cause);
+}
+
+int
+sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_after, char **cause)
+{
 	struct trace_event ev;
 	char *why = NULL, where[512];
 	size_t i, n = trace_mem_count(m);
 	int rc;
 
+	if (stop_after != 0 && stop_after < n)
+		n = (size_t)stop_after;
 	for (i = 0; i < n; i++) {
 		trace_mem_event(m, i, &ev);
 		if ((rc = sim_event(s, i, &ev, &why)) < 0) {
@@ -282,6 +305,13 @@ sim_result(struct sim *s, struct sim_result *res)
 	res->device_frees = s->dev->c.frees;
 	res->alloc_retries = st.alloc_retries;
 	res->end_live = HASH_COUNT(s->live);
+}
+
+void
+sim_set_sampler(struct sim *s, sim_sample_fn *fn, void *arg)
+{
+	s->sampler = fn;
+	s->sampler_arg = arg;
 }
 
 const struct policy_ops *

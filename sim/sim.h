@@ -83,6 +83,24 @@ int sim_replay(struct sim *s, struct trace_reader *r, char **cause);
 /* The same from a trace held in memory. */
 struct trace_mem;
 int sim_replay_mem(struct sim *s, const struct trace_mem *m, char **cause);
+/* ... only its events up to index stop_after - 1 (0: all). */
+int sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_after,
+    char **cause);
+
+/*
+ * Told after every event: its index and time (t_us, has_time), the requested
+ * bytes live in the trace, and the allocated and reserved bytes (frozen
+ * after an OOM, stopped set).
+ */
+struct sim_sample {
+	uint64_t event;
+	int64_t t_us;
+	int has_time;
+	uint64_t live, allocated, reserved;
+	int stopped;
+};
+typedef void (sim_sample_fn)(void *arg, const struct sim_sample *smp);
+void sim_set_sampler(struct sim *s, sim_sample_fn *fn, void *arg);
 
 /* The statistics so far (the OOM strings stay owned by the sim). */
 void sim_result(struct sim *s, struct sim_result *res);
