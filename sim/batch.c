@@ -1,6 +1,7 @@
 /*
- * batch.c - runs a batch of simulations on a pool of threads (batch.h).  A
- * shared counter hands out job indices; each thread writes only its jobs.
+ * batch.c - runs a batch of simulations, or of any tasks, on a pool of
+ * threads (batch.h).  A shared counter hands out indices; each thread writes
+ * only its own results.
  */
 #include "config.h"
 
@@ -12,7 +13,8 @@
 #include "sim/gms.h"
 
 struct pool {
-	struct batch_job *jobs;
+	void (*fn)(void *arg, size_t i);
+	void *arg;
 	size_t n, next;
 	pthread_mutex_t lock;
 };
@@ -29,7 +31,6 @@ static void *
 worker(void *arg)
 {
 	struct pool *p = arg;
-	struct batch_job *j;
 	size_t i;
 
 	for (;;) {
@@ -38,15 +39,29 @@ worker(void *arg)
 		pthread_mutex_unlock(&p->lock);
 		if (i >= p->n)
 			return NULL;
-		j = &p->jobs[i];
-		j->err = run_simulate(&j->spec, &j->out, &j->cause);
+		p->fn(p->arg, i);
 	}
+}
+
+static void
+run_job(void *arg, size_t i)
+{
+	struct batch_job *j = &((struct batch_job *)arg)[i];
+
+	j->err = run_simulate(&j->spec, &j->out, &j->cause);
 }
 
 int
 batch_run(struct batch_job *jobs, size_t n, int threads)
 {
-	struct pool p = { .jobs = jobs, .n = n };
+	batch_map(n, run_job, jobs, threads);
+	return 0;
+}
+
+void
+batch_map(size_t n, void (*fn)(void *arg, size_t i), void *arg, int threads)
+{
+	struct pool p = { .fn = fn, .arg = arg, .n = n };
 	pthread_t *tids;
 	char *ok;
 	int i;
@@ -68,7 +83,6 @@ batch_run(struct batch_job *jobs, size_t n, int threads)
 	free(ok);
 	free(tids);
 	pthread_mutex_destroy(&p.lock);
-	return 0;
 }
 
 void

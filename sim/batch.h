@@ -23,6 +23,9 @@ int batch_default_threads(void);
 /* Run every job; returns 0 once all have finished, whatever they returned. */
 int batch_run(struct batch_job *jobs, size_t n, int threads);
 
+/* Run fn(arg, i) for every i in [0, n) on up to threads threads. */
+void batch_map(size_t n, void (*fn)(void *arg, size_t i), void *arg, int threads);
+
 /* Release every job's output and message. */
 void batch_free(struct batch_job *jobs, size_t n);
 

@@ -174,3 +174,96 @@ write_timeline(const char *path, struct timeline *const *tls, const char *const 
 	}
 	return 0;
 }
+
+/* Does the policy have an option named key? */
+static int
+has_option(const struct policy_ops *ops, const char *key)
+{
+	const struct policy_option *o;
+
+	for (o = ops->options; o->key != NULL; o++)
+		if (strcmp(o->key, key) == 0)
+			return 1;
+	return 0;
+}
+
+/* Add the --option values that apply to e: KEY=VALUE where it has KEY, POLICY.KEY=VALUE. */
+static void
+apply_global(struct cli_entry *e, const struct policy_kv *g, size_t ng)
+{
+	size_t i, plen = strlen(e->ops->name);
+	const char *key;
+
+	for (i = 0; i < ng; i++) {
+		key = g[i].key;
+		if (strncmp(key, e->ops->name, plen) == 0 && key[plen] == '.')
+			key += plen + 1;
+		else if (strchr(key, '.') != NULL || !has_option(e->ops, key))
+			continue;
+		e->opts = gms_realloc(e->opts, (e->nopts + 1) * sizeof(*e->opts));
+		e->opts[e->nopts].key = key;
+		e->opts[e->nopts++].value = g[i].value;
+	}
+}
+
+
+void
+cli_add_kv(struct policy_kv **opts, size_t *nopts, const char *key, const char *value)
+{
+	*opts = gms_realloc(*opts, (*nopts + 1) * sizeof(**opts));
+	(*opts)[*nopts].key = key;
+	(*opts)[(*nopts)++].value = value;
+}
+
+int
+cli_policies_parse(struct cli_policies *p)
+{
+	char *copy, *tok, *save, *cause = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (p->list == NULL) {
+		for (i = 0; policy_table[i] != NULL; i++) {
+			p->ents = gms_realloc(p->ents, (p->n + 1) * sizeof(*p->ents));
+			p->ents[p->n++] = (struct cli_entry){ .ops = policy_table[i],
+			    .label = gms_strdup(policy_table[i]->name) };
+		}
+	} else {
+		copy = gms_strdup(p->list);
+		for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+			p->ents = gms_realloc(p->ents, (p->n + 1) * sizeof(*p->ents));
+			memset(&p->ents[p->n], 0, sizeof(p->ents[0]));
+			if (policy_parse_spec(tok, &p->ents[p->n].ops, &p->ents[p->n].opts,
+			    &p->ents[p->n].nopts, &p->ents[p->n].store, &cause) < 0) {
+				cli_error("--policies: %s", cause);
+				free(cause);
+				rc = EXIT_INPUT;
+				break;
+			}
+			p->ents[p->n++].label = gms_strdup(tok);
+		}
+		free(copy);
+		if (p->n == 0 && rc == 0) {
+			cli_error("--policies: no policy named");
+			rc = EXIT_INPUT;
+		}
+	}
+	for (i = 0; i < p->n && rc == 0; i++)
+		apply_global(&p->ents[i], p->global, p->nglobal);
+	return rc;
+}
+
+void
+cli_policies_free(struct cli_policies *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->ents[i].label);
+		free(p->ents[i].store);
+		free(p->ents[i].opts);
+	}
+	free(p->ents);
+	free(p->global);
+	memset(p, 0, sizeof(*p));
+}

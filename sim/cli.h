@@ -41,6 +41,33 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
  */
 int cli_add_option(struct policy_kv **opts, size_t *nopts, char *arg);
 
+/* Append key=value to *opts (the strings are not copied). */
+void cli_add_kv(struct policy_kv **opts, size_t *nopts, const char *key, const char *value);
+
+/*
+ * A list of policies to run (--policies), each with its options, and the
+ * --option values that apply to them (KEY=VALUE to every policy that has the
+ * key, POLICY.KEY=VALUE to one).
+ */
+struct policy_ops;
+struct cli_entry {
+	const struct policy_ops *ops;
+	char *label;			/* as written: "grow-only:flavor=jax" */
+	char *store;			/* owns the strings opts point to */
+	struct policy_kv *opts;
+	size_t nopts;
+};
+struct cli_policies {
+	const char *list;		/* --policies, or NULL for every policy */
+	struct policy_kv *global;	/* --option */
+	size_t nglobal;
+	struct cli_entry *ents;		/* filled by cli_policies_parse() */
+	size_t n;
+};
+/* 0, or EXIT_INPUT after saying what is wrong. */
+int cli_policies_parse(struct cli_policies *p);
+void cli_policies_free(struct cli_policies *p);
+
 /* --capacity: a size above 0.  0, or EXIT_INPUT after saying what is wrong. */
 int cli_capacity(const char *arg, uint64_t *out);
 

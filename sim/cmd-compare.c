@@ -56,45 +56,6 @@ compare_help(void)
 	return EXIT_DONE;
 }
 
-/* Does the policy have an option named key? */
-static int
-has_option(const struct policy_ops *ops, const char *key)
-{
-	const struct policy_option *o;
-
-	for (o = ops->options; o->key != NULL; o++)
-		if (strcmp(o->key, key) == 0)
-			return 1;
-	return 0;
-}
-
-struct entry {
-	const struct policy_ops *ops;
-	char *label;
-	char *store;		/* owns the strings opts point to */
-	struct policy_kv *opts;
-	size_t nopts;
-};
-
-/* Add the --option values that apply to e: KEY=VALUE where it has KEY, POLICY.KEY=VALUE. */
-static void
-apply_global(struct entry *e, const struct policy_kv *g, size_t ng)
-{
-	size_t i, plen = strlen(e->ops->name);
-	const char *key;
-
-	for (i = 0; i < ng; i++) {
-		key = g[i].key;
-		if (strncmp(key, e->ops->name, plen) == 0 && key[plen] == '.')
-			key += plen + 1;
-		else if (strchr(key, '.') != NULL || !has_option(e->ops, key))
-			continue;
-		e->opts = gms_realloc(e->opts, (e->nopts + 1) * sizeof(*e->opts));
-		e->opts[e->nopts].key = key;
-		e->opts[e->nopts++].value = g[i].value;
-	}
-}
-
 /* A label as a CSV column name: letters, digits, '-' and '_' only. */
 static char *
 csv_label(const char *label)
@@ -126,14 +87,13 @@ cmd_compare(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct policy_kv *global = NULL;
-	struct entry *ents = NULL;
+	struct cli_policies pols = { 0 };
 	struct batch_job *jobs;
 	struct report_row *rows;
-	const char *list = NULL, *trace = NULL;
-	char *cause = NULL, *copy, *tok, *save, *text, *end;
+	const char *trace = NULL;
+	char *cause = NULL, *text, *end;
 	uint64_t capacity = 0;
-	size_t nglobal = 0, n = 0, i;
+	size_t n = 0, i;
 	int json = 0, placement = 0, threads = batch_default_threads(), device = -1, ch, rc = 0;
 	long v, points = 0;
 	struct cli_target target = { .overhead = GPU_CONTEXT_OVERHEAD };
@@ -146,7 +106,7 @@ cmd_compare(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, ":c:o:j:f:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'L':
-			list = optarg;
+			pols.list = optarg;
 			break;
 		case 'c':
 			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
@@ -178,13 +138,11 @@ cmd_compare(int argc, char **argv)
 				return rc;
 			break;
 		case 'o':
-			if (cli_add_option(&global, &nglobal, optarg) < 0)
+			if (cli_add_option(&pols.global, &pols.nglobal, optarg) < 0)
 				return EXIT_INPUT;
 			break;
 		case 'A':
-			global = gms_realloc(global, (nglobal + 1) * sizeof(*global));
-			global[nglobal].key = "caching.alloc_conf";
-			global[nglobal++].value = optarg;
+			cli_add_kv(&pols.global, &pols.nglobal, "caching.alloc_conf", optarg);
 			break;
 		case 'j':
 			errno = 0;
@@ -215,32 +173,8 @@ cmd_compare(int argc, char **argv)
 	if ((rc = cli_target(&target, &gpu_name, &capacity)) != 0)
 		return rc;
 
-	if (list == NULL) {
-		for (i = 0; policy_table[i] != NULL; i++) {
-			ents = gms_realloc(ents, (n + 1) * sizeof(*ents));
-			ents[n++] = (struct entry){ .ops = policy_table[i],
-			    .label = gms_strdup(policy_table[i]->name) };
-		}
-	} else {
-		copy = gms_strdup(list);
-		for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-			ents = gms_realloc(ents, (n + 1) * sizeof(*ents));
-			memset(&ents[n], 0, sizeof(ents[n]));
-			if (policy_parse_spec(tok, &ents[n].ops, &ents[n].opts, &ents[n].nopts,
-			    &ents[n].store, &cause) < 0) {
-				cli_error("--policies: %s", cause);
-				free(cause);
-				rc = EXIT_INPUT;
-				break;
-			}
-			ents[n++].label = gms_strdup(tok);
-		}
-		free(copy);
-		if (n == 0 && rc == 0) {
-			cli_error("--policies: no policy named");
-			rc = EXIT_INPUT;
-		}
-	}
+	rc = cli_policies_parse(&pols);
+	n = pols.n;
 	jobs = gms_calloc(n ? n : 1, sizeof(*jobs));
 	rows = gms_calloc(n ? n : 1, sizeof(*rows));
 	tls = gms_calloc(n ? n : 1, sizeof(*tls));
@@ -249,16 +183,15 @@ cmd_compare(int argc, char **argv)
 	if (rc != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
-		apply_global(&ents[i], global, nglobal);
-		jobs[i].spec = (struct run_spec){ .path = argv[optind], .policy = ents[i].ops,
-		    .opts = ents[i].opts, .nopts = ents[i].nopts, .capacity = capacity,
+		jobs[i].spec = (struct run_spec){ .path = argv[optind], .policy = pols.ents[i].ops,
+		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts, .capacity = capacity,
 		    .device = device,
 		    .gpu_total = target.model ? target.model->total : 0,
 		    .gpu_cc = target.model ? target.model->cc : 0,
 		    .placement = placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
 		timeline_init(&tls[i], (size_t)points);
 		tlp[i] = &tls[i];
-		labels[i] = csv_label(ents[i].label);
+		labels[i] = csv_label(pols.ents[i].label);
 		if (timeline_path != NULL) {
 			jobs[i].spec.sampler = timeline_sample;
 			jobs[i].spec.sampler_arg = &tls[i];
@@ -273,14 +206,14 @@ cmd_compare(int argc, char **argv)
 			rc = gms_exit_code(jobs[i].err);
 			goto out;
 		}
-		rows[i].label = ents[i].label;
+		rows[i].label = pols.ents[i].label;
 		rows[i].err = jobs[i].err;
 		rows[i].cause = jobs[i].cause;
 		if (jobs[i].err != 0)
 			continue;
 		trace = jobs[i].out.hdr->name;
 		rows[i].run = (struct report_run){ .trace = trace, .path = argv[optind], .gpu = gpu_name,
-		    .policy = ents[i].ops->name, .opts = ents[i].opts, .nopts = ents[i].nopts,
+		    .policy = pols.ents[i].ops->name, .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts,
 		    .placement = placement ? "recorded" : "model", .capacity = capacity,
 		    .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
 	}
@@ -310,9 +243,6 @@ cmd_compare(int argc, char **argv)
 out:
 	batch_free(jobs, n);
 	for (i = 0; i < n; i++) {
-		free(ents[i].label);
-		free(ents[i].store);
-		free(ents[i].opts);
 		if (tls != NULL)
 			timeline_free(&tls[i]);
 		if (labels != NULL)
@@ -321,9 +251,8 @@ out:
 	free(tls);
 	free(tlp);
 	free(labels);
-	free(ents);
+	cli_policies_free(&pols);
 	free(jobs);
 	free(rows);
-	free(global);
 	return rc;
 }

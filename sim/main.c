@@ -21,6 +21,7 @@ const struct cli_command cli_commands[] = {
 	{ "run", "replay a trace through one allocator policy and report", cmd_run },
 	{ "compare", "run several policies on a trace, side by side, and name the winner",
 	  cmd_compare },
+	{ "plan", "the smallest capacity each policy needs, and which GPUs fit", cmd_plan },
 	{ "tune", "find the PyTorch allocator setting that reserves least and fits", cmd_tune },
 	{ "info", "describe a trace: counts, live peak, sizes, largest allocations", cmd_info },
 	{ "convert", "convert a trace (snapshot pickle, RMM log, ...) to the native format",
