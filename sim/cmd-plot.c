@@ -1,0 +1,409 @@
+/*
+ * cmd-plot.c - `gpumemsim plot`: pictures of a run, drawn by gnuplot.  By
+ * default a timeline of live bytes and each policy's allocated and reserved
+ * bytes, with the capacity, the trace's marks and where each policy ran out
+ * of memory; with --map, the segments and blocks of one policy at its peak
+ * reservation (or its OOM, or --at an event): where the fragmentation is.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/plot.h"
+#include "analysis/timeline.h"
+#include "sim/batch.h"
+#include "sim/cli.h"
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/gpus.h"
+#include "sim/policy.h"
+#include "traces/tracemem.h"
+
+static const char plot_usage[] = "gpumemsim plot [options] -o <file.svg|file.png> <trace>";
+
+#define MAX_MARKS 120		/* more vertical lines than this are noise */
+
+static int
+plot_help(void)
+{
+	printf("usage: %s\n\n"
+	    "Draw a run. By default: live bytes and each policy's allocated (dashed) and\n"
+	    "reserved bytes over the trace's events, with the capacity, the trace's marks\n"
+	    "and a red point where a policy ran out of memory. With --map: one policy's\n"
+	    "segments (one row each) and their blocks, allocated in blue and cached free\n"
+	    "in red, at its peak reservation, at its out-of-memory, or --at an event.\n"
+	    "The format follows the output's name: .svg or .png. Needs gnuplot.\n\n"
+	    "Options:\n"
+	    "  -o, --output <file>        where to draw (required)\n"
+	    "      --policies <list>      policies to draw, as for compare\n"
+	    "                             (default: caching; --map draws the first)\n"
+	    "  -c, --capacity <size>      the most each allocator may reserve\n"
+	    "      --gpu <model>          ... or a catalogued GPU's memory\n"
+	    "      --context-overhead <size>\n"
+	    "                             taken off a --gpu's memory (default: 512MiB)\n"
+	    "      --alloc-conf <conf>    PYTORCH_CUDA_ALLOC_CONF settings for caching\n"
+	    "      --option <key=value>   a policy option, as for compare (repeatable)\n"
+	    "      --placement <model|recorded>\n"
+	    "                             where new segments land (default: model)\n"
+	    "      --points <n>           timeline rows kept, peaks included (default: 2000)\n"
+	    "      --map                  draw the memory map instead of the timeline\n"
+	    "      --at <event>           --map: at this event (0-based) instead\n"
+	    "      --title <text>         the picture's title\n"
+	    "      --device <n>           PyTorch snapshots: the device's trace to replay\n"
+	    "  -h, --help                 show this help\n\n"
+	    "Examples:\n"
+	    "  gpumemsim plot traces/resnet50-train-b32.json --policies=caching,grow-only \\\n"
+	    "      -o resnet.svg\n"
+	    "  gpumemsim plot traces/gpt2-finetune.jsonl.gz --map -o map.png\n", plot_usage);
+	return EXIT_DONE;
+}
+
+/* Where reserved first reaches its peak. */
+struct peak_at {
+	uint64_t reserved, event;
+	int seen;
+};
+
+static void
+peak_sample(void *arg, const struct sim_sample *smp)
+{
+	struct peak_at *p = arg;
+
+	if (!smp->stopped && (!p->seen || smp->reserved > p->reserved)) {
+		p->reserved = smp->reserved;
+		p->event = smp->event;
+		p->seen = 1;
+	}
+}
+
+struct plot_opts {
+	const char *out, *title;
+	const char *gpu_name;
+	uint64_t capacity;
+	const struct gpu_model *model;
+	int placement;
+	long points;
+	int map;
+	uint64_t at;
+	int has_at;
+};
+
+static struct run_spec
+spec_for(const struct trace_mem *m, const struct cli_entry *e, const struct plot_opts *o)
+{
+	return (struct run_spec){ .mem = m, .policy = e->ops, .opts = e->opts, .nopts = e->nopts,
+	    .capacity = o->capacity, .device = -1,
+	    .gpu_total = o->model ? o->model->total : 0, .gpu_cc = o->model ? o->model->cc : 0,
+	    .placement = o->placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
+}
+
+static char *
+default_title(const struct trace_header *hdr, const char *what, const struct plot_opts *o)
+{
+	char size[32];
+
+	if (o->gpu_name != NULL)
+		return gms_asprintf("%s: %s on %s", hdr->name, what, o->gpu_name);
+	if (o->capacity != 0) {
+		gms_fmt_size(o->capacity, size, sizeof(size));
+		return gms_asprintf("%s: %s in %s", hdr->name, what, size);
+	}
+	return gms_asprintf("%s: %s", hdr->name, what);
+}
+
+/* A run failing on the trace itself is reported as such; 0 when it ran. */
+static int
+job_error(const struct batch_job *j)
+{
+	if (j->err == 0)
+		return 0;
+	cli_error("%s", j->cause);
+	return gms_exit_code(j->err);
+}
+
+static int
+draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struct plot_opts *o)
+{
+	const struct cli_entry *e = &pols->ents[0];
+	struct batch_job job = { 0 };
+	struct peak_at peak = { 0 };
+	char *title = NULL, *cause = NULL, size[32];
+	uint64_t at, n = trace_mem_count(m);
+	const char *why;
+	int rc;
+
+	if (o->has_at && o->at >= n) {
+		cli_error("--at %llu: the trace has %llu events (0 to %llu)",
+		    (unsigned long long)o->at, (unsigned long long)n,
+		    (unsigned long long)(n ? n - 1 : 0));
+		return EXIT_INPUT;
+	}
+	/* First find the moment, unless given; then stop there. */
+	at = o->at;
+	why = "at event";
+	if (!o->has_at) {
+		job.spec = spec_for(m, e, o);
+		job.spec.sampler = peak_sample;
+		job.spec.sampler_arg = &peak;
+		batch_run(&job, 1, 1);
+		if ((rc = job_error(&job)) != 0)
+			goto out;
+		if (job.out.res.oomed) {
+			at = job.out.res.oom.event;
+			why = "out of memory at event";
+		} else {
+			at = peak.event;
+			why = "peak reserved at event";
+		}
+		batch_free(&job, 1);
+		memset(&job, 0, sizeof(job));
+	}
+	job.spec = spec_for(m, e, o);
+	job.spec.stop_after = at + 1;
+	batch_run(&job, 1, 1);
+	if ((rc = job_error(&job)) != 0)
+		goto out;
+	if (o->title != NULL) {
+		title = gms_strdup(o->title);
+	} else {
+		char *what;
+
+		gms_fmt_size(job.out.res.oomed ? job.out.res.oom.reserved :
+		    job.out.dev->c.reserved, size, sizeof(size));
+		what = gms_asprintf("%s, %s %llu (%s reserved)", e->label, why,
+		    (unsigned long long)at, size);
+		title = default_title(job.out.hdr, what, o);
+		free(what);
+	}
+	if ((rc = plot_map(o->out, title, sim_policy(job.out.sim), sim_policy_state(job.out.sim),
+	    &cause)) < 0) {
+		cli_error("%s", cause);
+		rc = gms_exit_code(rc);
+		free(cause);
+		goto out;
+	}
+	rc = EXIT_DONE;
+out:
+	free(title);
+	batch_free(&job, 1);
+	return rc;
+}
+
+static int
+draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
+    const struct plot_opts *o)
+{
+	size_t n = pols->n, i, nmarks = 0, nooms = 0, count = trace_mem_count(m), stride;
+	struct batch_job *jobs = gms_calloc(n, sizeof(*jobs));
+	struct timeline *tls = gms_calloc(n, sizeof(*tls));
+	struct timeline **tlp = gms_calloc(n, sizeof(*tlp));
+	const char **labels = gms_calloc(n, sizeof(*labels));
+	struct plot_point *ooms = gms_calloc(n, sizeof(*ooms)), *marks = NULL;
+	char **oom_labels = gms_calloc(n, sizeof(*oom_labels));
+	char *title = NULL, *cause = NULL, *what = NULL, *tmp;
+	struct trace_event ev;
+	size_t total_marks = 0;
+	int rc = 0, err;
+
+	for (i = 0; i < n; i++) {
+		jobs[i].spec = spec_for(m, &pols->ents[i], o);
+		timeline_init(&tls[i], (size_t)o->points);
+		tlp[i] = &tls[i];
+		jobs[i].spec.sampler = timeline_sample;
+		jobs[i].spec.sampler_arg = &tls[i];
+		labels[i] = pols->ents[i].label;
+	}
+	batch_run(jobs, n, batch_default_threads());
+	for (i = 0; i < n; i++) {
+		if ((rc = job_error(&jobs[i])) != 0)
+			goto out;
+		if (jobs[i].out.res.oomed) {
+			oom_labels[i] = gms_asprintf("%s: out of memory at event %llu",
+			    pols->ents[i].label, (unsigned long long)jobs[i].out.res.oom.event);
+			ooms[nooms++] = (struct plot_point){ .event = jobs[i].out.res.oom.event,
+			    .bytes = jobs[i].out.res.oom.reserved, .label = oom_labels[i], .series = i };
+		}
+		tmp = gms_asprintf("%s%s%s", what ? what : "", what ? ", " : "", pols->ents[i].label);
+		free(what);
+		what = tmp;
+	}
+	for (i = 0; i < count; i++) {
+		trace_mem_event(m, i, &ev);
+		total_marks += ev.op == TRACE_MARK;
+	}
+	stride = total_marks / MAX_MARKS + 1;
+	marks = gms_calloc(total_marks / stride + 1, sizeof(*marks));
+	for (i = 0, total_marks = 0; i < count; i++) {
+		trace_mem_event(m, i, &ev);
+		if (ev.op == TRACE_MARK && total_marks++ % stride == 0)
+			marks[nmarks++] = (struct plot_point){ .event = i, .label = ev.label };
+	}
+	title = o->title ? gms_strdup(o->title) : default_title(jobs[0].out.hdr, what, o);
+	err = plot_timeline(&(struct plot_timeline_args){ .out = o->out, .title = title,
+	    .tls = tlp, .labels = labels, .n = n, .capacity = o->capacity, .marks = marks,
+	    .nmarks = nmarks, .ooms = ooms, .nooms = nooms }, &cause);
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(err);
+	}
+out:
+	batch_free(jobs, n);
+	for (i = 0; i < n; i++) {
+		timeline_free(&tls[i]);
+		free(oom_labels[i]);
+	}
+	free(jobs);
+	free(tls);
+	free(tlp);
+	free(labels);
+	free(ooms);
+	free(oom_labels);
+	free(marks);
+	free(title);
+	free(what);
+	return rc;
+}
+
+int
+cmd_plot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'O' },
+		{ "policies", required_argument, NULL, 'L' },
+		{ "capacity", required_argument, NULL, 'c' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "context-overhead", required_argument, NULL, 'X' },
+		{ "alloc-conf", required_argument, NULL, 'A' },
+		{ "option", required_argument, NULL, 'p' },
+		{ "placement", required_argument, NULL, 'P' },
+		{ "points", required_argument, NULL, 'N' },
+		{ "map", no_argument, NULL, 'M' },
+		{ "at", required_argument, NULL, 'a' },
+		{ "title", required_argument, NULL, 't' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct cli_policies pols = { .list = "caching" };
+	struct cli_target target = { .overhead = GPU_CONTEXT_OVERHEAD };
+	struct plot_opts o = { .points = 2000 };
+	struct trace_opts topts = { .device = -1 };
+	struct trace_mem *m = NULL;
+	char *cause = NULL, *end;
+	unsigned long long v;
+	FILE *probe;
+	int ch, rc, created;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":o:c:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+		case 'O':
+			o.out = optarg;
+			break;
+		case 'L':
+			pols.list = optarg;
+			break;
+		case 'c':
+			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
+				return rc;
+			break;
+		case 'g':
+			target.gpu = optarg;
+			break;
+		case 'X':
+			if (gms_parse_size(optarg, &target.overhead, &cause) < 0) {
+				cli_error("--context-overhead: %s", cause);
+				free(cause);
+				return EXIT_INPUT;
+			}
+			break;
+		case 'A':
+			cli_add_kv(&pols.global, &pols.nglobal, "caching.alloc_conf", optarg);
+			break;
+		case 'p':
+			if (cli_add_option(&pols.global, &pols.nglobal, optarg) < 0)
+				return EXIT_INPUT;
+			break;
+		case 'P':
+			if ((rc = cli_choice("--placement", optarg, cli_placements, &o.placement)) != 0)
+				return rc;
+			break;
+		case 'N':
+			if ((rc = cli_count("--points", optarg, 10000000, &o.points)) != 0)
+				return rc;
+			break;
+		case 'M':
+			o.map = 1;
+			break;
+		case 'a':
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-') {
+				cli_error("--at takes an event number (0-based), not '%s'", optarg);
+				return EXIT_INPUT;
+			}
+			o.at = v;
+			o.has_at = 1;
+			break;
+		case 't':
+			o.title = optarg;
+			break;
+		case 'd':
+			if ((rc = cli_device(optarg, &topts.device)) != 0)
+				return rc;
+			break;
+		case 'h':
+			return plot_help();
+		case ':':
+			return cli_usage_error("plot", plot_usage, "option '%s' needs a value",
+			    argv[optind - 1]);
+		default:
+			return cli_usage_error("plot", plot_usage, "unknown option '%s'",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("plot", plot_usage, optind == argc ?
+		    "no trace given" : "more than one trace given");
+	if (o.out == NULL)
+		return cli_usage_error("plot", plot_usage, "no output given (-o file.svg)");
+	if (plot_term(o.out, &cause) == NULL) {
+		cli_error("%s", cause);
+		free(cause);
+		return EXIT_INPUT;
+	}
+	if (o.has_at && !o.map)
+		return cli_usage_error("plot", plot_usage, "--at goes with --map");
+	/* Fail before the simulations, not after, when the picture has nowhere to go. */
+	created = access(o.out, F_OK) != 0;
+	if ((probe = fopen(o.out, "a")) == NULL) {
+		cli_error("cannot write '%s': %s", o.out, strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	fclose(probe);
+	if ((rc = cli_target(&target, &o.gpu_name, &o.capacity)) != 0)
+		return rc;
+	o.model = target.model;
+	if ((rc = cli_policies_parse(&pols)) != 0)
+		goto out;
+	if ((rc = trace_mem_load(argv[optind], &topts, &m, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(rc);
+		goto out;
+	}
+	rc = o.map ? draw_map(m, &pols, &o) : draw_timeline(m, &pols, &o);
+out:
+	if (rc != EXIT_DONE && created)
+		unlink(o.out);
+	trace_mem_free(m);
+	cli_policies_free(&pols);
+	return rc;
+}
