@@ -59,6 +59,10 @@ is "$rc" 1 "must fit in 3150157824 (PyTorch ran out): fails"
 grep -q 'out of memory at event' "$TMP/out"; ok $? "and says where it ran out"
 gms check "$RESNET" --must-fit=T4
 is "$rc" 0 "must fit on a T4: passes"
+gms check "$RESNET" --gpu=T4 --max-peak-reserved=3703570432
+is "$rc" 0 "run on a T4 (--gpu), it fits and reserves 3703570432: passes"
+gms check "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --gpu=T4
+is "$rc" 1 "GPT-2 run on a T4 (--gpu) runs out: fails"
 gms check "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --must-fit=T4
 is "$rc" 1 "GPT-2 (16433283072 B uncapped) must fit on a T4: fails"
 
