@@ -109,6 +109,7 @@ int cmd_tune(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 

@@ -13,6 +13,7 @@
 #include <cJSON.h>
 #include <zlib.h>
 
+#include "replay/replay.h"
 #include "sim/cli.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
@@ -26,6 +27,7 @@ const struct cli_command cli_commands[] = {
 	{ "plan", "the smallest capacity each policy needs, and which GPUs fit", cmd_plan },
 	{ "tune", "find the PyTorch allocator setting that reserves least and fits", cmd_tune },
 	{ "plot", "draw a run: a timeline per policy, or a memory map (SVG or PNG)", cmd_plot },
+	{ "replay", "replay a trace on a real GPU beside the simulation (needs CUDA)", cmd_replay },
 	{ "info", "describe a trace: counts, live peak, sizes, largest allocations", cmd_info },
 	{ "convert", "convert a trace (snapshot pickle, RMM log, ...) to the native format",
 	  cmd_convert },
@@ -57,7 +59,8 @@ static int
 version(void)
 {
 	printf("gpumemsim %s\n", PACKAGE_VERSION);
-	printf("cuda replay: not built\n");
+	printf("cuda replay: %s\n", replay_cuda_built() ? "built" :
+	    "not built (reconfigure with --with-cuda)");
 	printf("cJSON %s, zlib %s\n", cJSON_Version(), zlibVersion());
 	printf("configured with: %s\n", GMS_CONFIGURE_ARGS[0] ? GMS_CONFIGURE_ARGS : "(defaults)");
 	return EXIT_DONE;

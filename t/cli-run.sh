@@ -18,13 +18,16 @@ for opt in --policy --capacity --placement --format --fail-on-oom --unknown-free
 done
 grep -q "^  caching " "$TMP/out"; ok $? "run --help lists the caching policy"
 
-gms r --help
+gms ru --help
 is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace>" "a unique prefix names the command"
+gms r --help
+is "$rc $(head -n 1 "$TMP/err")" "2 gpumemsim: error: ambiguous command 'r', could be: run replay" "an ambiguous one is an error"
 
 gms --version
 is "$rc" 0 "--version exits 0"
 grep -q "^gpumemsim [0-9]" "$TMP/out"; ok $? "--version names the version"
-grep -q "^cuda replay: not built" "$TMP/out"; ok $? "--version says whether CUDA replay was built"
+grep -q "^cuda replay: \(built\|not built (reconfigure with --with-cuda)\)\$" "$TMP/out"
+ok $? "--version says whether CUDA replay was built"
 
 # Uncapped: PyTorch reserved 3703570432 bytes in 118 segments and never freed one.
 gms run "$RESNET" --format=json
