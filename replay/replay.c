@@ -254,11 +254,16 @@ replay_run(const struct replay_spec *spec, struct replay_gpu *g, struct replay_r
     char **cause)
 {
 	const struct trace_header *hdr = trace_mem_header(spec->mem);
+	/*
+	 * The capacity is the allocator's limit itself (no framework share is
+	 * taken off it); uncapped, the frameworks size their defaults from the
+	 * card the replay runs on.
+	 */
 	struct policy_args args = { .opts = spec->opts, .nopts = spec->nopts,
-	    .gpu_total = g->total, .device_total = hdr->device_total };
+	    .device_total = g->total };
 	struct run_spec rs = { .mem = spec->mem, .policy = spec->policy, .opts = spec->opts,
 	    .nopts = spec->nopts, .capacity = spec->capacity, .device = -1,
-	    .gpu_total = g->total };
+	    .device_total = g->total };
 	unsigned flags = hdr->starts_mid_run ? SIM_UNKNOWN_FREES_WARN : 0;
 	struct timed w = { .inner = g->dev, .g = g };
 	struct toucher touch = { .mem = spec->mem, .g = g };

@@ -46,7 +46,8 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 		out->dev = device_sim_create(spec->capacity);
 	}
 	args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,
-	    .device_total = hdr->device_total, .gpu_total = spec->gpu_total,
+	    .device_total = spec->device_total ? spec->device_total : hdr->device_total,
+	    .gpu_total = spec->gpu_total,
 	    .gpu_cc = spec->gpu_cc };
 	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
 	if (out->sim == NULL)

@@ -36,6 +36,8 @@ struct run_spec {
 					   for looking at the state at an event */
 	uint64_t gpu_total;		/* --gpu: the card's memory, else 0 */
 	int gpu_cc;			/* --gpu: its compute capability major */
+	uint64_t device_total;		/* the card the frameworks size their defaults
+					   from; 0: the trace's recording GPU */
 };
 
 struct run_output {
