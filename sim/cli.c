@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,41 @@ cli_count(const char *opt, const char *arg, long max, long *out)
 		return EXIT_INPUT;
 	}
 	return 0;
+}
+
+int
+cli_bad_option(const char *cmd, const char *usage, int ch, char **argv)
+{
+	return cli_usage_error(cmd, usage, ch == ':' ? "option '%s' needs a value" :
+	    "unknown option '%s'", argv[optind - 1]);
+}
+
+int
+cli_one_trace(const char *cmd, const char *usage, int argc)
+{
+	return cli_usage_error(cmd, usage, optind == argc ? "no trace given" :
+	    "more than one trace given");
+}
+
+int
+cli_target_opt(struct cli_target *t, int ch, const char *arg)
+{
+	char *cause = NULL;
+
+	switch (ch) {
+	case 'c':
+		return cli_capacity(arg, &t->capacity);
+	case 'g':
+		t->gpu = arg;
+		return 0;
+	default:
+		if (gms_parse_size(arg, &t->overhead, &cause) < 0) {
+			cli_error("--context-overhead: %s", cause);
+			free(cause);
+			return EXIT_INPUT;
+		}
+		return 0;
+	}
 }
 
 int

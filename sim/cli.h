@@ -36,6 +36,15 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /*
+ * The end of a getopt loop (optstring starting with ':'): ch ':' is an option
+ * without its value, anything else an unknown one; a usage error naming
+ * argv[optind - 1].  Returns EXIT_USAGE.
+ */
+int cli_bad_option(const char *cmd, const char *usage, int ch, char **argv);
+/* Called when not exactly one trace is left: the usage error (EXIT_USAGE). */
+int cli_one_trace(const char *cmd, const char *usage, int argc);
+
+/*
  * Append "key=value" (from --option) to *opts; the strings point into arg.
  * Returns 0, or -1 after saying what is wrong.
  */
@@ -87,6 +96,11 @@ struct cli_target {
 	const struct gpu_model *model;	/* set by cli_target() */
 };
 int cli_target(struct cli_target *t, const char **gpu_name, uint64_t *capacity);
+/*
+ * A getopt loop's --capacity ('c'), --gpu ('g') or --context-overhead ('X')
+ * into t: 0, or EXIT_INPUT after saying what is wrong.
+ */
+int cli_target_opt(struct cli_target *t, int ch, const char *arg);
 
 /* Write timelines as CSV to path ("-": stdout).  0, or EXIT_SYSTEM after saying why. */
 struct timeline;

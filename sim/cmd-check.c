@@ -184,18 +184,10 @@ cmd_check(int argc, char **argv)
 				return EXIT_INPUT;
 			break;
 		case 'c':
-			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
-				return rc;
-			break;
 		case 'g':
-			target.gpu = optarg;
-			break;
 		case 'X':
-			if (gms_parse_size(optarg, &target.overhead, &cause) < 0) {
-				cli_error("--context-overhead: %s", cause);
-				free(cause);
-				return EXIT_INPUT;
-			}
+			if ((rc = cli_target_opt(&target, ch, optarg)) != 0)
+				return rc;
 			break;
 		case 'd':
 			if ((rc = cli_device(optarg, &spec.device)) != 0)
@@ -207,17 +199,12 @@ cmd_check(int argc, char **argv)
 			break;
 		case 'h':
 			return check_help();
-		case ':':
-			return cli_usage_error("check", check_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("check", check_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("check", check_usage, ch, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("check", check_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		return cli_one_trace("check", check_usage, argc);
 	if (nchecks == 0 && target.capacity == 0 && target.gpu == NULL)
 		return cli_usage_error("check", check_usage, "nothing to check: give a threshold, "
 		    "--must-fit, --capacity, --gpu or --baseline");

@@ -91,7 +91,7 @@ cmd_compare(int argc, char **argv)
 	struct batch_job *jobs;
 	struct report_row *rows;
 	const char *trace = NULL;
-	char *cause = NULL, *text, *end;
+	char *text, *end;
 	uint64_t capacity = 0;
 	size_t n = 0, i;
 	int json = 0, placement = 0, threads = batch_default_threads(), device = -1, ch, rc = 0;
@@ -109,18 +109,10 @@ cmd_compare(int argc, char **argv)
 			pols.list = optarg;
 			break;
 		case 'c':
-			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
-				return rc;
-			break;
 		case 'g':
-			target.gpu = optarg;
-			break;
 		case 'X':
-			if (gms_parse_size(optarg, &target.overhead, &cause) < 0) {
-				cli_error("--context-overhead: %s", cause);
-				free(cause);
-				return EXIT_INPUT;
-			}
+			if ((rc = cli_target_opt(&target, ch, optarg)) != 0)
+				return rc;
 			break;
 		case 'T':
 			timeline_path = optarg;
@@ -159,17 +151,12 @@ cmd_compare(int argc, char **argv)
 			break;
 		case 'h':
 			return compare_help();
-		case ':':
-			return cli_usage_error("compare", compare_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("compare", compare_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("compare", compare_usage, ch, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("compare", compare_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		return cli_one_trace("compare", compare_usage, argc);
 	if ((rc = cli_target(&target, &gpu_name, &capacity)) != 0)
 		return rc;
 

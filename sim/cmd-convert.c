@@ -97,12 +97,8 @@ cmd_convert(int argc, char **argv)
 			break;
 		case 'h':
 			return convert_help();
-		case ':':
-			return cli_usage_error("convert", convert_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("convert", convert_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("convert", convert_usage, ch, argv);
 		}
 	}
 	if (argc - optind != 2)

@@ -102,17 +102,12 @@ cmd_info(int argc, char **argv)
 			    "  -h, --help                 show this help\n\n"
 			    "Example:\n  gpumemsim info traces/resnet50-train-b32.pickle\n", info_usage);
 			return EXIT_DONE;
-		case ':':
-			return cli_usage_error("info", info_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("info", info_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("info", info_usage, ch, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("info", info_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		return cli_one_trace("info", info_usage, argc);
 	memset(&ctx, 0, sizeof(ctx));
 	info_init(&ctx.in);
 	w.path = argv[optind];

@@ -114,17 +114,12 @@ cmd_plan(int argc, char **argv)
 			break;
 		case 'h':
 			return plan_help();
-		case ':':
-			return cli_usage_error("plan", plan_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("plan", plan_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("plan", plan_usage, ch, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("plan", plan_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		return cli_one_trace("plan", plan_usage, argc);
 	if ((rc = cli_policies_parse(&pols)) != 0)
 		goto out;
 	rep.gpus = gms_calloc(64, sizeof(*rep.gpus));

@@ -311,18 +311,10 @@ cmd_plot(int argc, char **argv)
 			pols.list = optarg;
 			break;
 		case 'c':
-			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
-				return rc;
-			break;
 		case 'g':
-			target.gpu = optarg;
-			break;
 		case 'X':
-			if (gms_parse_size(optarg, &target.overhead, &cause) < 0) {
-				cli_error("--context-overhead: %s", cause);
-				free(cause);
-				return EXIT_INPUT;
-			}
+			if ((rc = cli_target_opt(&target, ch, optarg)) != 0)
+				return rc;
 			break;
 		case 'A':
 			cli_add_kv(&pols.global, &pols.nglobal, "caching.alloc_conf", optarg);
@@ -361,17 +353,12 @@ cmd_plot(int argc, char **argv)
 			break;
 		case 'h':
 			return plot_help();
-		case ':':
-			return cli_usage_error("plot", plot_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("plot", plot_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("plot", plot_usage, ch, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("plot", plot_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		return cli_one_trace("plot", plot_usage, argc);
 	if (o.out == NULL)
 		return cli_usage_error("plot", plot_usage, "no output given (-o file.svg)");
 	if (plot_term(o.out, &cause) == NULL) {

@@ -41,12 +41,8 @@ cmd_policies(int argc, char **argv)
 			    "stands for,\nand their options (give them with --option KEY=VALUE).\n",
 			    policies_usage);
 			return EXIT_DONE;
-		case ':':
-			return cli_usage_error("policies", policies_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("policies", policies_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("policies", policies_usage, ch, argv);
 		}
 	}
 	if (optind != argc)

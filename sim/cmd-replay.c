@@ -269,19 +269,13 @@ cmd_replay(int argc, char **argv)
 		case 'h':
 			rc = replay_help();
 			goto done;
-		case ':':
-			rc = cli_usage_error("replay", replay_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
-			goto done;
 		default:
-			rc = cli_usage_error("replay", replay_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			rc = cli_bad_option("replay", replay_usage, ch, argv);
 			goto done;
 		}
 	}
 	if (optind != argc - 1) {
-		rc = cli_usage_error("replay", replay_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		rc = cli_one_trace("replay", replay_usage, argc);
 		goto done;
 	}
 	spec.opts = opts;

@@ -115,18 +115,10 @@ cmd_run(int argc, char **argv)
 			policy = optarg;
 			break;
 		case 'c':
-			if ((rc = cli_capacity(optarg, &target.capacity)) != 0)
-				return rc;
-			break;
 		case 'g':
-			target.gpu = optarg;
-			break;
 		case 'X':
-			if (gms_parse_size(optarg, &target.overhead, &cause) < 0) {
-				cli_error("--context-overhead: %s", cause);
-				free(cause);
-				return EXIT_INPUT;
-			}
+			if ((rc = cli_target_opt(&target, ch, optarg)) != 0)
+				return rc;
 			break;
 		case 'T':
 			timeline_path = optarg;
@@ -170,17 +162,12 @@ cmd_run(int argc, char **argv)
 			break;
 		case 'h':
 			return run_help();
-		case ':':
-			return cli_usage_error("run", run_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("run", run_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("run", run_usage, ch, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("run", run_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		return cli_one_trace("run", run_usage, argc);
 	if ((rc = cli_target(&target, &gpu_name, &spec.capacity)) != 0)
 		return rc;
 	spec.path = argv[optind];

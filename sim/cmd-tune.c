@@ -84,17 +84,12 @@ cmd_tune(int argc, char **argv)
 			break;
 		case 'h':
 			return tune_help();
-		case ':':
-			return cli_usage_error("tune", tune_usage, "option '%s' needs a value",
-			    argv[optind - 1]);
 		default:
-			return cli_usage_error("tune", tune_usage, "unknown option '%s'",
-			    argv[optind - 1]);
+			return cli_bad_option("tune", tune_usage, ch, argv);
 		}
 	}
 	if (optind != argc - 1)
-		return cli_usage_error("tune", tune_usage, optind == argc ?
-		    "no trace given" : "more than one trace given");
+		return cli_one_trace("tune", tune_usage, argc);
 	if ((rc = trace_mem_load(argv[optind], &topts, &m, &cause)) < 0 ||
 	    (rc = tune_run(m, capacity, threads, &rep, &cause)) < 0) {
 		cli_error("%s", cause);
