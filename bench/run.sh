@@ -6,7 +6,7 @@
 # Builds bench/gen-trace, writes a training-shaped JSON Lines trace of EVENTS
 # events to a temporary directory (plain and gzip'd), and times `gpumemsim run`
 # on each, printing events per second and the peak resident memory, then
-# `gpumemsim tune` on it.  Run it
+# `gpumemsim tune` and `gpumemsim plan` on it.  Run it
 # from a build without sanitizers (./configure && make) for real numbers.
 set -eu
 cd "$(dirname "$0")/.."
@@ -31,3 +31,7 @@ done
 read -r secs kib <"$tmp/time"
 tried=$(sed -n 's/^\t"tried":\t\([0-9]*\),/\1/p' "$tmp/out")
 echo "tune: $tried settings and the BFC limit searches in $secs s, $(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB max RSS"
+# plan: a bisection per policy, then every catalogued GPU, on every core
+/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim plan "$tmp/t.jsonl.gz" --format=json >"$tmp/out"
+read -r secs kib <"$tmp/time"
+echo "plan: every policy and $(grep -c '"gpu":' "$tmp/out") GPUs in $secs s, $(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB max RSS"
