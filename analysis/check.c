@@ -73,8 +73,15 @@ check_baseline(struct check_list *l, const cJSON *base, const struct sim_result 
 		    "(no \"peak_reserved\")");
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		it = cJSON_GetObjectItemCaseSensitive(base, keys[i]);
-		if (!cJSON_IsNumber(it))
+		if (it == NULL)
 			continue;
+		/* a metric that no run could have given is a broken baseline, not a pass */
+		if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0 ||
+		    (i == 2 ? it->valuedouble > 1 : it->valuedouble != floor(it->valuedouble) ||
+		    it->valuedouble > 9007199254740992.0))
+			return gms_fail(cause, GMS_ETRACE, "\"%s\" is not %s", keys[i],
+			    i == 2 ? "a fraction from 0 to 1" : i == 3 || i == 4 ? "a count" :
+			    "a number of bytes");
 		was = it->valuedouble;
 		switch (i) {
 		case 0: cur = (double)res->peak_reserved; break;

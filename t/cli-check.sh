@@ -73,6 +73,39 @@ check_fail 4 "gpumemsim: error: cannot open baseline '$TMP/none.json': No such f
 echo '{"peak_reserved": "x"}' >"$TMP/bad.json"
 gms check "$RESNET" --baseline="$TMP/bad.json"
 is "$rc" 3 "a baseline that is not a run result: exit 3"
+# The baseline reader, fuzzed: every cut of a real baseline, metrics no run
+# could give, random bytes: each is refused (exit 3, naming the file), never
+# a crash and never a pass.
+len=$(wc -c <"$TMP/base.json")
+bad=0
+n=1
+while [ "$n" -lt "$len" ]; do
+	head -c "$n" "$TMP/base.json" >"$TMP/cut.json"
+	"$GPUMEMSIM" check "$RESNET" --baseline="$TMP/cut.json" >/dev/null 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -ne 3 ] || ! grep -q "^gpumemsim: error: $TMP/cut.json: " "$TMP/err"; then
+		bad=$((bad + 1))
+		echo "# cut at $n bytes: exit $rc, $(head -n 1 "$TMP/err")"
+	fi
+	n=$((n + 53))
+done
+is "$bad" 0 "every cut of a saved baseline is refused, naming the file"
+for doc in '{"peak_reserved": -1}' '{"peak_reserved": 1e400}' '{"peak_reserved": 1.5}' \
+    '{"peak_reserved": 9007199254740993e3}' '{"peak_reserved": 5, "fragmentation": 1.01}' \
+    '{"peak_reserved": 5, "device_allocs": "118"}' '{"peak_reserved": 5, "alloc_retries": -0.5}' \
+    '{"peak_reserved": 5, "peak_allocated": null}'; do
+	printf '%s' "$doc" >"$TMP/odd.json"
+	gms check "$RESNET" --baseline="$TMP/odd.json"
+	is "$rc" 3 "a baseline of $doc is refused"
+done
+i=0
+while [ "$i" -lt 20 ]; do
+	head -c 600 /dev/urandom >"$TMP/junk.json"
+	gms check "$RESNET" --baseline="$TMP/junk.json"
+	[ "$rc" -eq 3 ] || break
+	i=$((i + 1))
+done
+is "$i" 20 "20 baselines of random bytes are refused"
 check_fail 3 "gpumemsim: error: --max-fragmentation takes a number of 0 or more, not 'lots'" \
     check "$RESNET" --max-fragmentation=lots
 done_testing
