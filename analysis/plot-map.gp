@@ -15,7 +15,8 @@ set ylabel "segment, by address"
 set yrange [-1:nrows]
 set xrange [0:*]
 set grid x
-set key outside bottom center horizontal
+set bmargin 6
+set key at screen 0.5, screen 0.01 center bottom horizontal
 set style fill solid 0.85 border lc rgb "white"
 load ticfile
 plot datafile using (($2 + $3) / 2):1:2:3:($1 - 0.4):($1 + 0.4):4 with boxxyerror lc rgb variable notitle, \
