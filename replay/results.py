@@ -5,7 +5,9 @@ wrote: `python3 replay/results.py DIR > tables.md`.
 Table 1: each policy replayed over the real GPU beside the simulation's
 prediction, and whether the re-simulation with the GPU's own addresses
 agrees.  Table 2: PyTorch's own allocator (analysis/torch_replay.py) beside
-the caching policy replayed on the same GPU.
+the caching policy replayed on the same GPU.  Table 3 (replay/settings-
+gpu.sh): the settings runs the placement model missed, PyTorch's recorded
+result (t/data/pytorch.json) beside PyTorch and the replay in this session.
 """
 import glob
 import json
@@ -113,12 +115,49 @@ def table_torch(d):
               "%d to %d bytes." % (min(contexts), max(contexts)))
 
 
+def table_settings(d):
+    here = os.path.dirname(os.path.abspath(__file__))
+    lines = [l.split() for l in open(os.path.join(here, "settings-mismatches.txt"))]
+    with open(os.path.join(here, "..", "t", "data", "pytorch.json")) as f:
+        fixture = json.load(f)
+    print("| trace | setting | limit | recorded: peak reserved / OOM | simulated (model) | "
+          "PyTorch now | device allocs / frees | replayed | device allocs / frees | equal |")
+    print("|---|---|---|--:|--:|--:|--:|--:|--:|---|")
+    n = same = 0
+    for i, (trace, conf, limit) in enumerate(lines):
+        limit = int(limit)
+        rec = [r for r in fixture["runs"][trace][conf] if (r["limit"] or 0) == limit][0]
+        rp = load(os.path.join(d, "settings.%d.replay.json" % i))
+        tp = load(os.path.join(d, "settings.%d.torch.json" % i))
+        if rp is None or tp is None:
+            print("| %s | %s | %s | missing |" % (trace, conf, limit or "-"))
+            continue
+        s, g = rp["result"]["simulated"], rp["result"]["replayed"]
+        room = rec["oom"]["event"] if rec["oom"] else None
+        toom = tp["oom"]["event"] if tp["oom"] else None
+        eq = (rec["peak_reserved"] == tp["peak_reserved"] == g["peak_reserved"] and
+              room == toom == g["oom_event"] and tp["device_allocs"] == g["device_allocs"] and
+              tp["device_frees"] == g["device_frees"])
+        n += 1
+        same += eq
+        print("| %s | %s | %s | %d / %s | %d / %s | %d / %s | %d / %d | %d / %s | %d / %d | %s |" % (
+            trace, conf, limit or "-", rec["peak_reserved"], oom(room), s["peak_reserved"],
+            oom(s["oom_event"]), tp["peak_reserved"], oom(toom), tp["device_allocs"],
+            tp["device_frees"], g["peak_reserved"], oom(g["oom_event"]), g["device_allocs"],
+            g["device_frees"], mark(eq)))
+    print()
+    print("%d runs: recorded, PyTorch now and the replay equal in %d." % (n, same))
+
+
 def main():
     d = sys.argv[1] if len(sys.argv) > 1 else "."
     print("### The policies on the GPU, beside the simulation\n")
     table_replay(d)
     print("\n### PyTorch's allocator beside the caching policy on the GPU\n")
     table_torch(d)
+    if glob.glob(os.path.join(d, "settings.*.replay.json")):
+        print("\n### The settings runs the placement model missed, on the GPU\n")
+        table_settings(d)
 
 
 if __name__ == "__main__":
