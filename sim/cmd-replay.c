@@ -309,7 +309,10 @@ cmd_replay(int argc, char **argv)
 		cJSON_AddNumberToObject(o, "gpu_total", (double)g.total);
 		cJSON_AddStringToObject(o, "versions", g.versions);
 		cJSON_AddStringToObject(o, "policy", spec.policy->name);
-		cJSON_AddNumberToObject(o, "capacity", (double)spec.capacity);
+		if (spec.capacity)	/* null when unlimited, as run's JSON */
+			cJSON_AddNumberToObject(o, "capacity", (double)spec.capacity);
+		else
+			cJSON_AddNullToObject(o, "capacity");
 		cJSON_AddBoolToObject(o, "touch", spec.touch);
 		cJSON_AddItemToObject(o, "result", result_json(&r));
 		if (have_base)
