@@ -89,11 +89,32 @@ timeline_free(struct timeline *tl)
 	memset(tl, 0, sizeof(*tl));
 }
 
+/* One CSV row: the event, cur's time and live bytes, each timeline's row (NULL: none yet). */
+static void
+write_row(FILE *f, uint64_t event, const struct timeline_row *cur,
+    const struct timeline_row *const *rows, size_t n)
+{
+	size_t k;
+
+	fprintf(f, "%llu,", (unsigned long long)event);
+	if (cur->has_time)
+		fprintf(f, "%lld", (long long)cur->t_us);
+	fprintf(f, ",%llu", (unsigned long long)cur->live);
+	for (k = 0; k < n; k++) {
+		if (rows[k] == NULL || rows[k]->stopped)
+			fprintf(f, ",,");
+		else
+			fprintf(f, ",%llu,%llu", (unsigned long long)rows[k]->allocated,
+			    (unsigned long long)rows[k]->reserved);
+	}
+	fprintf(f, "\n");
+}
+
 int
 timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labels, size_t n)
 {
 	size_t *at = gms_calloc(n ? n : 1, sizeof(*at)), i, k;
-	const struct timeline_row *cur;
+	const struct timeline_row **rows = gms_calloc(n ? n : 1, sizeof(*rows)), *cur;
 	uint64_t next;
 	int any;
 
@@ -108,24 +129,11 @@ timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labe
 	if (n > 0 && tls[0]->points > 0) {
 		/* envelopes of the same trace share their buckets: a row a bucket */
 		for (i = 0; i < tls[0]->n; i++) {
-			cur = &tls[0]->rows[i];
-			fprintf(f, "%llu,", (unsigned long long)cur->event);
-			if (cur->has_time)
-				fprintf(f, "%lld", (long long)cur->t_us);
-			fprintf(f, ",%llu", (unsigned long long)cur->live);
-			for (k = 0; k < n; k++) {
-				const struct timeline_row *r = i < tls[k]->n ? &tls[k]->rows[i] : NULL;
-
-				if (r == NULL || r->stopped)
-					fprintf(f, ",,");
-				else
-					fprintf(f, ",%llu,%llu", (unsigned long long)r->allocated,
-					    (unsigned long long)r->reserved);
-			}
-			fprintf(f, "\n");
+			for (k = 0; k < n; k++)
+				rows[k] = i < tls[k]->n ? &tls[k]->rows[i] : NULL;
+			write_row(f, tls[0]->rows[i].event, &tls[0]->rows[i], rows, n);
 		}
-		free(at);
-		return ferror(f) ? -1 : 0;
+		goto out;
 	}
 	for (;;) {
 		/* the next event any timeline has a row for */
@@ -142,24 +150,14 @@ timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labe
 		for (k = 0; k < n; k++) {
 			while (at[k] < tls[k]->n && tls[k]->rows[at[k]].event <= next)
 				at[k]++;
-			if (at[k] > 0 && (cur == NULL || tls[k]->rows[at[k] - 1].event == next))
-				cur = &tls[k]->rows[at[k] - 1];
+			rows[k] = at[k] > 0 ? &tls[k]->rows[at[k] - 1] : NULL;
+			if (rows[k] != NULL && (cur == NULL || rows[k]->event == next))
+				cur = rows[k];
 		}
-		fprintf(f, "%llu,", (unsigned long long)next);
-		if (cur->has_time)
-			fprintf(f, "%lld", (long long)cur->t_us);
-		fprintf(f, ",%llu", (unsigned long long)cur->live);
-		for (k = 0; k < n; k++) {
-			const struct timeline_row *r = at[k] > 0 ? &tls[k]->rows[at[k] - 1] : NULL;
-
-			if (r == NULL || r->stopped)
-				fprintf(f, ",,");
-			else
-				fprintf(f, ",%llu,%llu", (unsigned long long)r->allocated,
-				    (unsigned long long)r->reserved);
-		}
-		fprintf(f, "\n");
+		write_row(f, next, cur, rows, n);
 	}
+out:
 	free(at);
+	free(rows);
 	return ferror(f) ? -1 : 0;
 }
