@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -25,48 +24,9 @@
 #include "sim/gms.h"
 #include "sim/policy.h"
 #include "sim/sim.h"
+#include "t/gtload.h"
 #include "t/tap.h"
 #include "traces/trace.h"
-
-static cJSON *
-load_json(const char *rel)
-{
-	char *path = tap_srcpath(rel), *buf;
-	FILE *f = fopen(path, "rb");
-	long n;
-	cJSON *j;
-
-	if (f == NULL) {
-		printf("Bail out! cannot open %s\n", path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		printf("Bail out! cannot read %s\n", path);
-		exit(1);
-	}
-	buf[n] = '\0';
-	fclose(f);
-	j = cJSON_Parse(buf);
-	if (j == NULL) {
-		printf("Bail out! %s is not JSON\n", path);
-		exit(1);
-	}
-	free(buf);
-	free(path);
-	return j;
-}
-
-static uint64_t
-u64(const cJSON *o, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	return cJSON_IsNumber(it) ? (uint64_t)it->valuedouble : 0;
-}
 
 /* The OOM event of a run: index + 1, or 0 for none. */
 static uint64_t
@@ -76,25 +36,10 @@ oom_of(const cJSON *run)
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(run, "oom_event");
 
 	if (cJSON_IsObject(o))
-		return u64(o, "event") + 1;
+		return gt_u64(o, "event") + 1;
 	if (cJSON_IsNumber(e))
 		return (uint64_t)e->valuedouble + 1;
 	return 0;
-}
-
-/* traces/<name>.json, or the .jsonl.gz the larger samples are kept as. */
-static char *
-sample_path(const char *name)
-{
-	char rel[256], *path;
-
-	snprintf(rel, sizeof(rel), "traces/%s.json", name);
-	path = tap_srcpath(rel);
-	if (access(path, R_OK) == 0)
-		return path;
-	free(path);
-	snprintf(rel, sizeof(rel), "traces/%s.jsonl.gz", name);
-	return tap_srcpath(rel);
 }
 
 /* Replay a sample trace over dev; flags as sim_create's. */
@@ -105,7 +50,7 @@ replay(const char *name, struct device *dev, unsigned flags, struct sim_result *
 	struct trace_reader *r;
 	struct sim *s;
 
-	path = sample_path(name);
+	path = gt_sample_path(name);
 	if (trace_open(path, &r, &cause) < 0 ||
 	    (s = sim_create(&policy_caching, NULL, dev, flags, &cause)) == NULL ||
 	    sim_replay(s, r, &cause) < 0) {
@@ -130,7 +75,7 @@ address_runs(const cJSON *gt)
 	cJSON_ArrayForEach(trace, cJSON_GetObjectItemCaseSensitive(gt, "address_runs")) {
 		i = 0;
 		cJSON_ArrayForEach(run, trace) {
-			limit = u64(run, "limit");
+			limit = gt_u64(run, "limit");
 			dev = device_recorded_create(limit);
 			allocs = frees = 0;
 			cJSON_ArrayForEach(seg, cJSON_GetObjectItemCaseSensitive(run, "segments")) {
@@ -146,7 +91,7 @@ address_runs(const cJSON *gt)
 				}
 			}
 			replay(trace->string, dev, 0, &res);
-			is_u64(res.peak_reserved, u64(run, "peak_reserved"),
+			is_u64(res.peak_reserved, gt_u64(run, "peak_reserved"),
 			    "recorded addresses: %s run %d (limit %llu): peak reserved",
 			    trace->string, i, (unsigned long long)limit);
 			is_u64(res.oomed ? res.oom.event + 1 : 0, oom_of(run),
@@ -180,18 +125,18 @@ model_runs(const cJSON *gt)
 	cJSON_ArrayForEach(trace, cJSON_GetObjectItemCaseSensitive(gt, "runs")) {
 		i = 0;
 		cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(trace, "(default)")) {
-			limit = u64(run, "limit");
+			limit = gt_u64(run, "limit");
 			dev = device_sim_create(limit);
 			replay(trace->string, dev, 0, &res);
 			total++;
-			if (res.peak_reserved == u64(run, "peak_reserved") &&
+			if (res.peak_reserved == gt_u64(run, "peak_reserved") &&
 			    (res.oomed ? res.oom.event + 1 : 0) == oom_of(run)) {
 				agree++;
 			} else {
 				diag("model placement differs: %s run %d (limit %llu): peak reserved "
 				    "%llu, real %llu; OOM event %lld, real %lld", trace->string, i,
 				    (unsigned long long)limit, (unsigned long long)res.peak_reserved,
-				    (unsigned long long)u64(run, "peak_reserved"),
+				    (unsigned long long)gt_u64(run, "peak_reserved"),
 				    res.oomed ? (long long)res.oom.event : -1LL,
 				    (long long)oom_of(run) - 1);
 			}
@@ -223,7 +168,7 @@ own_recordings(void)
 		dev = device_recorded_create(0);
 		replay(names[i], dev, SIM_FEED_RECORDED, &res);
 		device_recorded_stats(dev, &st);
-		path = sample_path(names[i]);
+		path = gt_sample_path(names[i]);
 		if (trace_open(path, &r, &cause) < 0) {
 			printf("Bail out! %s\n", cause);
 			exit(1);
@@ -236,11 +181,11 @@ own_recordings(void)
 		    names[i]);
 		is_u64(st.used, res.observed_segments, "%s: every recorded address was used",
 		    names[i]);
-		is_u64(res.peak_reserved, u64(trace_header(r)->observed, "peak_reserved"),
+		is_u64(res.peak_reserved, gt_u64(trace_header(r)->observed, "peak_reserved"),
 		    "%s: observed peak reserved", names[i]);
-		is_u64(res.peak_allocated, u64(trace_header(r)->observed, "peak_allocated"),
+		is_u64(res.peak_allocated, gt_u64(trace_header(r)->observed, "peak_allocated"),
 		    "%s: observed peak allocated", names[i]);
-		is_u64(res.peak_requested, u64(trace_header(r)->observed, "peak_requested"),
+		is_u64(res.peak_requested, gt_u64(trace_header(r)->observed, "peak_requested"),
 		    "%s: observed peak requested", names[i]);
 		trace_close(r);
 		free(path);
@@ -251,7 +196,7 @@ own_recordings(void)
 int
 main(void)
 {
-	cJSON *gt = load_json("t/data/pytorch.json");
+	cJSON *gt = gt_load("t/data/pytorch.json");
 
 	address_runs(gt);
 	model_runs(gt);
