@@ -91,7 +91,7 @@ cmd_compare(int argc, char **argv)
 	struct batch_job *jobs;
 	struct report_row *rows;
 	const char *trace = NULL;
-	char *text, *end;
+	char *text;
 	uint64_t capacity = 0;
 	size_t n = 0, i;
 	int json = 0, placement = 0, threads = batch_default_threads(), device = -1, ch, rc = 0;
@@ -137,12 +137,8 @@ cmd_compare(int argc, char **argv)
 			cli_add_kv(&pols.global, &pols.nglobal, "caching.alloc_conf", optarg);
 			break;
 		case 'j':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || v < 1 || v > 1024) {
-				cli_error("--jobs takes a number from 1 to 1024, not '%s'", optarg);
-				return EXIT_INPUT;
-			}
+			if ((rc = cli_count("--jobs", optarg, 1024, &v)) != 0)
+				return rc;
 			threads = (int)v;
 			break;
 		case 'f':

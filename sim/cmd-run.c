@@ -156,9 +156,7 @@ cmd_run(int argc, char **argv)
 				return EXIT_INPUT;
 			break;
 		case 'A':
-			opts = gms_realloc(opts, (nopts + 1) * sizeof(*opts));
-			opts[nopts].key = "alloc_conf";
-			opts[nopts++].value = optarg;
+			cli_add_kv(&opts, &nopts, "alloc_conf", optarg);
 			break;
 		case 'h':
 			return run_help();
