@@ -252,6 +252,19 @@ bfc_alloc(void *state, uint64_t request, int64_t stream, void **handle, uint64_t
 	return 0;
 }
 
+/* Merge c's next chunk (out of the free set already) into c. */
+static void
+absorb_next(struct bfc *b, struct bchunk *c)
+{
+	struct bchunk *n = c->next;
+
+	c->size += n->size;
+	c->next = n->next;
+	if (n->next != NULL)
+		n->next->prev = c;
+	objpool_put(&b->chunks, n);
+}
+
 static void
 bfc_free(void *state, void *handle)
 {
@@ -264,19 +277,11 @@ bfc_free(void *state, void *handle)
 	b->in_use -= c->size;
 	if ((n = c->next) != NULL && !n->in_use) {
 		free_remove(b, n);
-		c->size += n->size;
-		c->next = n->next;
-		if (n->next != NULL)
-			n->next->prev = c;
-		objpool_put(&b->chunks, n);
+		absorb_next(b, c);
 	}
 	if ((p = c->prev) != NULL && !p->in_use) {
 		free_remove(b, p);
-		p->size += c->size;
-		p->next = c->next;
-		if (c->next != NULL)
-			c->next->prev = p;
-		objpool_put(&b->chunks, c);
+		absorb_next(b, p);
 		c = p;
 	}
 	free_insert(b, c);
