@@ -154,23 +154,20 @@ draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struc
 		if ((rc = job_error(&job)) != 0)
 			goto out;
 		if (job.out.res.oomed) {
-			/* the policy stopped there: its state is already the OOM's */
 			at = job.out.res.oom.event;
 			why = "out of memory at event";
 		} else {
 			at = peak.event;
 			why = "peak reserved at event";
-			batch_free(&job, 1);
-			memset(&job, 0, sizeof(job));
 		}
+		batch_free(&job, 1);
+		memset(&job, 0, sizeof(job));
 	}
-	if (job.out.sim == NULL) {
-		job.spec = spec_for(m, e, o);
-		job.spec.stop_after = at + 1;
-		batch_run(&job, 1, 1);
-		if ((rc = job_error(&job)) != 0)
-			goto out;
-	}
+	job.spec = spec_for(m, e, o);
+	job.spec.stop_after = at + 1;
+	batch_run(&job, 1, 1);
+	if ((rc = job_error(&job)) != 0)
+		goto out;
 	if (o->title != NULL) {
 		title = gms_strdup(o->title);
 	} else {
