@@ -4,7 +4,8 @@
  * maps to which policy block), validates the event stream's semantics
  * (duplicate live ids, frees of unknown ids), samples every peak at the moment
  * it changes, and records the first out-of-memory with its context.  After an
- * OOM the policy is no longer called (the real job would have died there) but
+ * OOM no allocation reaches the policy (the real job would have died there),
+ * though frees of blocks it served before still do, and the peaks are frozen;
  * the rest of the trace is still read: it is validated and its live peak
  * counted, so peak_live is the trace's lower bound whatever happened.
  */
