@@ -66,6 +66,7 @@ tmp_file(struct tmp *t, const char *name, char **path)
 	char dir[sizeof(t->dir)];
 	FILE *f;
 
+	GMS_ASSERT(t->n < (int)ARRAY_SIZE(t->paths));
 	/* a copy: t->dir and t->paths live in one object, which -Wrestrict flags */
 	memcpy(dir, t->dir, sizeof(dir));
 	snprintf(t->paths[t->n], sizeof(t->paths[0]), "%s/%s", dir, name);
