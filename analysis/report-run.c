@@ -13,6 +13,14 @@
 #include "analysis/report.h"
 #include "sim/gms.h"
 
+uint64_t
+report_capacity(const struct report_run *run)
+{
+	uint64_t lim = run->res->limit;
+
+	return lim != 0 && (run->capacity == 0 || lim < run->capacity) ? lim : run->capacity;
+}
+
 double
 report_fragmentation(const struct sim_result *res)
 {
@@ -102,8 +110,8 @@ report_run_json(const struct report_run *run)
 		cJSON_AddStringToObject(opts, run->opts[i].key, run->opts[i].value);
 	if (run->gpu)
 		cJSON_AddStringToObject(opts, "gpu", run->gpu);
-	if (run->capacity)
-		cJSON_AddNumberToObject(o, "capacity", (double)run->capacity);
+	if (report_capacity(run))
+		cJSON_AddNumberToObject(o, "capacity", (double)report_capacity(run));
 	else
 		cJSON_AddNullToObject(o, "capacity");
 	cJSON_AddNumberToObject(o, "events", (double)r->events);
@@ -148,6 +156,7 @@ report_run_text(const struct report_run *run)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
+	uint64_t cap = report_capacity(run);
 	size_t k;
 	int n, i, all;
 
@@ -159,9 +168,10 @@ report_run_text(const struct report_run *run)
 	fprintf(f, "policy %s", run->policy);
 	for (k = 0; k < run->nopts; k++)
 		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
-	fprintf(f, "%s, capacity %s%s%s%s, placement %s\n\n", run->nopts ? ")" : "",
-	    run->capacity ? SZ(run->capacity) : "unlimited", run->gpu ? " (" : "",
-	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "", run->placement);
+	fprintf(f, "%s, capacity %s%s%s%s%s, placement %s\n\n", run->nopts ? ")" : "",
+	    cap ? SZ(cap) : "unlimited", run->gpu ? " (" : "",
+	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "",
+	    cap != run->capacity ? " (per_process_memory_fraction)" : "", run->placement);
 
 	fprintf(f, "  peak reserved   %12s  %14llu B\n", SZ(r->peak_reserved),
 	    (unsigned long long)r->peak_reserved);
@@ -192,8 +202,16 @@ report_run_text(const struct report_run *run)
 			fprintf(f, "  after mark \"%s\" (event %llu)\n", r->oom.mark,
 			    (unsigned long long)r->oom.mark_event);
 		fprintf(f, "  capacity %s: reserved %s after releasing the cache, "
-		    "allocated %s, live %s\n", SZ(run->capacity), SZ(r->oom.reserved),
-		    SZ(r->oom.allocated), SZ(r->oom.live));
+		    "allocated %s, live %s\n", cap ? SZ(cap) : "unlimited",
+		    SZ(r->oom.reserved), SZ(r->oom.allocated), SZ(r->oom.live));
+		if (!cap && strcmp(run->policy, "caching") == 0)
+			fprintf(f, "  with no capacity set, no expandable segment can hold this "
+			    "request: one spans the device's memory (%s)\n",
+			    run->hdr->device_total ? SZ(run->hdr->device_total) :
+			    "80.00 GiB when the trace does not say");
+		else if (!cap)
+			fprintf(f, "  with no capacity set, the policy itself cannot serve a "
+			    "request this large\n");
 		if (r->oom.reserved > r->oom.allocated)
 			fprintf(f, "  %s reserved but unallocated; the largest free block is %s\n",
 			    SZ(r->oom.reserved - r->oom.allocated), SZ(r->oom.largest_free));
@@ -209,7 +227,7 @@ report_run_text(const struct report_run *run)
 		if (all && n > 0) {
 			fprintf(f, "reproduced exactly (%d numbers%s)\n", n,
 			    r->observed_segments ? " and every segment" : "");
-		} else if (run->capacity) {
+		} else if (cap) {
 			fprintf(f, "recorded without this capacity: not comparable\n");
 			n = 0;
 		} else {
@@ -220,7 +238,7 @@ report_run_text(const struct report_run *run)
 				fprintf(f, "  %-15s simulated %llu, observed %llu\n", keys[i].key,
 				    (unsigned long long)keys[i].simulated,
 				    (unsigned long long)keys[i].observed);
-		if (r->segment_mismatches > 0 && !run->capacity)
+		if (r->segment_mismatches > 0 && !cap)
 			fprintf(f, "  segments        %llu events differ, the first at event %llu\n",
 			    (unsigned long long)r->segment_mismatches,
 			    (unsigned long long)r->first_segment_mismatch);

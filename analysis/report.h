@@ -45,6 +45,12 @@ struct report_observed_key {
 int report_observed(const struct report_run *run, struct report_observed_key *keys,
     int *all_match);
 
+/*
+ * The capacity the run was held to: --capacity/--gpu, or the tighter limit
+ * the policy's own options set (per_process_memory_fraction); 0: unlimited.
+ */
+uint64_t report_capacity(const struct report_run *run);
+
 /* 1 - peak_allocated / peak_reserved (0 when nothing was reserved). */
 double report_fragmentation(const struct sim_result *res);
 

@@ -17,6 +17,10 @@
 #include "sim/gms.h"
 
 #define MAX_TOKENS 256
+/* CUDAAllocatorConfig::pinned_max_register_threads() */
+#define PINNED_MAX_REGISTER_THREADS 128
+/* Segments are sizes in bytes; one past 2^50 (the trace readers' largest size) is no device's. */
+#define LARGE_SEGMENT_MAX_MB ((uint64_t)1 << 30)
 
 struct lexer {
 	char tok[MAX_TOKENS][64];
@@ -135,7 +139,7 @@ divisions(struct lexer *lx, size_t *ip, struct alloc_conf *c)
 		if (!is_pow2(v1))
 			return fail(lx, i, "For roundups, the divisons has to be power of 2 ");
 		for (k = 0; k < SC_DIVISION_SLOTS; k++)
-			c->sc.divisions[k] = (unsigned)v1;
+			c->sc.divisions[k] = v1;
 		*ip = i;
 		return 0;
 	}
@@ -152,7 +156,7 @@ divisions(struct lexer *lx, size_t *ip, struct alloc_conf *c)
 			/* from the last listed interval on, that one included, as
 			   PyTorch's parser does (its docs say "after") */
 			for (k = last; k < SC_DIVISION_SLOTS; k++)
-				c->sc.divisions[k] = (unsigned)v2;
+				c->sc.divisions[k] = v2;
 		} else {
 			if ((err = number(lx, key_at, "a roundup interval", &v1)) < 0)
 				return err;
@@ -163,10 +167,10 @@ divisions(struct lexer *lx, size_t *ip, struct alloc_conf *c)
 				idx = SC_DIVISION_SLOTS - 1;
 			if (first) {
 				for (k = 0; k < idx; k++)
-					c->sc.divisions[k] = (unsigned)v2;
+					c->sc.divisions[k] = v2;
 				first = 0;
 			}
-			c->sc.divisions[idx] = (unsigned)v2;
+			c->sc.divisions[idx] = v2;
 			last = idx;
 		}
 		if (i + 1 < lx->n && strcmp(lx->tok[i + 1], "]") != 0 && (err = expect(lx, ++i, ',')) < 0)
@@ -222,6 +226,12 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 					err = fail(lx, i, "large_segment_size_mb must be > 10");
 					break;
 				}
+				if (v > LARGE_SEGMENT_MAX_MB) {
+					err = fail(lx, i, "large_segment_size_mb must be at most %llu "
+					    "(a pebibyte: no device holds one segment larger)",
+					    (unsigned long long)LARGE_SEGMENT_MAX_MB);
+					break;
+				}
 				large_mb = v;
 			}
 		} else if (strcmp(key, "garbage_collection_threshold") == 0) {
@@ -248,6 +258,28 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 			if ((err = expect(lx, ++i, ':')) < 0)
 				break;
 			err = boolean(lx, ++i, key, &c->expandable);
+		} else if (strcmp(key, "graph_capture_record_stream_reuse") == 0) {
+			/* only acts inside CUDA graph capture, which a trace does not record */
+			if ((err = expect(lx, ++i, ':')) < 0)
+				break;
+			err = boolean(lx, ++i, key, &c->graph_capture_reuse);
+		} else if (strcmp(key, "per_process_memory_fraction") == 0) {
+			if ((err = expect(lx, ++i, ':')) < 0)
+				break;
+			if (++i >= lx->n) {
+				err = fail(lx, i, "Error, expecting per_process_memory_fraction value");
+				break;
+			}
+			errno = 0;
+			d = strtod(lx->tok[i], &end);
+			if (*end != '\0' || end == lx->tok[i] || errno != 0 || isnan(d) ||
+			    !(d >= 0 && d <= 1.0)) {
+				err = fail(lx, i, "per_process_memory_fraction is invalid, set it in "
+				    "[0.0, 1.0]");
+				break;
+			}
+			c->memory_fraction = d;
+			c->has_memory_fraction = 1;
 		} else if (strcmp(key, "release_lock_on_cudamalloc") == 0 ||
 		    strcmp(key, "pinned_use_cuda_host_register") == 0 ||
 		    strcmp(key, "pinned_use_background_threads") == 0) {
@@ -259,6 +291,9 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 				break;
 			if (!is_pow2(v))
 				err = fail(lx, i, "Number of register threads has to be power of 2 ");
+			else if (v > PINNED_MAX_REGISTER_THREADS)
+				err = fail(lx, i, "Number of register threads should be less than or "
+				    "equal to %d", PINNED_MAX_REGISTER_THREADS);
 		} else if (strcmp(key, "backend") == 0) {
 			if ((err = expect(lx, ++i, ':')) < 0)
 				break;
@@ -294,7 +329,9 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 			    "too small, must be >= %llu", (unsigned long long)(c->sc.large_segment / GMS_MiB));
 			goto out;
 		}
-		c->max_non_split_rounding = rounding_mb * GMS_MiB;
+		/* PyTorch clamps to what a size_t of bytes holds */
+		c->max_non_split_rounding = rounding_mb > UINT64_MAX / GMS_MiB ?
+		    UINT64_MAX / GMS_MiB * GMS_MiB : rounding_mb * GMS_MiB;
 	}
 out:
 	free(lx);

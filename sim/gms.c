@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "sim/gms.h"
 
@@ -39,6 +40,27 @@ gms_strerror(int err)
 	if (idx < 0 || (size_t)idx >= ARRAY_SIZE(gms_errtab))
 		return "unknown error";
 	return gms_errtab[idx].msg;
+}
+
+size_t
+gms_mem_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur > SIZE_MAX)
+		return 0;
+	return (size_t)rl.rlim_cur;
+}
+
+uint64_t
+gms_input_cap(void)
+{
+	size_t lim = gms_mem_limit();
+
+	if (lim != 0 && lim / 4 < GMS_INPUT_CAP)
+		return lim / 4;
+	return GMS_INPUT_CAP;
 }
 
 static void __attribute__((noreturn))

@@ -69,6 +69,17 @@ const char *gms_fmt_size(uint64_t n, char *buf, size_t len);
 #define GMS_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define GMS_MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/*
+ * Bounds on what reading one input may cost.  gms_mem_limit() is the
+ * process's address-space limit (ulimit -v) in bytes, or 0 when there is
+ * none.  gms_input_cap() is the most a format that must hold a whole file
+ * (a snapshot pickle) reads after decompression: GMS_INPUT_CAP, or a quarter
+ * of the address-space limit when that is smaller.
+ */
+#define GMS_INPUT_CAP ((uint64_t)4 << 30)
+size_t gms_mem_limit(void);
+uint64_t gms_input_cap(void);
+
 void gms_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));
 #define GMS_ASSERT(e) ((e) ? (void)0 : gms_assert_fail(#e, __FILE__, __LINE__))

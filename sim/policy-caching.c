@@ -356,6 +356,9 @@ find_expandable_block(struct caching *c, int small, int64_t stream, uint64_t siz
 		if (has_room(cand, size))
 			return cand;
 	}
+	/* One segment spans the device's memory and then some: a larger request cannot be mapped. */
+	if (size > pages * page)
+		return NULL;
 	if (device_reserve_va(c->dev, pages * page, &addr) < 0)
 		return NULL;
 	s = seg_new(c, addr, pages * page, stream, small);
@@ -664,6 +667,7 @@ caching_stats(void *state, struct policy_stats *st)
 	st->cached_free = c->cached_free;
 	st->alloc_retries = c->alloc_retries;
 	st->ooms = c->ooms;
+	st->limit = c->conf.has_memory_fraction ? c->capacity : 0;
 	for (pool = 0; pool < 2; pool++)
 		RB_FOREACH(b, free_tree, &c->pools[pool].blocks)
 			st->largest_free = GMS_MAX(st->largest_free, b->size);
@@ -816,6 +820,24 @@ caching_create(const struct policy_args *args, struct device *dev, void **state,
 	c->dev = dev;
 	c->capacity = dev->capacity;
 	c->device_total = args->device_total;
+	if (c->conf.has_memory_fraction) {
+		uint64_t allowed;
+
+		if (args->device_total == 0) {
+			gms_fail(cause, GMS_ECONFIG, "caching: per_process_memory_fraction is a "
+			    "fraction of the device's memory, and the trace does not say how much "
+			    "it has (give --gpu)");
+			free(c);
+			return GMS_ECONFIG;
+		}
+		/* PyTorch: allowed_memory_maximum = fraction * total, truncated */
+		allowed = (uint64_t)(c->conf.memory_fraction * (double)args->device_total);
+		/* capacity 0 means "no limit" here: a limit of 0 bytes is 1, which no segment fits */
+		if (allowed == 0)
+			allowed = 1;
+		if (c->capacity == 0 || allowed < c->capacity)
+			c->capacity = allowed;
+	}
 	RB_INIT(&c->pools[0].blocks);
 	RB_INIT(&c->pools[1].blocks);
 	RB_INIT(&c->pools[0].unmapped);

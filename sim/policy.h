@@ -42,6 +42,9 @@ struct policy_stats {
 	uint64_t largest_free;	/* the largest free block */
 	uint64_t alloc_retries;	/* allocations retried after releasing cache */
 	uint64_t ooms;
+	uint64_t limit;		/* the policy's own limit on reservation, when
+				   its options set one (caching's
+				   per_process_memory_fraction); 0: none */
 };
 
 /* What a walk reports: each segment, then its blocks in address order. */

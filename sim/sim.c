@@ -305,6 +305,9 @@ sim_result(struct sim *s, struct sim_result *res)
 	res->device_frees = s->dev->c.frees;
 	res->alloc_retries = st.alloc_retries;
 	res->end_live = HASH_COUNT(s->live);
+	res->limit = s->dev->capacity;
+	if (st.limit != 0 && (res->limit == 0 || st.limit < res->limit))
+		res->limit = st.limit;
 }
 
 void

@@ -48,6 +48,8 @@ struct sim_result {
 	uint64_t unknown_frees;		/* frees of ids never seen (mid-run traces) */
 	uint64_t first_unknown_free;	/* event index of the first */
 	uint64_t end_live;		/* ids still live at the end of the trace */
+	uint64_t limit;			/* the capacity in force: the device's, or a
+					   tighter one the policy's options set; 0: none */
 	int oomed;
 	struct sim_oom oom;
 	/* Against the trace's observed segment_alloc events, when it has any: */

@@ -22,7 +22,7 @@ round_up(uint64_t n, uint64_t m)
 	return (n + m - 1) / m * m;
 }
 
-static unsigned
+static uint64_t
 divisions_for(const struct sc_caching *sc, uint64_t n)
 {
 	int idx = (int)sc_log2(n) - 20;
@@ -36,7 +36,7 @@ divisions_for(const struct sc_caching *sc, uint64_t n)
 
 /* roundup_power2_next_division(): d equal steps between powers of two. */
 static uint64_t
-next_division(uint64_t n, unsigned d)
+next_division(uint64_t n, uint64_t d)
 {
 	uint64_t floor2, step;
 
@@ -52,11 +52,12 @@ next_division(uint64_t n, unsigned d)
 uint64_t
 sc_caching_round(const struct sc_caching *sc, uint64_t n)
 {
-	unsigned d;
+	uint64_t d;
 
 	if (n < SC_MIN_BLOCK)
 		return SC_MIN_BLOCK;
 	d = divisions_for(sc, n);
+	/* size_t arithmetic, as PyTorch's: past 2^55 divisions the product wraps */
 	if (d > 1 && n > SC_MIN_BLOCK * d)
 		return next_division(n, d);
 	return round_up(n, SC_MIN_BLOCK);

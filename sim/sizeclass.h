@@ -42,7 +42,8 @@ _Static_assert(SC_LARGE_SEGMENT > SC_MIN_LARGE, "large_segment_size must exceed 
 /* The caching allocator's settings that size arithmetic depends on. */
 struct sc_caching {
 	uint64_t large_segment;			/* 20 MiB */
-	unsigned divisions[SC_DIVISION_SLOTS];	/* 0 = off, else a power of 2 */
+	uint64_t divisions[SC_DIVISION_SLOTS];	/* 0 = off, else a power of 2 (any, as
+						   PyTorch's size_t holds) */
 };
 
 void sc_caching_defaults(struct sc_caching *sc);

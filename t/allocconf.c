@@ -63,6 +63,31 @@ main(void)
 	    "pinned_use_cuda_host_register:False,pinned_num_register_threads:8", &c, &cause) == 0,
 	    "keys without effect on device memory are accepted");
 
+	/* Values that must fit what they feed (issue 10): refused, never truncated. */
+	ok(alloc_conf_parse("roundup_power2_divisions:4294967296", &c, &cause) == 0 &&
+	    c.sc.divisions[0] == ((uint64_t)1 << 32) && c.sc.divisions[15] == ((uint64_t)1 << 32),
+	    "divisions 2^32 are kept whole (PyTorch's stoull takes them)");
+	ok(alloc_conf_parse("max_non_split_rounding_mb:18446744073709551615", &c, &cause) == 0 &&
+	    c.max_non_split_rounding == UINT64_MAX / MiB * MiB,
+	    "max_non_split_rounding_mb clamps where bytes overflow, as PyTorch does");
+	refused("large_segment_size_mb:17592186044416", "at character 23 ('17592186044416'): "
+	    "large_segment_size_mb must be at most 1073741824");
+	refused("max_split_size_mb:18446744073709551616", "takes a whole number");
+	refused("pinned_num_register_threads:1024", "Number of register threads should be less "
+	    "than or equal to 128");
+	ok(alloc_conf_parse("pinned_num_register_threads:128", &c, &cause) == 0,
+	    "pinned_num_register_threads:128 is PyTorch's largest");
+	ok(alloc_conf_parse("per_process_memory_fraction:0.25", &c, &cause) == 0 &&
+	    c.has_memory_fraction && c.memory_fraction == 0.25, "per_process_memory_fraction:0.25");
+	ok(alloc_conf_parse("per_process_memory_fraction:0", &c, &cause) == 0 &&
+	    c.has_memory_fraction && c.memory_fraction == 0, "per_process_memory_fraction:0 is a limit");
+	refused("per_process_memory_fraction:1.01", "per_process_memory_fraction is invalid, "
+	    "set it in [0.0, 1.0]");
+	refused("per_process_memory_fraction:nan", "set it in [0.0, 1.0]");
+	ok(alloc_conf_parse("graph_capture_record_stream_reuse:True", &c, &cause) == 0 &&
+	    c.graph_capture_reuse, "graph_capture_record_stream_reuse is accepted");
+	refused("graph_capture_record_stream_reuse:1", "Expected a single True/False");
+
 	refused("foo:1", "at character 1 ('foo'): Unrecognized CachingAllocator option: foo");
 	refused("max_split_size_mb:5", "at character 19 ('5'): CachingAllocator option "
 	    "max_split_size_mb too small, must be >= 20");

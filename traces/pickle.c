@@ -4,6 +4,11 @@
  * 4 or 5, and the TorchScript pickler of the C++ path, protocol 2).  Every
  * length and index is checked against what is left of the input, so absurd
  * counts and truncations end in a located error.
+ *
+ * Memory stays in proportion to the input: a value popped off the stack and
+ * never memoized has no other reference, so it is recycled, and everything
+ * the machine holds is counted against a budget set from the input's length
+ * (a stream of one-byte opcodes must not cost gigabytes).
  */
 #include "config.h"
 
@@ -18,6 +23,12 @@
 /* Deeper nesting than this is not a snapshot. */
 #define PK_MAX_STACK (1u << 20)
 #define PK_ARENA_CHUNK (64u << 10)
+/*
+ * What the machine may hold per byte of input, beyond a 64 MiB floor.  The
+ * bundled snapshots need 4.7 (ResNet-50) and 4.9 (GPT-2); a stream of
+ * one-byte opcodes that each leave a 32-byte value on the stack needs 40.
+ */
+#define PK_BYTES_PER_INPUT_BYTE 16u
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -27,6 +38,10 @@ struct arena_chunk {
 
 struct pickle {
 	struct arena_chunk *arena;
+	struct pk_val *spare;		/* recycled values, chained through u.seq.items */
+	struct pk_val **work;		/* recycle()'s work list */
+	size_t nwork, wcap;
+	size_t used, budget;		/* bytes the machine holds, and its limit */
 	int protocol;
 	struct pk_val **seqs;		/* every list, tuple and dict: their item
 					   arrays are heap blocks to free */
@@ -38,16 +53,19 @@ struct pickle {
 	size_t nmemo, mcap;
 };
 
+/* n bytes aligned to align (a power of two). */
 static void *
-arena_alloc(struct pickle *p, size_t n)
+arena_alloc(struct pickle *p, size_t n, size_t align)
 {
 	struct arena_chunk *c = p->arena;
 	size_t size;
 	void *r;
 
-	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	if (c != NULL)
+		c->used = (c->used + align - 1) & ~(align - 1);
 	if (c == NULL || c->size - c->used < n) {
 		size = GMS_MAX(n, (size_t)PK_ARENA_CHUNK);
+		p->used += sizeof(*c) + size;
 		c = gms_malloc(sizeof(*c) + size);
 		c->used = 0;
 		c->size = size;
@@ -62,17 +80,61 @@ arena_alloc(struct pickle *p, size_t n)
 static struct pk_val *
 new_val(struct pickle *p, enum pk_type t)
 {
-	struct pk_val *v = arena_alloc(p, sizeof(*v));
+	struct pk_val *v = p->spare;
+	unsigned char listed = 0;
 
+	if (v != NULL) {
+		p->spare = (struct pk_val *)v->u.seq.items;
+		listed = v->listed;
+	} else {
+		v = arena_alloc(p, sizeof(*v), _Alignof(struct pk_val));
+	}
 	memset(v, 0, sizeof(*v));
 	v->type = t;
+	v->listed = listed;
 	return v;
 }
 
+/*
+ * A value popped for good: unless the memo can reach it, nothing else can,
+ * nor can anything reach its unmemoized items, so all of them are recycled.
+ */
 static void
-seq_push(struct pk_val *s, struct pk_val *item)
+recycle(struct pickle *p, struct pk_val *v)
+{
+	struct pk_val *x;
+	size_t i;
+
+	if (v == NULL || v->memoized)
+		return;
+	p->nwork = 0;
+	p->work[p->nwork++] = v;
+	while (p->nwork > 0) {
+		x = p->work[--p->nwork];
+		if (x->type == PK_LIST || x->type == PK_TUPLE || x->type == PK_DICT) {
+			for (i = 0; i < x->u.seq.n; i++) {
+				if (x->u.seq.items[i]->memoized)
+					continue;
+				if (p->nwork == p->wcap) {
+					p->wcap *= 2;
+					p->work = gms_realloc(p->work, p->wcap * sizeof(*p->work));
+				}
+				p->work[p->nwork++] = x->u.seq.items[i];
+			}
+			p->used -= x->u.seq.cap * sizeof(*x->u.seq.items);
+			free(x->u.seq.items);
+		}
+		x->type = PK_NONE;
+		x->u.seq.items = (struct pk_val **)p->spare;
+		p->spare = x;
+	}
+}
+
+static void
+seq_push(struct pickle *p, struct pk_val *s, struct pk_val *item)
 {
 	if (s->u.seq.n == s->u.seq.cap) {
+		p->used += s->u.seq.cap ? s->u.seq.cap * sizeof(item) : 4 * sizeof(item);
 		s->u.seq.cap = s->u.seq.cap ? s->u.seq.cap * 2 : 4;
 		s->u.seq.items = gms_realloc(s->u.seq.items, s->u.seq.cap * sizeof(item));
 	}
@@ -130,6 +192,7 @@ push(struct parser *ps, struct pk_val *v)
 	if (p->sp == p->scap) {
 		if (p->scap >= PK_MAX_STACK)
 			return fail(ps, "stack deeper than %u: not a snapshot", PK_MAX_STACK);
+		p->used += p->scap ? p->scap * sizeof(*p->stack) : 64 * sizeof(*p->stack);
 		p->scap = p->scap ? p->scap * 2 : 64;
 		p->stack = gms_realloc(p->stack, p->scap * sizeof(*p->stack));
 	}
@@ -143,7 +206,11 @@ new_seq(struct parser *ps, enum pk_type t)
 	struct pickle *p = ps->p;
 	struct pk_val *v = new_val(p, t);
 
+	if (v->listed)
+		return v;
+	v->listed = 1;
 	if (p->nseqs == p->seqcap) {
+		p->used += p->seqcap ? p->seqcap * sizeof(*p->seqs) : 64 * sizeof(*p->seqs);
 		p->seqcap = p->seqcap ? p->seqcap * 2 : 64;
 		p->seqs = gms_realloc(p->seqs, p->seqcap * sizeof(*p->seqs));
 	}
@@ -195,12 +262,14 @@ memo_put(struct parser *ps, uint64_t idx, struct pk_val *v)
 	if (idx > ps->len)
 		return fail(ps, "memo index %llu out of range", (unsigned long long)idx);
 	while (idx >= p->mcap) {
+		p->used += p->mcap ? p->mcap * sizeof(*p->memo) : 256 * sizeof(*p->memo);
 		p->mcap = p->mcap ? p->mcap * 2 : 256;
 		p->memo = gms_realloc(p->memo, p->mcap * sizeof(*p->memo));
 	}
 	while (p->nmemo <= idx)
 		p->memo[p->nmemo++] = NULL;
 	p->memo[idx] = v;
+	v->memoized = 1;
 	return 0;
 }
 
@@ -222,10 +291,13 @@ push_str(struct parser *ps, size_t n)
 	if ((err = need(ps, n)) < 0)
 		return err;
 	v = new_val(ps->p, PK_STR);
-	s = arena_alloc(ps->p, n + 1);
-	memcpy(s, ps->buf + ps->pos, n);
-	s[n] = '\0';
-	v->u.str.s = s;
+	v->u.str.s = "";
+	if (n > 0) {
+		s = arena_alloc(ps->p, n + 1, 1);
+		memcpy(s, ps->buf + ps->pos, n);
+		s[n] = '\0';
+		v->u.str.s = s;
+	}
 	v->u.str.len = n;
 	ps->pos += n;
 	return push(ps, v);
@@ -250,7 +322,7 @@ make_tuple(struct parser *ps, size_t from)
 	for (i = from; i < ps->p->sp; i++) {
 		if (ps->p->stack[i] == NULL)
 			return fail(ps, "MARK inside a tuple");
-		seq_push(t, ps->p->stack[i]);
+		seq_push(ps->p, t, ps->p->stack[i]);
 	}
 	ps->p->sp = from;
 	return push(ps, t);
@@ -268,6 +340,9 @@ run(struct parser *ps, struct pk_val **root)
 
 	for (;;) {
 		ps->op_at = ps->pos;
+		if (ps->p->used > ps->p->budget)
+			return fail(ps, "holding this pickle's values needs more than %zu MiB "
+			    "(%zu bytes of input): not a snapshot", ps->p->budget >> 20, ps->len);
 		if (ps->pos >= ps->len)
 			return fail(ps, "truncated pickle (no STOP)");
 		op = ps->buf[ps->pos++];
@@ -301,6 +376,7 @@ run(struct parser *ps, struct pk_val **root)
 		case '0':		/* POP */
 			if ((err = pop(ps, &v)) < 0)
 				return err;
+			recycle(ps->p, v);
 			break;
 		case 'N':
 			if ((err = push(ps, new_val(ps->p, PK_NONE))) < 0)
@@ -426,7 +502,7 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			if (d->type != PK_LIST)
 				return fail(ps, "APPEND to something not a list");
-			seq_push(d, v);
+			seq_push(ps->p, d, v);
 			break;
 		case 'e':		/* APPENDS */
 			if ((err = mark_pos(ps, &at)) < 0)
@@ -434,7 +510,7 @@ run(struct parser *ps, struct pk_val **root)
 			if (at < 2 || (d = ps->p->stack[at - 2]) == NULL || d->type != PK_LIST)
 				return fail(ps, "APPENDS to something not a list");
 			for (i = at; i < ps->p->sp; i++)
-				seq_push(d, ps->p->stack[i]);
+				seq_push(ps->p, d, ps->p->stack[i]);
 			ps->p->sp = at - 1;
 			break;
 		case 's':		/* SETITEM */
@@ -443,8 +519,8 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			if (d->type != PK_DICT)
 				return fail(ps, "SETITEM on something not a dict");
-			seq_push(d, k);
-			seq_push(d, v);
+			seq_push(ps->p, d, k);
+			seq_push(ps->p, d, v);
 			break;
 		case 'u':		/* SETITEMS */
 			if ((err = mark_pos(ps, &at)) < 0)
@@ -454,7 +530,7 @@ run(struct parser *ps, struct pk_val **root)
 			if ((ps->p->sp - at) % 2 != 0)
 				return fail(ps, "SETITEMS with an odd number of values");
 			for (i = at; i < ps->p->sp; i++)
-				seq_push(d, ps->p->stack[i]);
+				seq_push(ps->p, d, ps->p->stack[i]);
 			ps->p->sp = at - 1;
 			break;
 		case 0x94:		/* MEMOIZE */
@@ -494,6 +570,16 @@ run(struct parser *ps, struct pk_val **root)
 	}
 }
 
+size_t
+pickle_budget(size_t len)
+{
+	size_t floor = 64u << 20, lim = gms_mem_limit() / 2;
+	size_t b = len > (SIZE_MAX - floor) / PK_BYTES_PER_INPUT_BYTE ? SIZE_MAX :
+	    floor + len * PK_BYTES_PER_INPUT_BYTE;
+
+	return lim != 0 && lim < b ? lim : b;
+}
+
 const struct pk_val *
 pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **cause)
 {
@@ -501,6 +587,8 @@ pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **c
 	struct parser ps = { .p = p, .buf = buf, .len = len, .cause = cause };
 	struct pk_val *root = NULL;
 
+	p->budget = pickle_budget(len);
+	p->work = gms_malloc((p->wcap = 64) * sizeof(*p->work));
 	if (run(&ps, &root) < 0) {
 		pickle_free(p);
 		*out = NULL;
@@ -509,8 +597,10 @@ pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **c
 	/* The machine is no longer needed; the values are. */
 	free(p->stack);
 	free(p->memo);
+	free(p->work);
 	p->stack = NULL;
 	p->memo = NULL;
+	p->work = NULL;
 	*out = p;
 	return root;
 }
@@ -529,11 +619,17 @@ pickle_free(struct pickle *p)
 
 	if (p == NULL)
 		return;
-	for (i = 0; i < p->nseqs; i++)
-		free(p->seqs[i]->u.seq.items);
+	for (i = 0; i < p->nseqs; i++) {
+		enum pk_type t = p->seqs[i]->type;
+
+		/* a recycled value may now be a scalar, or chain the spares */
+		if (t == PK_LIST || t == PK_TUPLE || t == PK_DICT)
+			free(p->seqs[i]->u.seq.items);
+	}
 	free(p->seqs);
 	free(p->stack);
 	free(p->memo);
+	free(p->work);
 	for (c = p->arena; c != NULL; c = next) {
 		next = c->next;
 		free(c);

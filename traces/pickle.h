@@ -20,6 +20,8 @@ enum pk_type { PK_NONE, PK_BOOL, PK_INT, PK_FLOAT, PK_STR, PK_LIST, PK_TUPLE, PK
 
 struct pk_val {
 	enum pk_type type;
+	unsigned char memoized;	/* reachable from the memo: may be shared */
+	unsigned char listed;	/* in the pickle's list of sequences to free */
 	union {
 		int64_t i;		/* PK_INT, PK_BOOL */
 		double f;		/* PK_FLOAT */
@@ -43,6 +45,13 @@ struct pickle;
 const struct pk_val *pickle_parse(const unsigned char *buf, size_t len, struct pickle **out,
     char **cause);
 void pickle_free(struct pickle *p);
+
+/*
+ * The most memory pickle_parse() lets the values of a len-byte pickle hold
+ * before it refuses the input: in proportion to len, and at most half of
+ * the process's address-space limit when one is set (gms_mem_limit()).
+ */
+size_t pickle_budget(size_t len);
 
 /* The protocol the stream declared (its PROTO opcode), or 0. */
 int pickle_protocol(const struct pickle *p);

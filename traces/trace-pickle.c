@@ -457,39 +457,87 @@ observed_from_events(const struct pickle_state *st)
 }
 
 /* A pickle value as JSON (settings dicts: strings, numbers, booleans, dicts). */
-static cJSON *
-to_json(const struct pk_val *v)
-{
-	cJSON *o;
-	size_t i;
+/*
+ * allocator_settings as JSON.  The memo lets a pickle share values, so the
+ * settings are a graph, not a tree: a dict may hold itself, and forty lists
+ * that each hold the one before twice unfold to 2^40 nodes.  The walk refuses
+ * a cycle, stops at a depth and a node count no real settings dict comes near.
+ */
+#define SETTINGS_MAX_DEPTH 32
+#define SETTINGS_MAX_NODES 100000
 
-	if (v == NULL)
-		return cJSON_CreateNull();
+struct json_walk {
+	const struct pk_val *path[SETTINGS_MAX_DEPTH];
+	size_t depth, nodes;
+	char **cause;
+};
+
+static int
+to_json(struct json_walk *w, const struct pk_val *v, cJSON **out)
+{
+	cJSON *o, *item;
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (++w->nodes > SETTINGS_MAX_NODES)
+		return gms_fail(w->cause, GMS_ETRACE, "allocator_settings holds more than %d "
+		    "values (shared through the pickle's memo): not a snapshot's settings",
+		    SETTINGS_MAX_NODES);
+	if (v == NULL) {
+		*out = cJSON_CreateNull();
+		return 0;
+	}
 	switch (v->type) {
 	case PK_BOOL:
-		return cJSON_CreateBool((int)v->u.i);
+		*out = cJSON_CreateBool((int)v->u.i);
+		return 0;
 	case PK_INT:
-		return cJSON_CreateNumber((double)v->u.i);
+		*out = cJSON_CreateNumber((double)v->u.i);
+		return 0;
 	case PK_FLOAT:
-		return cJSON_CreateNumber(v->u.f);
+		*out = cJSON_CreateNumber(v->u.f);
+		return 0;
 	case PK_STR:
-		return cJSON_CreateString(v->u.str.s);
+		*out = cJSON_CreateString(v->u.str.s);
+		return 0;
 	case PK_DICT:
-		o = cJSON_CreateObject();
-		for (i = 0; i + 1 < v->u.seq.n; i += 2)
-			if (v->u.seq.items[i]->type == PK_STR)
-				cJSON_AddItemToObject(o, v->u.seq.items[i]->u.str.s,
-				    to_json(v->u.seq.items[i + 1]));
-		return o;
 	case PK_LIST:
 	case PK_TUPLE:
-		o = cJSON_CreateArray();
-		for (i = 0; i < v->u.seq.n; i++)
-			cJSON_AddItemToArray(o, to_json(v->u.seq.items[i]));
-		return o;
+		break;
 	default:
-		return cJSON_CreateNull();
+		*out = cJSON_CreateNull();
+		return 0;
 	}
+	for (i = 0; i < w->depth; i++)
+		if (w->path[i] == v)
+			return gms_fail(w->cause, GMS_ETRACE, "allocator_settings contains "
+			    "itself (a cycle at depth %zu)", w->depth);
+	if (w->depth == SETTINGS_MAX_DEPTH)
+		return gms_fail(w->cause, GMS_ETRACE, "allocator_settings nested deeper "
+		    "than %d levels", SETTINGS_MAX_DEPTH);
+	w->path[w->depth++] = v;
+	o = v->type == PK_DICT ? cJSON_CreateObject() : cJSON_CreateArray();
+	for (i = 0; i < v->u.seq.n; i += v->type == PK_DICT ? 2 : 1) {
+		if (v->type == PK_DICT) {
+			if (i + 1 >= v->u.seq.n || v->u.seq.items[i]->type != PK_STR)
+				continue;
+			if ((err = to_json(w, v->u.seq.items[i + 1], &item)) < 0)
+				break;
+			cJSON_AddItemToObject(o, v->u.seq.items[i]->u.str.s, item);
+		} else {
+			if ((err = to_json(w, v->u.seq.items[i], &item)) < 0)
+				break;
+			cJSON_AddItemToArray(o, item);
+		}
+	}
+	w->depth--;
+	if (i < v->u.seq.n) {
+		cJSON_Delete(o);
+		return err;
+	}
+	*out = o;
+	return 0;
 }
 
 static int
@@ -507,6 +555,13 @@ pickle_open(struct trace_reader *r, char **cause)
 	int err, kind;
 
 	r->priv = st;
+	/* Protocols 2 to 5 open with PROTO: refuse anything else before holding it. */
+	if ((kind = gzgetc(r->gz)) != 0x80) {
+		err = gms_fail(&why, GMS_ETRACE, "not a pickle (%s)", kind < 0 ?
+		    "empty file" : "its first byte is not the PROTO opcode 0x80");
+		goto fail;
+	}
+	gzungetc(kind, r->gz);
 	if ((err = trace_slurp(r, (char **)&buf, &len, &why)) < 0)
 		goto fail;
 	root = pickle_parse(buf, len, &pk, &why);
@@ -569,8 +624,16 @@ pickle_open(struct trace_reader *r, char **cause)
 	conf = pk_get(settings, "PYTORCH_CUDA_ALLOC_CONF");
 	if (pk_is(conf, PK_STR))
 		cJSON_AddStringToObject(src, "alloc_conf", conf->u.str.s);
-	if (settings != NULL)
-		cJSON_AddItemToObject(src, "allocator_settings", to_json(settings));
+	if (settings != NULL) {
+		struct json_walk w = { .cause = &why };
+		cJSON *sj;
+
+		if ((err = to_json(&w, settings, &sj)) < 0) {
+			cJSON_Delete(hdr);
+			goto fail;
+		}
+		cJSON_AddItemToObject(src, "allocator_settings", sj);
+	}
 	if (sc.nseed > 0) {
 		seeded = cJSON_AddObjectToObject(src, "seeded");
 		cJSON_AddNumberToObject(seeded, "allocs", (double)sc.nseed);

@@ -247,10 +247,18 @@ int
 trace_slurp(struct trace_reader *r, char **bufp, size_t *lenp, char **cause)
 {
 	size_t cap = 1 << 16, len = 0;
+	uint64_t limit = gms_input_cap();
 	char *buf = gms_malloc(cap);
 	int n, zerr;
 
 	for (;;) {
+		if (len > limit) {
+			free(buf);
+			return gms_fail(cause, GMS_ETRACE, "more than %llu MiB%s: too large to "
+			    "hold in memory (the limit is 4 GiB, or a quarter of ulimit -v)",
+			    (unsigned long long)(limit >> 20),
+			    r->compressed ? " once decompressed" : "");
+		}
 		if (cap - len < 65536 + 1)
 			buf = gms_realloc(buf, cap *= 2);
 		n = gzread(r->gz, buf + len, 65536);
