@@ -111,7 +111,6 @@ gnuplot(const char *assigns, const char *script, const char *out, char **cause)
 	pid_t pid;
 	int status, rc;
 
-	unlink(out);
 	rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
 	if (rc == ENOENT)
 		return gms_fail(cause, GMS_ENOTBUILT, "plot needs gnuplot, which is not installed "
@@ -120,12 +119,12 @@ gnuplot(const char *assigns, const char *script, const char *out, char **cause)
 		return gms_fail(cause, GMS_EIO, "cannot run gnuplot: %s", strerror(rc));
 	if (waitpid(pid, &status, 0) < 0)
 		return gms_fail(cause, GMS_EIO, "waiting for gnuplot: %s", strerror(errno));
+	/* the caller's outfile removes half a picture */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		unlink(out);	/* half a picture is no picture */
 		return gms_fail(cause, GMS_EIO, "gnuplot failed drawing '%s' (exit status %d)", out,
 		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	}
-	if (stat(out, &st) != 0 || st.st_size == 0)
+	if (stat(out, &st) != 0 || (S_ISREG(st.st_mode) && st.st_size == 0))
 		return gms_fail(cause, GMS_EIO, "gnuplot wrote nothing to '%s'", out);
 	return 0;
 }

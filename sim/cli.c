@@ -15,6 +15,7 @@
 #include "analysis/timeline.h"
 #include "sim/cli.h"
 #include "sim/gms.h"
+#include "sim/outfile.h"
 #include "sim/gpus.h"
 #include "sim/policy.h"
 
@@ -193,20 +194,38 @@ cli_target(struct cli_target *t, const char **gpu_name, uint64_t *capacity)
 }
 
 int
-write_timeline(const char *path, struct timeline *const *tls, const char *const *labels,
-    size_t n)
+write_timeline(const char *path, const char *input, struct timeline *const *tls,
+    const char *const *labels, size_t n)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	struct outfile o;
+	char *cause = NULL;
+	FILE *f = stdout;
+	int err;
 
-	if (f == NULL) {
-		cli_error("cannot create '%s': %s", path, strerror(errno));
-		return EXIT_SYSTEM;
+	if (strcmp(path, "-") != 0) {
+		if ((err = outfile_open(path, &input, 1, &o, &cause)) < 0) {
+			cli_error("%s", cause);
+			free(cause);
+			return gms_exit_code(err);
+		}
+		if ((f = fdopen(o.fd, "w")) == NULL) {
+			cli_error("cannot write '%s': %s", path, strerror(errno));
+			outfile_abort(&o);
+			return EXIT_SYSTEM;
+		}
+		o.fd = -1;	/* the stream owns it now */
 	}
-	if (timeline_write_csv(f, tls, labels, n) < 0 || (f != stdout && fclose(f) != 0)) {
+	if (timeline_write_csv(f, tls, labels, n) < 0 || fflush(f) != 0 || ferror(f) ||
+	    (f != stdout && fclose(f) != 0)) {
 		cli_error("cannot write '%s': %s", path, strerror(errno));
 		if (f != stdout)
-			remove(path);
+			outfile_abort(&o);
 		return EXIT_SYSTEM;
+	}
+	if (f != stdout && (err = outfile_commit(&o, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
 	}
 	return 0;
 }

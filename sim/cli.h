@@ -102,10 +102,13 @@ int cli_target(struct cli_target *t, const char **gpu_name, uint64_t *capacity);
  */
 int cli_target_opt(struct cli_target *t, int ch, const char *arg);
 
-/* Write timelines as CSV to path ("-": stdout).  0, or EXIT_SYSTEM after saying why. */
+/*
+ * Write timelines as CSV to path ("-": stdout) through sim/outfile.h (never
+ * onto input, never half a file).  0, or an exit status after saying why.
+ */
 struct timeline;
-int write_timeline(const char *path, struct timeline *const *tls, const char *const *labels,
-    size_t n);
+int write_timeline(const char *path, const char *input, struct timeline *const *tls,
+    const char *const *labels, size_t n);
 
 /* arg is one of choices (NULL-terminated): *out its index; 0 or EXIT_INPUT. */
 int cli_choice(const char *opt, const char *arg, const char *const *choices, int *out);

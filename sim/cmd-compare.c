@@ -206,7 +206,7 @@ cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	if (timeline_path != NULL &&
-	    (rc = write_timeline(timeline_path, tlp, (const char *const *)labels, n)) != 0)
+	    (rc = write_timeline(timeline_path, argv[optind], tlp, (const char *const *)labels, n)) != 0)
 		goto out;
 	if (json) {
 		o = report_compare_json(rows, n, trace, capacity);

@@ -104,11 +104,8 @@ cmd_convert(int argc, char **argv)
 	if (argc - optind != 2)
 		return cli_usage_error("convert", convert_usage, argc - optind < 2 ?
 		    "convert needs an input and an output" : "too many arguments");
-	if (strcmp(argv[optind], argv[optind + 1]) == 0 && strcmp(argv[optind], "-") != 0) {
-		cli_error("'%s' is both the input and the output", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if ((rc = trace_writer_open(argv[optind + 1], &tw, &cause)) < 0) {
+	if ((rc = trace_writer_open(argv[optind + 1], (const char *const *)&argv[optind], 1, &tw,
+	    &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(rc);

@@ -20,6 +20,7 @@
 #include "sim/cli.h"
 #include "sim/device.h"
 #include "sim/gms.h"
+#include "sim/outfile.h"
 #include "sim/gpus.h"
 #include "sim/policy.h"
 #include "traces/tracemem.h"
@@ -297,8 +298,8 @@ cmd_plot(int argc, char **argv)
 	struct trace_mem *m = NULL;
 	char *cause = NULL, *end;
 	unsigned long long v;
-	FILE *probe;
-	int ch, rc, created;
+	struct outfile of;
+	int ch, rc, err;
 
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, ":o:c:h", longopts, NULL)) != -1) {
@@ -369,14 +370,18 @@ cmd_plot(int argc, char **argv)
 	if (o.has_at && !o.map)
 		return cli_usage_error("plot", plot_usage, "--at goes with --map");
 	/* Fail before the simulations, not after, when the picture has nowhere to go. */
-	created = access(o.out, F_OK) != 0;
-	if ((probe = fopen(o.out, "a")) == NULL) {
-		cli_error("cannot write '%s': %s", o.out, strerror(errno));
-		return EXIT_SYSTEM;
+	if ((err = outfile_open(o.out, (const char *const *)&argv[optind], 1, &of, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
 	}
-	fclose(probe);
+	/* gnuplot opens it by name */
+	close(of.fd);
+	of.fd = -1;
+	if (of.tmp != NULL)
+		o.out = of.tmp;
 	if ((rc = cli_target(&target, &o.gpu_name, &o.capacity)) != 0)
-		return rc;
+		goto out;
 	o.model = target.model;
 	if ((rc = cli_policies_parse(&pols)) != 0)
 		goto out;
@@ -388,8 +393,13 @@ cmd_plot(int argc, char **argv)
 	}
 	rc = o.map ? draw_map(m, &pols, &o) : draw_timeline(m, &pols, &o);
 out:
-	if (rc != EXIT_DONE && created)
-		unlink(o.out);
+	if (rc == EXIT_DONE && (err = outfile_commit(&of, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(err);
+	} else if (rc != EXIT_DONE) {
+		outfile_abort(&of);
+	}
 	trace_mem_free(m);
 	cli_policies_free(&pols);
 	return rc;

@@ -199,7 +199,7 @@ cmd_run(int argc, char **argv)
 	if (timeline_path != NULL) {
 		struct timeline *one = &tl;
 
-		rc = write_timeline(timeline_path, &one, NULL, 1);
+		rc = write_timeline(timeline_path, argv[optind], &one, NULL, 1);
 		timeline_free(&tl);
 		if (rc != 0) {
 			run_output_free(&out);

@@ -1,8 +1,12 @@
 /*
  * trace-json.c - the native trace as one JSON document: a header object whose
- * "events" array holds every event.  The document is parsed whole by cJSON, so
- * memory is proportional to the file; traces too large for that belong in the
- * JSON Lines form (trace-jsonl.c), which streams.
+ * "events" array holds every event.  The document is streamed, never held:
+ * opening it reads it through once, checking its outer structure, parsing
+ * every header value (with cJSON) and skipping "events", wherever in the
+ * object it is; then the reader goes back to the array and hands out its
+ * elements one by one, each parsed by cJSON on its own.  Memory is bounded by
+ * the header and the largest event, whatever the trace's length (a gzip'd
+ * file of blanks included).
  */
 #include "config.h"
 
@@ -13,79 +17,310 @@
 #include "sim/gms.h"
 #include "traces/reader.h"
 
-struct json_state {
-	const cJSON *next;	/* next event to return, NULL at the end */
+/* No header value or event is anywhere near this long; past it the input is not a trace. */
+#define MAX_VALUE (16u << 20)
+/* All header values together. */
+#define MAX_HEADER (64u << 20)
+
+struct pos {
+	uint64_t off;		/* bytes consumed */
+	unsigned long line, col;
 };
+
+struct json_state {
+	unsigned char buf[1 << 16];
+	size_t at, len;
+	int eof;
+	struct pos p;		/* of the next byte */
+	struct pos events;	/* just inside the events array's '[' */
+	char *val;		/* the value being captured */
+	size_t vlen, vcap;
+	cJSON *cur;		/* the event last returned (owns its strings) */
+	int opened;		/* past json_open: messages no longer name the file
+				   (trace_where() does) */
+	int started, done;
+	struct pos ev_at;	/* where the event last read began */
+};
+
+/* A located message: "t.json:3:14: msg" while opening, "msg at line 3, column 14" after. */
+static int
+at(struct trace_reader *r, const struct pos *p, char **cause, const char *msg)
+{
+	struct json_state *st = r->priv;
+
+	if (st->opened)
+		return gms_fail(cause, GMS_ETRACE, "%s at line %lu, column %lu", msg, p->line,
+		    p->col);
+	return gms_fail(cause, GMS_ETRACE, "%s:%lu:%lu: %s", r->path, p->line, p->col, msg);
+}
+
+/* The next byte without taking it: 0..255, -1 at the end, or < -1 (GMS_E*). */
+static int
+peek(struct trace_reader *r, struct json_state *st, char **cause)
+{
+	int n, zerr;
+
+	if (st->at < st->len)
+		return st->buf[st->at];
+	if (st->eof)
+		return -1;
+	n = gzread(r->gz, st->buf, sizeof(st->buf));
+	if (n < 0 || (n == 0 && (gzerror(r->gz, &zerr), zerr != Z_OK && zerr != Z_STREAM_END))) {
+		gzerror(r->gz, &zerr);
+		/* where in the decompressed text says nothing about the file */
+		return gms_fail(cause, GMS_ETRACE, "%s%s%s", st->opened ? "" : r->path,
+		    st->opened ? "" : ": ", zerr == Z_BUF_ERROR ? "truncated compressed file" :
+		    gzerror(r->gz, &zerr));
+	}
+	st->at = 0;
+	st->len = (size_t)n;
+	if (n == 0) {
+		st->eof = 1;
+		return -1;
+	}
+	return st->buf[0];
+}
+
+static void
+take(struct json_state *st)
+{
+	if (st->buf[st->at++] == '\n') {
+		st->p.line++;
+		st->p.col = 1;
+	} else {
+		st->p.col++;
+	}
+	st->p.off++;
+}
+
+/* Skip blanks; the next byte (as peek). */
+static int
+blanks(struct trace_reader *r, struct json_state *st, char **cause)
+{
+	int c;
+
+	while ((c = peek(r, st, cause)) == ' ' || c == '\t' || c == '\r' || c == '\n')
+		take(st);
+	return c;
+}
+
+static void
+keep(struct json_state *st, int c)
+{
+	if (st->vlen + 2 > st->vcap) {
+		st->vcap = st->vcap ? st->vcap * 2 : 4096;
+		st->val = gms_realloc(st->val, st->vcap);
+	}
+	st->val[st->vlen++] = (char)c;
+	st->val[st->vlen] = '\0';
+}
+
+/*
+ * Read one JSON value's bytes, matching brackets outside strings; kept in
+ * st->val when capture is set (and at most MAX_VALUE), else only skipped.
+ * Its validity inside is cJSON's to judge; here only what is needed to find
+ * its end: brackets, strings (no raw control characters), the end of input.
+ * depth 1 skips the rest of a container whose opening bracket was taken.
+ */
+static int
+value(struct trace_reader *r, struct json_state *st, int capture, uint64_t depth, char **cause)
+{
+	int c, instr = 0, esc = 0;
+
+	st->vlen = 0;
+	for (;;) {
+		if ((c = peek(r, st, cause)) < -1)
+			return c;
+		if (c == -1)
+			return at(r, &st->p, cause, "truncated JSON (unexpected end of file)");
+		if (instr) {
+			if (c < 0x20)
+				return at(r, &st->p, cause, "invalid JSON (a control "
+				    "character inside a string)");
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				instr = 0;
+		} else if (c == '"') {
+			instr = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				break;	/* the container around the value ends */
+			depth--;
+		} else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\r' ||
+		    c == '\n')) {
+			break;
+		}
+		if (capture) {
+			if (st->vlen >= MAX_VALUE)
+				return at(r, &st->p, cause, "a JSON value longer than "
+				    "16 MiB: not a trace");
+			keep(st, c);
+		}
+		take(st);
+		if (depth == 0 && !instr && (c == '}' || c == ']' || c == '"'))
+			break;
+	}
+	return 0;
+}
+
+/* Parse the captured value; its start is p (for messages). */
+static int
+parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON **out,
+    char **cause)
+{
+	const char *end = NULL;
+	struct pos e = *p;
+	size_t i, off;
+
+	if (st->vlen == 0)
+		return at(r, p, cause, "invalid JSON (a value is missing)");
+	*out = cJSON_ParseWithLengthOpts(st->val, st->vlen, &end, 0);
+	if (*out != NULL && (size_t)(end - st->val) == st->vlen)
+		return 0;
+	if (*out == NULL && end == NULL && cJSON_GetErrorPtr() != NULL)
+		end = cJSON_GetErrorPtr();
+	off = end ? (size_t)(end - st->val) : 0;
+	cJSON_Delete(*out);
+	*out = NULL;
+	for (i = 0; i < off && i < st->vlen; i++) {
+		if (st->val[i] == '\n') {
+			e.line++;
+			e.col = 1;
+		} else {
+			e.col++;
+		}
+	}
+	return at(r, &e, cause, "invalid JSON");
+}
 
 static int
 json_open(struct trace_reader *r, char **cause)
 {
-	struct json_state *st;
-	const cJSON *events;
-	const char *end = NULL;
-	unsigned long line, col;
-	char *buf;
-	size_t len;
-	cJSON *doc;
-	int err, truncated;
+	struct json_state *st = gms_calloc(1, sizeof(*st));
+	cJSON *hdr = cJSON_CreateObject(), *key = NULL, *v = NULL;
+	uint64_t held = 0;
+	struct pos p;
+	int c, err, first = 1, has_events = 0;
+	char *why;
 
-	if ((err = trace_slurp(r, &buf, &len, cause)) < 0) {
-		char *why = *cause;
-
-		*cause = NULL;
-		gms_fail(cause, err, "%s: %s", r->path, why);
-		free(why);
-		return err;
-	}
-	doc = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-	if (doc == NULL) {
-		size_t off = end ? (size_t)(end - buf) : 0;
-
-		/* cJSON leaves end at the first byte it could not use. */
-		if (end == NULL && cJSON_GetErrorPtr() != NULL)
-			off = (size_t)(cJSON_GetErrorPtr() - buf);
-		truncated = len > 0 && trace_json_truncated(buf, len, off);
-		if (truncated)
-			off = len;	/* point past the end, where input ran out */
-		trace_line_col(buf, off, &line, &col);
-		err = gms_fail(cause, GMS_ETRACE, "%s:%lu:%lu: %s", r->path, line, col,
-		    len == 0 ? "empty file" : truncated ?
-		    "truncated JSON (unexpected end of file)" : "invalid JSON");
-		free(buf);
-		return err;
-	}
-	if (end != NULL && end[strspn(end, " \t\r\n")] != '\0') {
-		trace_line_col(buf, (size_t)(end - buf), &line, &col);
-		err = gms_fail(cause, GMS_ETRACE, "%s:%lu:%lu: unexpected data after the JSON document",
-		    r->path, line, col);
-		free(buf);
-		cJSON_Delete(doc);
-		return err;
-	}
-	free(buf);
-	if ((err = trace_take_header(r, doc, cause)) < 0)
-		goto fail;
-	events = cJSON_GetObjectItemCaseSensitive(doc, "events");
-	if (events == NULL) {
-		err = gms_fail(cause, GMS_ETRACE, "trace without \"events\"");
-		goto fail;
-	}
-	if (!cJSON_IsArray(events)) {
-		err = gms_fail(cause, GMS_ETRACE, "\"events\" is not an array");
-		goto fail;
-	}
-	st = gms_calloc(1, sizeof(*st));
-	st->next = events->child;
 	r->priv = st;
-	return 0;
-fail:
-	{
-		char *why = *cause;
-
-		*cause = NULL;
-		gms_fail(cause, err, "%s: %s", r->path, why);
-		free(why);
+	st->p = (struct pos){ 0, 1, 1 };
+	if ((c = blanks(r, st, cause)) < -1) {
+		err = c;
+		goto fail;
 	}
+	if (c == -1) {
+		err = at(r, &st->p, cause, "empty file");
+		goto fail;
+	}
+	if (c != '{') {
+		err = at(r, &st->p, cause, "invalid JSON");
+		goto fail;
+	}
+	take(st);
+	for (;;) {
+		if ((c = blanks(r, st, cause)) < -1) {
+			err = c;
+			goto fail;
+		}
+		if (c == '}' && first) {
+			take(st);
+			break;
+		}
+		p = st->p;
+		if (c != '"') {
+			err = at(r, &p, cause, c == -1 ? "truncated JSON (unexpected "
+			    "end of file)" : "invalid JSON (expected a key)");
+			goto fail;
+		}
+		if ((err = value(r, st, 1, 0, cause)) < 0 || (err = parse(r, st, &p, &key, cause)) < 0)
+			goto fail;
+		if ((c = blanks(r, st, cause)) != ':') {
+			err = c < -1 ? c : at(r, &st->p, cause, c == -1 ?
+			    "truncated JSON (unexpected end of file)" : "invalid JSON (expected ':')");
+			goto fail;
+		}
+		take(st);
+		if ((c = blanks(r, st, cause)) < -1) {
+			err = c;
+			goto fail;
+		}
+		p = st->p;
+		if (strcmp(key->valuestring, "events") == 0 && c == '[' && !has_events) {
+			take(st);
+			st->events = st->p;
+			has_events = 1;
+			if ((err = value(r, st, 0, 1, cause)) < 0)
+				goto fail;
+			/* a placeholder: the header says "events" is there, as an array */
+			cJSON_AddItemToObject(hdr, key->valuestring, cJSON_CreateArray());
+		} else {
+			if ((err = value(r, st, 1, 0, cause)) < 0 || (err = parse(r, st, &p, &v, cause)) < 0)
+				goto fail;
+			if ((held += st->vlen) > MAX_HEADER) {
+				cJSON_Delete(v);
+				err = at(r, &p, cause, "more than 64 MiB of header: not a trace");
+				goto fail;
+			}
+			cJSON_AddItemToObject(hdr, key->valuestring, v);
+		}
+		cJSON_Delete(key);
+		key = NULL;
+		first = 0;
+		if ((c = blanks(r, st, cause)) == ',') {
+			take(st);
+			continue;
+		}
+		if (c == '}') {
+			take(st);
+			break;
+		}
+		err = c < -1 ? c : at(r, &st->p, cause, c == -1 ?
+		    "truncated JSON (unexpected end of file)" : "invalid JSON (expected ',' or '}')");
+		goto fail;
+	}
+	if ((c = blanks(r, st, cause)) != -1) {
+		err = c < -1 ? c : at(r, &st->p, cause,
+		    "unexpected data after the JSON document");
+		goto fail;
+	}
+	r->header_json = NULL;
+	err = trace_take_header(r, hdr, cause);
+	hdr = NULL;	/* the reader owns it now */
+	if (err < 0)
+		goto fail_unlocated;
+	v = cJSON_GetObjectItemCaseSensitive(r->header_json, "events");
+	if (v == NULL) {
+		err = gms_fail(cause, GMS_ETRACE, "trace without \"events\"");
+		goto fail_unlocated;
+	}
+	if (!has_events) {
+		err = gms_fail(cause, GMS_ETRACE, "\"events\" is not an array");
+		goto fail_unlocated;
+	}
+	/* Back to the events: plain files seek, gzip'd ones are read again. */
+	if (gzseek(r->gz, (z_off_t)st->events.off, SEEK_SET) < 0) {
+		err = gms_fail(cause, GMS_EIO, "%s: cannot go back to the events", r->path);
+		goto fail;
+	}
+	st->at = st->len = 0;
+	st->eof = 0;
+	st->p = st->events;
+	st->opened = 1;
+	return 0;
+fail_unlocated:
+	why = *cause;
+	*cause = NULL;
+	gms_fail(cause, err, "%s: %s", r->path, why);
+	free(why);
+fail:
+	cJSON_Delete(key);
+	cJSON_Delete(hdr);
 	return err;
 }
 
@@ -93,15 +328,34 @@ static int
 json_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 {
 	struct json_state *st = r->priv;
-	const cJSON *obj = st->next;
-	int err;
+	int c, err;
 
-	if (obj == NULL)
+	cJSON_Delete(st->cur);
+	st->cur = NULL;
+	if (st->done)
 		return 0;
-	if ((err = trace_event_from_json(obj, ev, cause)) < 0)
+	if ((c = blanks(r, st, cause)) < -1)
+		return c;
+	if (c == ']') {
+		st->done = 1;
+		return 0;
+	}
+	if (st->started) {
+		if (c != ',')
+			return gms_fail(cause, GMS_ETRACE, "invalid JSON at line %lu, column %lu "
+			    "(expected ',' or ']')", st->p.line, st->p.col);
+		take(st);
+		if ((c = blanks(r, st, cause)) < -1)
+			return c;
+	}
+	st->started = 1;
+	st->ev_at = st->p;
+	if ((err = value(r, st, 1, 0, cause)) < 0)
 		return err;
-	st->next = obj->next;
-	return 1;
+	if (st->vlen == 0 || (st->cur = cJSON_ParseWithLength(st->val, st->vlen)) == NULL)
+		return gms_fail(cause, GMS_ETRACE, "invalid JSON at line %lu, column %lu",
+		    st->ev_at.line, st->ev_at.col);
+	return trace_event_from_json(st->cur, ev, cause) < 0 ? GMS_ETRACE : 1;
 }
 
 static void
@@ -114,7 +368,13 @@ json_where(struct trace_reader *r)
 static void
 json_close(struct trace_reader *r)
 {
-	free(r->priv);
+	struct json_state *st = r->priv;
+
+	if (st == NULL)
+		return;
+	cJSON_Delete(st->cur);
+	free(st->val);
+	free(st);
 }
 
 const struct trace_format trace_format_json = {

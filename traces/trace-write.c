@@ -15,10 +15,12 @@
 #include <zlib.h>
 
 #include "sim/gms.h"
+#include "sim/outfile.h"
 #include "traces/trace.h"
 
 struct trace_writer {
 	char *path;
+	struct outfile out;	/* the file being written, renamed into place at the end */
 	gzFile gz;
 	int document;		/* .json: one object with "events" */
 	int stdout_;
@@ -35,7 +37,8 @@ ends_with(const char *s, const char *suffix)
 }
 
 int
-trace_writer_open(const char *path, struct trace_writer **out, char **cause)
+trace_writer_open(const char *path, const char *const *inputs, size_t ninputs,
+    struct trace_writer **out, char **cause)
 {
 	struct trace_writer *w = gms_calloc(1, sizeof(*w));
 	char base[4096];
@@ -57,17 +60,26 @@ trace_writer_open(const char *path, struct trace_writer **out, char **cause)
 		return gms_fail(cause, GMS_ECONFIG, "cannot tell the format of '%s': name it "
 		    ".json, .jsonl, .json.gz or .jsonl.gz", path);
 	}
+	w->out.fd = -1;
+	if (!w->stdout_) {
+		int err = outfile_open(path, inputs, ninputs, &w->out, cause);
+
+		if (err < 0) {
+			free(w);
+			return err;
+		}
+	}
 	w->path = gms_strdup(path);
 	errno = 0;
-	if (w->stdout_) {
-		fd = dup(STDOUT_FILENO);
-		w->gz = fd < 0 ? NULL : gzdopen(fd, "wT");
-	} else {
-		w->gz = gzopen(path, gz ? "wb6" : "wbT");
-	}
+	fd = dup(w->stdout_ ? STDOUT_FILENO : w->out.fd);
+	w->gz = fd < 0 ? NULL : gzdopen(fd, w->stdout_ ? "wT" : gz ? "wb6" : "wbT");
 	if (w->gz == NULL) {
 		int e = errno;
 
+		if (fd >= 0)
+			close(fd);
+		if (!w->stdout_)
+			outfile_abort(&w->out);
 		free(w->path);
 		free(w);
 		return gms_fail(cause, GMS_EIO, "cannot create '%s': %s", path,
@@ -194,6 +206,12 @@ trace_writer_close(struct trace_writer *w, char **cause)
 	if (err == 0 && zerr != Z_OK)
 		err = gms_fail(cause, GMS_EIO, "cannot write '%s': %s", w->path,
 		    errno ? strerror(errno) : "close failed");
+	if (!w->stdout_) {
+		if (err == 0)
+			err = outfile_commit(&w->out, cause);
+		else
+			outfile_abort(&w->out);
+	}
 	free(w->path);
 	free(w);
 	return err;
@@ -204,7 +222,7 @@ trace_writer_abort(struct trace_writer *w)
 {
 	gzclose(w->gz);
 	if (!w->stdout_)
-		unlink(w->path);
+		outfile_abort(&w->out);
 	free(w->path);
 	free(w);
 }

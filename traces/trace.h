@@ -8,6 +8,7 @@
 #ifndef TRACE_H
 #define TRACE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cJSON.h>
@@ -117,8 +118,13 @@ int trace_json_int(const cJSON *item, const char *what, int64_t min, int64_t max
  */
 struct trace_writer;
 
-/* Create path.  Returns 0, GMS_EIO or GMS_ECONFIG (unknown extension), with *cause. */
-int trace_writer_open(const char *path, struct trace_writer **out, char **cause);
+/*
+ * Create path (through sim/outfile.h: written beside it, renamed into place
+ * by trace_writer_close; never one of inputs[0..ninputs)).  Returns 0,
+ * GMS_EIO or GMS_ECONFIG (unknown extension, an input), with *cause.
+ */
+int trace_writer_open(const char *path, const char *const *inputs, size_t ninputs,
+    struct trace_writer **out, char **cause);
 /* The header (before any event): name, device, source, observed, starts_mid_run. */
 int trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char **cause);
 int trace_writer_event(struct trace_writer *w, const struct trace_event *ev, char **cause);
