@@ -56,8 +56,8 @@ check_fits(struct check_list *l, const char *name, uint64_t capacity, const stru
 }
 
 int
-check_baseline(struct check_list *l, const cJSON *base, const struct sim_result *res,
-    double tolerance, char **cause)
+check_baseline(struct check_list *l, const cJSON *base, const char *trace, const char *policy,
+    const struct sim_result *res, double tolerance, char **cause)
 {
 	static const char *const keys[] = { "peak_reserved", "peak_allocated", "fragmentation",
 	    "device_allocs", "alloc_retries" };
@@ -71,10 +71,22 @@ check_baseline(struct check_list *l, const cJSON *base, const struct sim_result 
 	    "peak_reserved")))
 		return gms_fail(cause, GMS_ETRACE, "not a saved 'gpumemsim run --format=json' result "
 		    "(no \"peak_reserved\")");
+	/* a baseline of another job, or of another allocator, says nothing about this run */
+	it = cJSON_GetObjectItemCaseSensitive(base, "trace");
+	if (!cJSON_IsString(it) || strcmp(it->valuestring, trace) != 0)
+		return gms_fail(cause, GMS_ETRACE, "the baseline is of trace %s%s%s, this run of "
+		    "'%s'", cJSON_IsString(it) ? "'" : "", cJSON_IsString(it) ? it->valuestring :
+		    "(none named)", cJSON_IsString(it) ? "'" : "", trace);
+	it = cJSON_GetObjectItemCaseSensitive(base, "policy");
+	if (!cJSON_IsString(it) || strcmp(it->valuestring, policy) != 0)
+		return gms_fail(cause, GMS_ETRACE, "the baseline is of policy %s%s%s, this run of "
+		    "'%s'", cJSON_IsString(it) ? "'" : "", cJSON_IsString(it) ? it->valuestring :
+		    "(none named)", cJSON_IsString(it) ? "'" : "", policy);
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		it = cJSON_GetObjectItemCaseSensitive(base, keys[i]);
 		if (it == NULL)
-			continue;
+			return gms_fail(cause, GMS_ETRACE, "the baseline has no \"%s\" (every "
+			    "'gpumemsim run --format=json' result has)", keys[i]);
 		/* a metric that no run could have given is a broken baseline, not a pass */
 		if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0 ||
 		    (i == 2 ? it->valuedouble > 1 : it->valuedouble != floor(it->valuedouble) ||

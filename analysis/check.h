@@ -34,13 +34,14 @@ void check_le(struct check_list *l, const char *name, enum check_unit unit, doub
 void check_fits(struct check_list *l, const char *name, uint64_t capacity,
     const struct sim_result *res);
 /*
- * Compare with a baseline (a saved `run --format=json` object): every metric
- * it has must not exceed it by more than tolerance percent, and a baseline
- * that fitted must still fit.  Returns 0, or GMS_ETRACE with *cause when the
- * baseline is not such an object.
+ * Compare with a baseline (a saved `run --format=json` object of the same
+ * trace and policy): none of its five metrics may be exceeded by more than
+ * tolerance percent, and a baseline that fitted must still fit.  Returns 0,
+ * or GMS_ETRACE with *cause when the baseline is not such an object (another
+ * trace or policy, a metric missing or one no run could give).
  */
-int check_baseline(struct check_list *l, const cJSON *base, const struct sim_result *res,
-    double tolerance, char **cause);
+int check_baseline(struct check_list *l, const cJSON *base, const char *trace,
+    const char *policy, const struct sim_result *res, double tolerance, char **cause);
 size_t check_failed(const struct check_list *l);
 void check_free(struct check_list *l);
 

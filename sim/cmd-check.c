@@ -68,6 +68,9 @@ fraction(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
+/* A saved run result is about 1 KiB. */
+#define BASELINE_MAX (1u << 20)
+
 static int
 load_baseline(const char *path, cJSON **out)
 {
@@ -79,15 +82,37 @@ load_baseline(const char *path, cJSON **out)
 		cli_error("cannot open baseline '%s': %s", path, strerror(errno));
 		return EXIT_SYSTEM;
 	}
+	const char *end = NULL;
+	int rerr;
+
 	do {
 		if (cap - len < 4096)
 			buf = gms_realloc(buf, cap = cap ? cap * 2 : 65536);
 		n = fread(buf + len, 1, cap - len - 1, f);
 		len += n;
-	} while (n > 0 && len < (64u << 20));
+	} while (n > 0 && len <= BASELINE_MAX);
+	rerr = ferror(f);
 	fclose(f);
+	if (rerr) {
+		free(buf);
+		cli_error("cannot read baseline '%s': %s", path, strerror(EIO));
+		return EXIT_SYSTEM;
+	}
+	if (len > BASELINE_MAX) {
+		free(buf);
+		cli_error("%s: larger than 1 MiB: not a saved run result", path);
+		return EXIT_INPUT;
+	}
 	buf[len] = '\0';
-	*out = cJSON_Parse(buf);
+	*out = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	if (*out != NULL && end != NULL && end[strspn(end, " \t\r\n")] != '\0') {
+		cJSON_Delete(*out);
+		*out = NULL;
+		cli_error("%s: unexpected data after the JSON result (at byte %zu)", path,
+		    (size_t)(end - buf));
+		free(buf);
+		return EXIT_INPUT;
+	}
 	free(buf);
 	if (*out == NULL) {
 		cli_error("%s: not JSON (save it with 'gpumemsim run --format=json')", path);
@@ -126,6 +151,7 @@ cmd_check(int argc, char **argv)
 	struct policy_kv *opts = NULL;
 	const char *policy = "caching", *baseline = NULL, *must_fit = NULL, *gpu_name = NULL;
 	uint64_t max_reserved = 0, fit_capacity = 0;
+	int has_max_reserved = 0;
 	double max_frag = -1, max_over = -1, tolerance = 0;
 	long max_allocs = -1;
 	size_t nopts = 0;
@@ -144,6 +170,7 @@ cmd_check(int argc, char **argv)
 				free(cause);
 				return EXIT_INPUT;
 			}
+			has_max_reserved = 1;
 			nchecks++;
 			break;
 		case 'F':
@@ -247,7 +274,7 @@ cmd_check(int argc, char **argv)
 
 	if (spec.capacity != 0)
 		check_fits(&l, "fits", spec.capacity, &out.res);
-	if (max_reserved)
+	if (has_max_reserved)
 		check_le(&l, "peak_reserved", CHECK_BYTES, (double)out.res.peak_reserved,
 		    (double)max_reserved, NULL);
 	if (max_frag >= 0)
@@ -275,7 +302,8 @@ cmd_check(int argc, char **argv)
 		}
 		check_fits(&l, "must_fit", fit_capacity, &fit.res);
 	}
-	if (base != NULL && check_baseline(&l, base, &out.res, tolerance, &cause) < 0) {
+	if (base != NULL && check_baseline(&l, base, out.hdr->name, spec.policy->name, &out.res,
+	    tolerance, &cause) < 0) {
 		cli_error("%s: %s", baseline, cause);
 		free(cause);
 		rc = EXIT_INPUT;

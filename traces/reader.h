@@ -49,6 +49,7 @@ struct trace_lines {
 	char *buf;		/* the current line, without its end */
 	size_t cap;
 	unsigned long line;	/* 1-based number of the line last read */
+	int unterminated;	/* the line last read ended the file without a newline */
 };
 
 /*

@@ -118,11 +118,16 @@ parse_time(struct csv_state *st, const char *s, int64_t *out, char **cause)
 			st->day_us += 86400LL * 1000000;
 		st->last_tod = tod;
 		*out = st->day_us + tod;
+		/* what the native format holds (2^53 us: centuries of wrapped days) */
+		if (*out > ((int64_t)1 << 53))
+			return gms_fail(cause, GMS_ETRACE, "time '%s' is past 2^53 microseconds "
+			    "after the log began (more days wrapped than a log can span)", s);
 		return 0;
 	}
 	errno = 0;
 	d = strtod(s, &end);
-	if (*s == '\0' || *end != '\0' || errno != 0 || d < 0 || d > 9e9)
+	/* written so that a NaN fails too */
+	if (*s == '\0' || *end != '\0' || errno != 0 || !(d >= 0 && d <= 9e9))
 		return gms_fail(cause, GMS_ETRACE, "time is neither a time of day nor epoch "
 		    "seconds: '%s'", s);
 	*out = (int64_t)(d * 1e6 + 0.5);
@@ -194,6 +199,10 @@ csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 		if ((rc = trace_read_line(r, &st->lines, &len, cause)) <= 0)
 			return rc;
 	} while (st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
+	/* RMM ends every row with a newline: a last row without one was cut short */
+	if (st->lines.unterminated)
+		return gms_fail(cause, GMS_ETRACE, "the last row has no end of line: the log "
+		    "was cut short");
 	n = split(st->lines.buf, f);
 	if (n != st->nfields)
 		return gms_fail(cause, GMS_ETRACE, "expected %d fields as the header has, found %d",

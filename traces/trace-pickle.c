@@ -109,9 +109,13 @@ frame_at(const struct pk_val *frames)
 }
 
 /* An integer field of a trace entry; -1 and *cause when missing or wrong. */
+/* What the native format's readers accept (trace.c): converting must never write more. */
+#define ADDR_MAX ((int64_t)1 << 53)
+#define SIZE_MAX_BYTES ((int64_t)1 << 50)
+
 static int
-field(const struct pk_val *e, const char *key, size_t idx, int64_t min, int64_t *out,
-    char **cause)
+field(const struct pk_val *e, const char *key, size_t idx, int64_t min, int64_t max,
+    int64_t *out, char **cause)
 {
 	const struct pk_val *v = pk_get(e, key);
 
@@ -120,7 +124,7 @@ field(const struct pk_val *e, const char *key, size_t idx, int64_t min, int64_t 
 	if (!pk_is(v, PK_INT))
 		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: \"%s\" is not an integer",
 		    idx, key);
-	if (v->u.i < min || v->u.i > ((int64_t)1 << 53))
+	if (v->u.i < min || v->u.i > max)
 		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: \"%s\" out of range: %lld",
 		    idx, key, (long long)v->u.i);
 	*out = v->u.i;
@@ -202,17 +206,17 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
 	if (out->kind >= KIND_KEPT)
 		return 0;
 	if (out->kind != 6) {	/* an oom's addr is the device's free memory */
-		if ((err = field(e, "addr", i, 0, &v, cause)) < 0)
+		if ((err = field(e, "addr", i, 0, ADDR_MAX, &v, cause)) < 0)
 			return err;
 		out->addr = (uint64_t)v;
 	}
-	if ((err = field(e, "size", i, 0, &v, cause)) < 0)
+	if ((err = field(e, "size", i, 0, SIZE_MAX_BYTES, &v, cause)) < 0)
 		return err;
 	out->size = (uint64_t)v;
 	if (pk_get(e, "stream") != NULL &&
-	    (err = field(e, "stream", i, -((int64_t)1 << 53), &out->stream, cause)) < 0)
+	    (err = field(e, "stream", i, -ADDR_MAX, ADDR_MAX, &out->stream, cause)) < 0)
 		return err;
-	if (pk_get(e, "time_us") != NULL && (err = field(e, "time_us", i, 0, &out->t, cause)) < 0)
+	if (pk_get(e, "time_us") != NULL && (err = field(e, "time_us", i, 0, ADDR_MAX, &out->t, cause)) < 0)
 		return err;
 	out->frames = pk_get(e, "frames");
 	return 0;
@@ -289,9 +293,17 @@ scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct 
 			state = pk_get(b, "state");
 			addr = pk_get(b, "address");
 			req = pk_get(b, "requested_size");
-			if (pk_is(state, PK_STR) && strncmp(state->u.str.s, "active", 6) == 0 &&
-			    pk_is(addr, PK_INT) && pk_is(req, PK_INT) && addr->u.i >= 0 &&
-			    req->u.i >= 0 && map_find(live, (uint64_t)addr->u.i) == NULL)
+			if (!pk_is(state, PK_STR) || strncmp(state->u.str.s, "active", 6) != 0 ||
+			    !pk_is(addr, PK_INT) || !pk_is(req, PK_INT))
+				continue;
+			if (addr->u.i < 0 || addr->u.i > ADDR_MAX || req->u.i < 0 ||
+			    req->u.i > SIZE_MAX_BYTES) {
+				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: address "
+				    "%lld or requested_size %lld out of range", i, k,
+				    (long long)addr->u.i, (long long)req->u.i);
+				break;
+			}
+			if (map_find(live, (uint64_t)addr->u.i) == NULL)
 				seed_add(sc, (uint64_t)addr->u.i, (uint64_t)req->u.i);
 		}
 	}
@@ -305,8 +317,16 @@ scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct 
 			addr = pk_get(seg, "address");
 			size = pk_get(seg, "total_size");
 			if ((pk_is(v, PK_INT) && v->u.i != device) || !pk_is(addr, PK_INT) ||
-			    !pk_is(size, PK_INT) || addr->u.i < 0 || size->u.i <= 0 ||
-			    map_find(segs, (uint64_t)addr->u.i) != NULL)
+			    !pk_is(size, PK_INT))
+				continue;
+			if (addr->u.i < 0 || addr->u.i > ADDR_MAX || size->u.i <= 0 ||
+			    size->u.i > SIZE_MAX_BYTES) {
+				err = gms_fail(cause, GMS_ETRACE, "segments[%zu]: address %lld or "
+				    "total_size %lld out of range", j, (long long)addr->u.i,
+				    (long long)size->u.i);
+				break;
+			}
+			if (map_find(segs, (uint64_t)addr->u.i) != NULL)
 				continue;
 			sc->seedseg[2 * sc->nseedseg] = (uint64_t)addr->u.i;
 			sc->seedseg[2 * sc->nseedseg++ + 1] = (uint64_t)size->u.i;

@@ -488,6 +488,7 @@ trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, ch
 			return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
 	}
 	ln->line++;
+	ln->unterminated = len == 0 || ln->buf[len - 1] != '\n';
 	while (len > 0 && (ln->buf[len - 1] == '\n' || ln->buf[len - 1] == '\r'))
 		ln->buf[--len] = '\0';
 	*lenp = len;
