@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,16 +103,44 @@ tmp_dir(struct tmp *t, char **cause)
 	return 0;
 }
 
-/* Run gnuplot -e assigns script; check that out was written. */
+/* The last line gnuplot wrote to errpath that says something, for a message. */
+static void
+last_words(const char *errpath, char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(errpath, "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[strspn(line, " \t^")] != '\0')
+			snprintf(buf, len, "%s", line);
+	}
+	fclose(f);
+}
+
+/*
+ * Run gnuplot -e assigns script, its messages kept in errpath (warnings about
+ * a sparse picture are not the user's business); check that out was written.
+ */
 static int
-gnuplot(const char *assigns, const char *script, const char *out, char **cause)
+gnuplot(const char *assigns, const char *script, const char *out, const char *errpath,
+    char **cause)
 {
 	char *argv[] = { "gnuplot", "-e", (char *)assigns, (char *)script, NULL };
+	posix_spawn_file_actions_t fa;
+	char said[512];
 	struct stat st;
 	pid_t pid;
 	int status, rc;
 
-	rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errpath, O_WRONLY | O_CREAT | O_TRUNC,
+	    0600);
+	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	if (rc == ENOENT)
 		return gms_fail(cause, GMS_ENOTBUILT, "plot needs gnuplot, which is not installed "
 		    "(Debian: apt-get install gnuplot-nox)");
@@ -121,8 +150,9 @@ gnuplot(const char *assigns, const char *script, const char *out, char **cause)
 		return gms_fail(cause, GMS_EIO, "waiting for gnuplot: %s", strerror(errno));
 	/* the caller's outfile removes half a picture */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		return gms_fail(cause, GMS_EIO, "gnuplot failed drawing '%s' (exit status %d)", out,
-		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		last_words(errpath, said, sizeof(said));
+		return gms_fail(cause, GMS_EIO, "gnuplot failed (exit status %d)%s%s",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
 	}
 	if (stat(out, &st) != 0 || (S_ISREG(st.st_mode) && st.st_size == 0))
 		return gms_fail(cause, GMS_EIO, "gnuplot wrote nothing to '%s'", out);
@@ -143,7 +173,7 @@ int
 plot_timeline(const struct plot_timeline_args *a, char **cause)
 {
 	const char *term = plot_term(a->out, cause);
-	char *data, *ann, *oom, *script, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp;
+	char *data, *ann, *oom, *script, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp, *errpath;
 	char *labels = NULL, *oomplot = NULL;
 	struct tmp t;
 	size_t i, every;
@@ -211,7 +241,12 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; labels=%s; "
 	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s", qd, qo, term, a->n, tmp,
 	    qt, (double)a->capacity, qa, qm, qp);
-	err = gnuplot(assigns, script, a->out, cause);
+	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
+	} else {
+		fclose(f);
+		err = gnuplot(assigns, script, a->out, errpath, cause);
+	}
 	free(qd);
 	free(qo);
 	free(qt);
@@ -268,7 +303,8 @@ plot_map(const char *out, const char *title, const struct policy_ops *ops, void 
 {
 	const char *term = plot_term(out, cause);
 	struct map_ctx c = { .row = -1 };
-	char *data, *tics, *script, *assigns, *qd, *qo, *qt, *qs;
+	char *data, *tics, *script, *assigns, *qd, *qo, *qt, *qs, *errpath;
+	FILE *f;
 	struct tmp t;
 	int err;
 
@@ -299,7 +335,12 @@ plot_map(const char *out, const char *title, const struct policy_ops *ops, void 
 	qs = quoted(tics);
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; title=%s; nrows=%zu; "
 	    "ticfile=%s", qd, qo, term, qt, c.nsegs ? c.nsegs : 1, qs);
-	err = gnuplot(assigns, script, out, cause);
+	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
+	} else {
+		fclose(f);
+		err = gnuplot(assigns, script, out, errpath, cause);
+	}
 	free(qd);
 	free(qo);
 	free(qt);

@@ -18,6 +18,7 @@ enum cli_exit {
 	EXIT_USAGE = 2,
 	EXIT_INPUT = 3,
 	EXIT_SYSTEM = 4,
+	EXIT_BUG = 5,		/* a policy broke its own invariant (--check) */
 };
 
 struct cli_command {

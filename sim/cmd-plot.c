@@ -391,6 +391,11 @@ cmd_plot(int argc, char **argv)
 		rc = gms_exit_code(rc);
 		goto out;
 	}
+	if (!o.map && trace_mem_count(m) == 0) {
+		cli_error("%s: the trace has no events: no timeline to draw", argv[optind]);
+		rc = EXIT_INPUT;
+		goto out;
+	}
 	rc = o.map ? draw_map(m, &pols, &o) : draw_timeline(m, &pols, &o);
 out:
 	if (rc == EXIT_DONE && (err = outfile_commit(&of, &cause)) < 0) {

@@ -22,7 +22,8 @@
 	XX(CONFIG,  3, "bad options")					\
 	XX(IO,      4, "input/output error")				\
 	XX(NOMEM,   4, "out of host memory")				\
-	XX(OOM,     1, "simulated device out of memory")
+	XX(OOM,     1, "simulated device out of memory")		\
+	XX(BUG,     5, "internal error: a policy broke its own invariant")
 
 enum gms_err {
 #define XX(name, code, msg) GMS_E##name##_IDX,

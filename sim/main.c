@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ usage(FILE *f, int code)
 	fprintf(f, "\nExample:\n  gpumemsim run traces/resnet50-train-b32.json --policy=caching --capacity=3GiB\n\n"
 	    "'gpumemsim <command> --help' describes a command and its options.\n"
 	    "Exit status: 0 done, 1 a requested check failed, 2 usage, 3 bad trace or\n"
-	    "options, 4 I/O or system error.\n");
+	    "options, 4 I/O or system error, 5 an internal error (a bug: please report it).\n");
 	return code;
 }
 
@@ -66,8 +67,30 @@ version(void)
 	return EXIT_DONE;
 }
 
+/*
+ * What a command printed must have reached standard output: a full disk or a
+ * closed pipe is an I/O error, never a silent exit 0.
+ */
+static int
+finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_error("cannot write to standard output: %s", strerror(errno));
+		return rc == EXIT_DONE || rc == EXIT_CHECK ? EXIT_SYSTEM : rc;
+	}
+	return rc;
+}
+
+static int dispatch(int argc, char **argv);
+
 int
 main(int argc, char **argv)
+{
+	return finish(dispatch(argc, argv));
+}
+
+static int
+dispatch(int argc, char **argv)
 {
 	const struct cli_command *c, *found = NULL;
 	size_t n;

@@ -234,8 +234,18 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 		break;
 	}
 	if (err == 0 && (s->flags & SIM_CHECK_EVERY) && !s->stopped &&
-	    s->ops->check(s->state, cause) < 0)
-		return -1;
+	    s->ops->check(s->state, cause) < 0) {
+		char *why = cause ? *cause : NULL;
+
+		if (cause != NULL) {
+			*cause = NULL;
+			gms_fail(cause, GMS_EBUG, "internal error, a bug in gpumemsim (please "
+			    "report it with the trace): policy %s broke an invariant: %s",
+			    s->ops->name, why ? why : "?");
+		}
+		free(why);
+		return GMS_EBUG;
+	}
 	if (err == 0 && s->sampler != NULL) {
 		struct sim_sample smp = { .event = index, .t_us = ev->t_us,
 		    .has_time = (ev->flags & TRACE_HAS_TIME) != 0, .live = s->live_bytes,

@@ -73,7 +73,8 @@ struct sim *sim_create(const struct policy_ops *policy, const struct policy_args
 /*
  * Apply one event (index: its position in the trace).  Returns 0, or
  * GMS_ETRACE with *cause for an event that makes no sense ("free of unknown
- * id 77"), or -1 with *cause when SIM_CHECK_EVERY found a broken invariant.
+ * id 77"), or GMS_EBUG with *cause when SIM_CHECK_EVERY found a broken
+ * invariant (exit 5: a bug in gpumemsim, not in the trace).
  */
 int sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause);
 

@@ -290,6 +290,9 @@ push_str(struct parser *ps, size_t n)
 
 	if ((err = need(ps, n)) < 0)
 		return err;
+	/* the readers treat strings as C strings: "alloc\0x" must not read as "alloc" */
+	if (memchr(ps->buf + ps->pos, '\0', n) != NULL)
+		return fail(ps, "a string holds a NUL byte");
 	v = new_val(ps->p, PK_STR);
 	v->u.str.s = "";
 	if (n > 0) {

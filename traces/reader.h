@@ -34,6 +34,8 @@ struct trace_reader {
 	uint64_t cur;		/* index of the event last returned or attempted */
 	char where[512];
 	char format[16];	/* hdr.format's storage */
+	char *at_buf, *label_buf, *name_buf;	/* printable copies (trace_next) */
+	size_t at_cap, label_cap;
 	void *priv;		/* the format's state */
 };
 
@@ -67,6 +69,13 @@ int trace_slurp(struct trace_reader *r, char **buf, size_t *len, char **cause);
  * failure past the end at the last byte, so that counts too.
  */
 int trace_json_truncated(const char *buf, size_t len, size_t off);
+
+/*
+ * Whether JSON text holds the escape \u0000: cJSON's strings end at a NUL,
+ * so "alloc\u0000x" would read as "alloc".  (A literal backslash before
+ * "u0000" is counted too; no trace needs one.)
+ */
+int trace_json_has_nul(const char *buf, size_t len);
 
 /* Line and column of offset in buf (both 1-based). */
 void trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *col);

@@ -179,6 +179,9 @@ parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON 
 
 	if (st->vlen == 0)
 		return at(r, p, cause, "invalid JSON (a value is missing)");
+	if (trace_json_has_nul(st->val, st->vlen))
+		return at(r, p, cause, "a string holds \\u0000 (a NUL character, which would cut "
+		    "it short)");
 	*out = cJSON_ParseWithLengthOpts(st->val, st->vlen, &end, 0);
 	if (*out != NULL && (size_t)(end - st->val) == st->vlen)
 		return 0;

@@ -30,6 +30,9 @@ parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **c
 		if ((rc = trace_read_line(r, &st->lines, &len, cause)) <= 0)
 			return rc;
 	} while (st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
+	if (trace_json_has_nul(st->lines.buf, len))
+		return gms_fail(cause, GMS_ETRACE, "a string holds \\u0000 (a NUL character, "
+		    "which would cut it short)");
 	*out = cJSON_ParseWithLengthOpts(st->lines.buf, len, &end, 0);
 	if (*out == NULL) {
 		size_t off = end ? (size_t)(end - st->lines.buf) : 0;

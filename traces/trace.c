@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sim/gms.h"
 #include "traces/reader.h"
@@ -182,6 +183,29 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 	return 0;
 }
 
+/*
+ * A string from a trace that holds control characters (an escape sequence
+ * that would drive the user's terminal, a tab that breaks a table) is shown
+ * with each replaced by '?'.  Returns s, or a copy in *buf.
+ */
+static const char *
+printable(const char *s, char **buf, size_t *cap)
+{
+	size_t i, n;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			break;
+	if (s[i] == '\0')
+		return s;
+	n = strlen(s) + 1;
+	if (n > *cap)
+		*buf = gms_realloc(*buf, *cap = n);
+	for (i = 0; i < n; i++)
+		(*buf)[i] = i + 1 < n && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+	return *buf;
+}
+
 static int
 take_object(cJSON *hdr, const char *key, cJSON **out, char **cause)
 {
@@ -222,7 +246,7 @@ trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause)
 	if (it != NULL && !cJSON_IsNull(it)) {
 		if (!cJSON_IsString(it))
 			return gms_fail(cause, GMS_ETRACE, "header \"name\" is not a string");
-		r->hdr.name = it->valuestring;
+		r->hdr.name = printable(it->valuestring, &r->name_buf, &(size_t){ 0 });
 	}
 	if ((err = take_object(hdr, "device", &r->hdr.device, cause)) < 0 ||
 	    (err = take_object(hdr, "source", &r->hdr.source, cause)) < 0 ||
@@ -287,6 +311,12 @@ trace_json_truncated(const char *buf, size_t len, size_t off)
 	    buf[len - 1] == '\r' || buf[len - 1] == '\n'))
 		len--;
 	return off + 1 >= len;
+}
+
+int
+trace_json_has_nul(const char *buf, size_t len)
+{
+	return memmem(buf, len, "\\u0000", 6) != NULL;
 }
 
 void
@@ -375,12 +405,18 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 {
 	struct trace_reader *r;
 	const char *slash;
+	struct stat st;
 	int fd_err, err;
 
 	*out = NULL;
 	r = gms_calloc(1, sizeof(*r));
 	r->path = gms_strdup(path);
 	r->opts.device = opts ? opts->device : -1;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err = gms_fail(cause, GMS_EIO, "cannot read trace '%s': %s", path, strerror(EISDIR));
+		trace_close(r);
+		return err;
+	}
 	errno = 0;
 	r->gz = gzopen(path, "rb");
 	if (r->gz == NULL) {
@@ -397,7 +433,7 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 		return GMS_ETRACE;
 	}
 	slash = strrchr(path, '/');
-	r->hdr.name = slash ? slash + 1 : path;
+	r->hdr.name = printable(slash ? slash + 1 : path, &r->name_buf, &(size_t){ 0 });
 	snprintf(r->format, sizeof(r->format), "%s%s", r->fmt->name, r->compressed ? ".gz" : "");
 	r->hdr.format = r->format;
 	if ((err = r->fmt->open(r, cause)) < 0) {
@@ -421,8 +457,13 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 
 	r->cur = r->index;
 	rc = r->fmt->next(r, ev, cause);
-	if (rc == 1)
+	if (rc == 1) {
 		r->index++;
+		if (ev->at != NULL)
+			ev->at = printable(ev->at, &r->at_buf, &r->at_cap);
+		if (ev->label != NULL)
+			ev->label = printable(ev->label, &r->label_buf, &r->label_cap);
+	}
 	return rc;
 }
 
@@ -449,6 +490,9 @@ trace_close(struct trace_reader *r)
 	if (r->gz != NULL)
 		gzclose(r->gz);
 	cJSON_Delete(r->header_json);
+	free(r->at_buf);
+	free(r->label_buf);
+	free(r->name_buf);
 	free(r->path);
 	free(r);
 }
