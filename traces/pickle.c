@@ -130,15 +130,25 @@ recycle(struct pickle *p, struct pk_val *v)
 	}
 }
 
-static void
+/* Append item; -1 when growing s would take the machine past its budget. */
+static int
 seq_push(struct pickle *p, struct pk_val *s, struct pk_val *item)
 {
+	size_t grow;
+
 	if (s->u.seq.n == s->u.seq.cap) {
-		p->used += s->u.seq.cap ? s->u.seq.cap * sizeof(item) : 4 * sizeof(item);
+		/* checked before the realloc, which briefly holds old and new */
+		grow = s->u.seq.cap ? s->u.seq.cap * sizeof(item) : 4 * sizeof(item);
+		if (p->used + 2 * grow > p->budget) {
+			p->used = p->budget + 1;
+			return -1;
+		}
+		p->used += grow;
 		s->u.seq.cap = s->u.seq.cap ? s->u.seq.cap * 2 : 4;
 		s->u.seq.items = gms_realloc(s->u.seq.items, s->u.seq.cap * sizeof(item));
 	}
 	s->u.seq.items[s->u.seq.n++] = item;
+	return 0;
 }
 
 struct parser {
@@ -162,6 +172,13 @@ fail(struct parser *ps, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return gms_fail(ps->cause, GMS_ETRACE, "pickle byte %zu: %s", ps->op_at, msg);
+}
+
+static int
+over_budget(struct parser *ps)
+{
+	return fail(ps, "holding this pickle's values needs more than %zu MiB (%zu bytes of "
+	    "input): not a snapshot", ps->p->budget >> 20, ps->len);
 }
 
 static int
@@ -325,7 +342,8 @@ make_tuple(struct parser *ps, size_t from)
 	for (i = from; i < ps->p->sp; i++) {
 		if (ps->p->stack[i] == NULL)
 			return fail(ps, "MARK inside a tuple");
-		seq_push(ps->p, t, ps->p->stack[i]);
+		if (seq_push(ps->p, t, ps->p->stack[i]) < 0)
+			return over_budget(ps);
 	}
 	ps->p->sp = from;
 	return push(ps, t);
@@ -344,8 +362,7 @@ run(struct parser *ps, struct pk_val **root)
 	for (;;) {
 		ps->op_at = ps->pos;
 		if (ps->p->used > ps->p->budget)
-			return fail(ps, "holding this pickle's values needs more than %zu MiB "
-			    "(%zu bytes of input): not a snapshot", ps->p->budget >> 20, ps->len);
+			return over_budget(ps);
 		if (ps->pos >= ps->len)
 			return fail(ps, "truncated pickle (no STOP)");
 		op = ps->buf[ps->pos++];
@@ -505,7 +522,8 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			if (d->type != PK_LIST)
 				return fail(ps, "APPEND to something not a list");
-			seq_push(ps->p, d, v);
+			if (seq_push(ps->p, d, v) < 0)
+				return over_budget(ps);
 			break;
 		case 'e':		/* APPENDS */
 			if ((err = mark_pos(ps, &at)) < 0)
@@ -513,7 +531,8 @@ run(struct parser *ps, struct pk_val **root)
 			if (at < 2 || (d = ps->p->stack[at - 2]) == NULL || d->type != PK_LIST)
 				return fail(ps, "APPENDS to something not a list");
 			for (i = at; i < ps->p->sp; i++)
-				seq_push(ps->p, d, ps->p->stack[i]);
+				if (seq_push(ps->p, d, ps->p->stack[i]) < 0)
+					return over_budget(ps);
 			ps->p->sp = at - 1;
 			break;
 		case 's':		/* SETITEM */
@@ -523,7 +542,8 @@ run(struct parser *ps, struct pk_val **root)
 			if (d->type != PK_DICT)
 				return fail(ps, "SETITEM on something not a dict");
 			seq_push(ps->p, d, k);
-			seq_push(ps->p, d, v);
+			if (seq_push(ps->p, d, v) < 0)
+				return over_budget(ps);
 			break;
 		case 'u':		/* SETITEMS */
 			if ((err = mark_pos(ps, &at)) < 0)
@@ -533,7 +553,8 @@ run(struct parser *ps, struct pk_val **root)
 			if ((ps->p->sp - at) % 2 != 0)
 				return fail(ps, "SETITEMS with an odd number of values");
 			for (i = at; i < ps->p->sp; i++)
-				seq_push(ps->p, d, ps->p->stack[i]);
+				if (seq_push(ps->p, d, ps->p->stack[i]) < 0)
+					return over_budget(ps);
 			ps->p->sp = at - 1;
 			break;
 		case 0x94:		/* MEMOIZE */
@@ -576,7 +597,8 @@ run(struct parser *ps, struct pk_val **root)
 size_t
 pickle_budget(size_t len)
 {
-	size_t floor = 64u << 20, lim = gms_mem_limit() / 2;
+	/* a third: the input itself and a growing array's old copy need the rest */
+	size_t floor = 64u << 20, lim = gms_mem_limit() / 3;
 	size_t b = len > (SIZE_MAX - floor) / PK_BYTES_PER_INPUT_BYTE ? SIZE_MAX :
 	    floor + len * PK_BYTES_PER_INPUT_BYTE;
 

@@ -48,8 +48,8 @@ void pickle_free(struct pickle *p);
 
 /*
  * The most memory pickle_parse() lets the values of a len-byte pickle hold
- * before it refuses the input: in proportion to len, and at most half of
- * the process's address-space limit when one is set (gms_mem_limit()).
+ * before it refuses the input: in proportion to len, and at most
+ * a third of the process's address-space limit when one is set (gms_mem_limit()).
  */
 size_t pickle_budget(size_t len);
 

@@ -93,26 +93,49 @@ take(struct json_state *st)
 	st->p.off++;
 }
 
-/* Skip blanks; the next byte (as peek). */
+/* Account for the n bytes from st->at on as consumed (line and column kept). */
+static void
+advance(struct json_state *st, size_t n)
+{
+	const unsigned char *b = st->buf + st->at, *e = b + n, *nl, *last = NULL;
+
+	while (b < e && (nl = memchr(b, '\n', (size_t)(e - b))) != NULL) {
+		st->p.line++;
+		last = nl;
+		b = nl + 1;
+	}
+	if (last != NULL)
+		st->p.col = (unsigned long)(e - last);
+	else
+		st->p.col += n;
+	st->p.off += n;
+	st->at += n;
+}
+
+static int
+is_blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Skip blanks; the next byte (as peek).  A buffer at a time: gigabytes of blanks are cheap. */
 static int
 blanks(struct trace_reader *r, struct json_state *st, char **cause)
 {
+	const unsigned char *q, *end;
 	int c;
 
-	while ((c = peek(r, st, cause)) == ' ' || c == '\t' || c == '\r' || c == '\n')
-		take(st);
-	return c;
-}
-
-static void
-keep(struct json_state *st, int c)
-{
-	if (st->vlen + 2 > st->vcap) {
-		st->vcap = st->vcap ? st->vcap * 2 : 4096;
-		st->val = gms_realloc(st->val, st->vcap);
+	for (;;) {
+		if ((c = peek(r, st, cause)) < 0)
+			return c;
+		q = st->buf + st->at;
+		end = st->buf + st->len;
+		while (q < end && is_blank(*q))
+			q++;
+		advance(st, (size_t)(q - (st->buf + st->at)));
+		if (q < end)
+			return *q;
 	}
-	st->val[st->vlen++] = (char)c;
-	st->val[st->vlen] = '\0';
 }
 
 /*
@@ -121,49 +144,90 @@ keep(struct json_state *st, int c)
  * Its validity inside is cJSON's to judge; here only what is needed to find
  * its end: brackets, strings (no raw control characters), the end of input.
  * depth 1 skips the rest of a container whose opening bracket was taken.
+ * The scan runs over the read buffer; what it passes is taken in bulk.
  */
 static int
 value(struct trace_reader *r, struct json_state *st, int capture, uint64_t depth, char **cause)
 {
-	int c, instr = 0, esc = 0;
+	const unsigned char *start, *q, *end;
+	int c, instr = 0, esc = 0, done = 0;
+	uint64_t run = 0;	/* skipping: bytes of the current element */
+	size_t n;
 
 	st->vlen = 0;
-	for (;;) {
+	while (!done) {
 		if ((c = peek(r, st, cause)) < -1)
 			return c;
 		if (c == -1)
 			return at(r, &st->p, cause, "truncated JSON (unexpected end of file)");
-		if (instr) {
-			if (c < 0x20)
-				return at(r, &st->p, cause, "invalid JSON (a control "
-				    "character inside a string)");
-			if (esc)
-				esc = 0;
-			else if (c == '\\')
-				esc = 1;
-			else if (c == '"')
-				instr = 0;
-		} else if (c == '"') {
-			instr = 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (depth == 0)
-				break;	/* the container around the value ends */
-			depth--;
-		} else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\r' ||
-		    c == '\n')) {
-			break;
+		start = q = st->buf + st->at;
+		end = st->buf + st->len;
+		for (; q < end; q++) {
+			c = *q;
+			/* a skipped element is held to the limit a read one is */
+			if (!capture) {
+				if (depth == 1 && !instr && (c == ',' || is_blank(c))) {
+					run = 0;
+				} else if (++run > MAX_VALUE) {
+					advance(st, (size_t)(q - start));
+					return at(r, &st->p, cause, "an event longer than 16 MiB: not "
+					    "a trace");
+				}
+			}
+			if (instr) {
+				if (c < 0x20) {
+					advance(st, (size_t)(q - start));
+					return at(r, &st->p, cause, "invalid JSON (a control "
+					    "character inside a string)");
+				}
+				if (esc) {
+					esc = 0;
+				} else if (c == '\\') {
+					esc = 1;
+				} else if (c == '"') {
+					instr = 0;
+					if (depth == 0) {
+						q++;
+						done = 1;
+						break;
+					}
+				}
+			} else if (c == '"') {
+				instr = 1;
+			} else if (c == '{' || c == '[') {
+				depth++;
+			} else if (c == '}' || c == ']') {
+				if (depth == 0) {
+					done = 1;	/* the container around the value ends */
+					break;
+				}
+				if (--depth == 0) {
+					q++;
+					done = 1;
+					break;
+				}
+			} else if (depth == 0 && (c == ',' || is_blank(c))) {
+				done = 1;
+				break;
+			}
 		}
-		if (capture) {
-			if (st->vlen >= MAX_VALUE)
-				return at(r, &st->p, cause, "a JSON value longer than "
-				    "16 MiB: not a trace");
-			keep(st, c);
+		n = (size_t)(q - start);
+		if (capture && n > 0) {
+			if (st->vlen + n > MAX_VALUE) {
+				advance(st, n);
+				return at(r, &st->p, cause, "a JSON value longer than 16 MiB: not "
+				    "a trace");
+			}
+			if (st->vlen + n + 1 > st->vcap) {
+				while (st->vlen + n + 1 > st->vcap)
+					st->vcap = st->vcap ? st->vcap * 2 : 4096;
+				st->val = gms_realloc(st->val, st->vcap);
+			}
+			memcpy(st->val + st->vlen, start, n);
+			st->vlen += n;
+			st->val[st->vlen] = '\0';
 		}
-		take(st);
-		if (depth == 0 && !instr && (c == '}' || c == ']' || c == '"'))
-			break;
+		advance(st, n);
 	}
 	return 0;
 }
