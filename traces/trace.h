@@ -2,8 +2,9 @@
  * trace.h - the one event struct every trace format is read into, and the
  * reader interface: open a file of any supported format, get its header, pull
  * events one at a time.  Readers stream: memory stays bounded by the largest
- * event (and, for a .json document, the document itself), never by the trace's
- * length.  The format is specified in traces/FORMAT.md.
+ * event (16 MiB at most), never by the trace's length; only a snapshot pickle
+ * is held whole, within a cap (gms_input_cap()).  The format is specified in
+ * traces/FORMAT.md.
  */
 #ifndef TRACE_H
 #define TRACE_H
