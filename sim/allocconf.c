@@ -106,6 +106,25 @@ number(struct lexer *lx, size_t i, const char *key, uint64_t *out)
 	return 0;
 }
 
+/*
+ * A real number at token i, read whole (PyTorch's stod would stop at the
+ * first character it cannot use).  0 with *out; 1 when the token is not a
+ * finite number (the caller says which range it wants); < 0 when it is missing.
+ */
+static int
+real(struct lexer *lx, size_t i, const char *key, double *out)
+{
+	char *end;
+
+	if (i >= lx->n)
+		return fail(lx, i, "Error, expecting %s value", key);
+	errno = 0;
+	*out = strtod(lx->tok[i], &end);
+	if (*end != '\0' || end == lx->tok[i] || errno != 0 || !isfinite(*out))
+		return 1;
+	return 0;
+}
+
 static int
 is_pow2(uint64_t v)
 {
@@ -198,7 +217,6 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 	uint64_t v, large_mb = 0, max_split_mb = 0, rounding_mb = 0;
 	size_t i, at_split = 0, at_rounding = 0;
 	int err = 0, dummy;
-	char *end;
 	double d;
 
 	alloc_conf_defaults(c);
@@ -235,16 +253,9 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 				large_mb = v;
 			}
 		} else if (strcmp(key, "garbage_collection_threshold") == 0) {
-			if ((err = expect(lx, ++i, ':')) < 0)
+			if ((err = expect(lx, ++i, ':')) < 0 || (err = real(lx, ++i, key, &d)) < 0)
 				break;
-			if (++i >= lx->n) {
-				err = fail(lx, i, "Error, expecting garbage_collection_threshold value");
-				break;
-			}
-			errno = 0;
-			d = strtod(lx->tok[i], &end);
-			if (*end != '\0' || end == lx->tok[i] || errno != 0 || isnan(d) ||
-			    !(d > 0 && d < 1.0)) {
+			if (err > 0 || !(d > 0 && d < 1.0)) {
 				err = fail(lx, i, "garbage_collect_threshold is invalid, set it in (0.0, 1.0)");
 				break;
 			}
@@ -264,16 +275,9 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 				break;
 			err = boolean(lx, ++i, key, &c->graph_capture_reuse);
 		} else if (strcmp(key, "per_process_memory_fraction") == 0) {
-			if ((err = expect(lx, ++i, ':')) < 0)
+			if ((err = expect(lx, ++i, ':')) < 0 || (err = real(lx, ++i, key, &d)) < 0)
 				break;
-			if (++i >= lx->n) {
-				err = fail(lx, i, "Error, expecting per_process_memory_fraction value");
-				break;
-			}
-			errno = 0;
-			d = strtod(lx->tok[i], &end);
-			if (*end != '\0' || end == lx->tok[i] || errno != 0 || isnan(d) ||
-			    !(d >= 0 && d <= 1.0)) {
+			if (err > 0 || !(d >= 0 && d <= 1.0)) {
 				err = fail(lx, i, "per_process_memory_fraction is invalid, set it in "
 				    "[0.0, 1.0]");
 				break;
