@@ -27,7 +27,7 @@ test ! -e "$TMP/wide.json"; ok $? "a refused pickle leaves no output"
 # the budget of a 3 MB input.
 { printf '\200\004'; yes N0 | tr -d '\n' | head -c 40000000; printf '}.'; } |
     gzip -1 >"$TMP/pops.pickle.gz"
-check_fail 3 "gpumemsim: error: $TMP/pops.pickle.gz: not a PyTorch memory snapshot: no \"device_traces\" list" \
+check_fail 3 "gpumemsim: error: $TMP/pops.pickle.gz: not a PyTorch memory snapshot: no \"device_traces\" list and no \"segments\"" \
     info "$TMP/pops.pickle.gz"
 # (what the values may hold is tested under ulimit -v in t/resource.sh)
 { printf '\200\004'; head -c 2000000 /dev/zero | tr '\0' 'N'; printf '.'; } >"$TMP/nones.pickle"

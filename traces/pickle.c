@@ -332,6 +332,29 @@ push_int(struct parser *ps, int64_t i)
 	return push(ps, v);
 }
 
+/*
+ * The n-byte two's complement integer at ps->pos: a PK_INT when int64 holds
+ * it, else a PK_BIGINT (Python reads any width; a snapshot needs only 64 bits).
+ */
+static int
+push_long(struct parser *ps, uint64_t n)
+{
+	const unsigned char *b = ps->buf + ps->pos;
+	int neg = n > 0 && (b[n - 1] & 0x80);
+	uint64_t u, i;
+
+	/* past 8 bytes, the extra ones must only repeat the sign */
+	for (i = 8; i < n; i++)
+		if (b[i] != (neg ? 0xff : 0x00))
+			return push(ps, new_val(ps->p, PK_BIGINT));
+	if (n > 8 && (b[7] & 0x80) != (neg ? 0x80 : 0))
+		return push(ps, new_val(ps->p, PK_BIGINT));
+	u = le(b, n > 8 ? 8 : n);
+	if (n > 0 && n < 8 && neg)
+		u |= ~(uint64_t)0 << (8 * n);	/* sign-extend */
+	return push_int(ps, (int64_t)u);
+}
+
 /* TUPLE, TUPLE1..3: the top n values (or those above the mark) become a tuple. */
 static int
 make_tuple(struct parser *ps, size_t from)
@@ -427,26 +450,14 @@ run(struct parser *ps, struct pk_val **root)
 			ps->pos += 4;
 			break;
 		case 0x8a:		/* LONG1: n-byte little-endian two's complement */
-			if ((err = need(ps, 1)) < 0)
+		case 0x8b:		/* LONG4: the same with a 4-byte length */
+			if ((err = need(ps, op == 0x8a ? 1 : 4)) < 0)
 				return err;
-			n = ps->buf[ps->pos++];
-			if ((err = need(ps, n)) < 0)
+			n = op == 0x8a ? ps->buf[ps->pos] : le(ps->buf + ps->pos, 4);
+			ps->pos += op == 0x8a ? 1 : 4;
+			if ((err = need(ps, n)) < 0 || (err = push_long(ps, n)) < 0)
 				return err;
-			if (n > 8 && !(n == 9 && ps->buf[ps->pos + 8] == 0 &&
-			    (ps->buf[ps->pos + 7] & 0x80) == 0))
-				return fail(ps, "integer of %llu bytes: beyond 64 bits",
-				    (unsigned long long)n);
-			{
-				uint64_t u = le(ps->buf + ps->pos, n > 8 ? 8 : n);
-				int64_t s;
-
-				if (n > 0 && n < 8 && (ps->buf[ps->pos + n - 1] & 0x80))
-					u |= ~(uint64_t)0 << (8 * n);	/* sign-extend */
-				s = (int64_t)u;
-				ps->pos += n;
-				if ((err = push_int(ps, s)) < 0)
-					return err;
-			}
+			ps->pos += n;
 			break;
 		case 'G':		/* BINFLOAT: big-endian double */
 			if ((err = need(ps, 8)) < 0)

@@ -2,7 +2,8 @@
  * pickle.h - a reader for the subset of Python's pickle format that PyTorch
  * memory snapshots use (docs/pytorch-caching-allocator.md section 10):
  * protocols 2 to 5, frames, the memo (MEMOIZE, BINPUT, gets), dicts, lists,
- * tuples, strings, ints of every width up to 64 bits (LONG1 included),
+ * tuples, strings, ints of every width (LONG1 and LONG4; past 64 bits kept
+ * only as PK_BIGINT),
  * floats, booleans and None.  No Python objects are built and nothing is
  * imported: any opcode outside the subset (GLOBAL, REDUCE, ...) is an error
  * naming it and its byte offset, never a guess.
@@ -16,7 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum pk_type { PK_NONE, PK_BOOL, PK_INT, PK_FLOAT, PK_STR, PK_LIST, PK_TUPLE, PK_DICT };
+/*
+ * PK_BIGINT: an integer Python reads but int64 cannot hold (a C++ frame's
+ * unknown line is 2^64 - 1); its value is not kept, so it is never mistaken
+ * for a number where one is needed.
+ */
+enum pk_type { PK_NONE, PK_BOOL, PK_INT, PK_FLOAT, PK_STR, PK_LIST, PK_TUPLE, PK_DICT, PK_BIGINT };
 
 struct pk_val {
 	enum pk_type type;

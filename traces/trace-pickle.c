@@ -66,45 +66,86 @@ add(struct pickle_state *st, enum trace_op op)
 	return &st->ev[st->n++];
 }
 
+/*
+ * C++ frames that say nothing about who allocated: the stack unwinder, the
+ * interpreter, the allocator, the dispatcher's and the tensor factories'
+ * plumbing (PyTorch's memory viewer hides the first ones too).
+ */
+static const char *const cpp_plumbing[] = {
+	"unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp", "_start",
+	"__libc_start_main", "PyEval_", "PyObject_", "PyFunction_", "_PyEval", "_PyObject",
+	"CUDACachingAllocator", "c10::cuda::", "c10::Dispatcher", "c10::impl::",
+	"c10::BoxedKernel", "c10::KernelFunction", "c10::OperatorHandle", "at::_ops::",
+	"wrap_kernel_functor", "at::detail::empty", "at::empty", "at::native::empty",
+	"at::(anonymous namespace)::", "c10::callUnboxedKernelFunction", "at::TensorBase::",
+	"c10::StorageImpl", "c10::DataPtr", "c10::Allocator", "std::", "torch::autograd::Engine::",
+	"torch::autograd::python::PythonEngine", "torch::autograd::impl::", NULL,
+};
+
 static int
-is_plumbing(const char *file)
+is_python(const char *file)
+{
+	size_t n = strlen(file);
+
+	return n > 3 && strcmp(file + n - 3, ".py") == 0;
+}
+
+static int
+contains_any(const char *s, const char *const *list)
 {
 	int i;
 
-	for (i = 0; plumbing[i] != NULL; i++)
-		if (strstr(file, plumbing[i]) != NULL)
+	for (i = 0; list[i] != NULL; i++)
+		if (strstr(s, list[i]) != NULL)
 			return 1;
 	return 0;
 }
 
-/* "conv.py:548 _conv_forward" from the first frame that is not plumbing. */
+/*
+ * The allocation's site, from its frames (innermost first): the first Python
+ * frame outside PyTorch's own plumbing ("conv.py:548 _conv_forward"), else
+ * the first Python frame, else (the autograd engine's backward thread has no
+ * Python frames) the first C++ frame that is not plumbing.  NULL when none.
+ */
 static char *
 frame_at(const struct pk_val *frames)
 {
-	const struct pk_val *f, *file, *line, *name, *pick = NULL;
-	const char *base;
+	const struct pk_val *f, *file, *line, *name, *py = NULL, *user = NULL, *cpp = NULL;
+	const struct pk_val *pick;
+	const char *base, *fn;
 	size_t i;
 
-	for (i = 0; i < pk_len(frames); i++) {
+	for (i = 0; i < pk_len(frames) && user == NULL; i++) {
 		f = pk_item(frames, i);
 		file = pk_get(f, "filename");
+		name = pk_get(f, "name");
 		if (!pk_is(file, PK_STR))
 			continue;
-		if (pick == NULL)
-			pick = f;	/* all plumbing: the innermost frame */
-		if (!is_plumbing(file->u.str.s)) {
-			pick = f;
-			break;
+		fn = pk_is(name, PK_STR) ? name->u.str.s : "";
+		if (is_python(file->u.str.s)) {
+			if (py == NULL)
+				py = f;
+			if (!contains_any(file->u.str.s, plumbing))
+				user = f;
+		} else if (cpp == NULL && *fn != '\0' && !contains_any(fn, cpp_plumbing) &&
+		    !contains_any(file->u.str.s, (const char *const[]){ "core/boxing", "/Register",
+		    "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/", "ceval", "abstract.h",
+		    NULL })) {
+			cpp = f;
 		}
 	}
+	pick = user ? user : py ? py : cpp;
 	if (pick == NULL)
 		return NULL;
 	file = pk_get(pick, "filename");
 	line = pk_get(pick, "line");
 	name = pk_get(pick, "name");
 	base = strrchr(file->u.str.s, '/');
-	return gms_asprintf("%s:%lld %s", base ? base + 1 : file->u.str.s,
-	    pk_is(line, PK_INT) ? (long long)line->u.i : 0LL,
+	/* a line that is not a number (C++ frames say 2^64 - 1) is unknown: not shown */
+	if (!pk_is(line, PK_INT) || line->u.i <= 0)
+		return gms_asprintf("%s %s", base ? base + 1 : file->u.str.s,
+		    pk_is(name, PK_STR) ? name->u.str.s : "?");
+	return gms_asprintf("%s:%lld %s", base ? base + 1 : file->u.str.s, (long long)line->u.i,
 	    pk_is(name, PK_STR) ? name->u.str.s : "?");
 }
 
@@ -222,39 +263,60 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
 	return 0;
 }
 
+/* A block live before the first entry: where, its requested bytes, its frames (or NULL). */
+struct seed {
+	uint64_t addr, size;
+	const struct pk_val *frames;
+};
+
 struct scan {
 	uint64_t counts[NKINDS];
-	uint64_t *seed;		/* (addr, requested size) pairs, from before the trace */
+	struct seed *seed;	/* blocks from before the trace */
 	size_t nseed, seedcap;
 	uint64_t *seedseg;	/* (addr, size) of segments from before the trace */
-	size_t nseedseg;
+	size_t nseedseg, seedsegcap;
+	/* The state at dump, from the snapshot's segments of this device. */
+	uint64_t dump_segments, dump_reserved, dump_active, dump_requested;
 	int64_t unknown_actions;
 };
 
 static void
-seed_add(struct scan *sc, uint64_t addr, uint64_t size)
+seed_add(struct scan *sc, uint64_t addr, uint64_t size, const struct pk_val *frames)
 {
 	if (sc->nseed == sc->seedcap) {
 		sc->seedcap = sc->seedcap ? sc->seedcap * 2 : 64;
-		sc->seed = gms_realloc(sc->seed, 2 * sc->seedcap * sizeof(*sc->seed));
+		sc->seed = gms_realloc(sc->seed, sc->seedcap * sizeof(*sc->seed));
 	}
-	sc->seed[2 * sc->nseed] = addr;
-	sc->seed[2 * sc->nseed++ + 1] = size;
+	sc->seed[sc->nseed++] = (struct seed){ addr, size, frames };
+}
+
+static void
+seedseg_add(struct scan *sc, uint64_t addr, uint64_t size)
+{
+	if (sc->nseedseg == sc->seedsegcap) {
+		sc->seedsegcap = sc->seedsegcap ? sc->seedsegcap * 2 : 64;
+		sc->seedseg = gms_realloc(sc->seedseg, 2 * sc->seedsegcap * sizeof(*sc->seedseg));
+	}
+	sc->seedseg[2 * sc->nseedseg] = addr;
+	sc->seedseg[2 * sc->nseedseg++ + 1] = size;
 }
 
 /*
  * First pass: count the actions and find what the trace does not show:
  * blocks freed with no recorded alloc, blocks live at the end never allocated
- * in the trace, and (when there are such) the segments that held them.
+ * in the trace, and the segments reserved before the first entry: those
+ * released with no recorded reservation, and those in the dump the trace
+ * never reserved (expandable ones aside: their pages map and unmap).
  */
 static int
-scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct scan *sc,
+scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, struct scan *sc,
     char **cause)
 {
-	const struct pk_val *segments = pk_get(root, "segments"), *seg, *blocks, *b, *v;
+	const struct pk_val *seg, *blocks, *b, *v;
 	struct addr_id *live = NULL, *segs = NULL, *a;
 	struct entry en;
 	size_t i, j, k;
+	uint64_t off;
 	int err = 0;
 
 	for (i = 0; i < pk_len(tr) && err == 0; i++) {
@@ -272,11 +334,15 @@ scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct 
 		} else if (en.kind == 0) {
 			map_add(&live, en.addr, 0, en.size);
 		} else if (en.kind == 1 && a == NULL) {
-			seed_add(sc, en.addr, en.size);
+			seed_add(sc, en.addr, en.size, en.frames);
 		} else if (en.kind == 1) {
 			HASH_DEL(live, a);
 			free(a);
 		} else if ((en.kind == 2 || en.kind == 4) && map_find(segs, en.addr) == NULL) {
+			map_add(&segs, en.addr, 0, en.size);
+		} else if (en.kind == 3 && map_find(segs, en.addr) == NULL) {
+			/* released, never reserved in the trace: it was there before */
+			seedseg_add(sc, en.addr, en.size);
 			map_add(&segs, en.addr, 0, en.size);
 		}
 	}
@@ -286,29 +352,51 @@ scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct 
 		if (pk_is(v, PK_INT) && v->u.i != device)
 			continue;
 		blocks = pk_get(seg, "blocks");
+		sc->dump_segments++;
+		if (pk_is(pk_get(seg, "total_size"), PK_INT) && pk_get(seg, "total_size")->u.i > 0)
+			sc->dump_reserved += (uint64_t)pk_get(seg, "total_size")->u.i;
+		/* blocks are listed in address order: PyTorch 2.0's carry no address */
+		v = pk_get(seg, "address");
+		off = pk_is(v, PK_INT) && v->u.i >= 0 ? (uint64_t)v->u.i : 0;
 		for (k = 0; k < pk_len(blocks); k++) {
-			const struct pk_val *state, *addr, *req;
+			const struct pk_val *state, *addr, *req, *bsize, *hist, *frames;
+			int64_t ba, rq;
 
 			b = pk_item(blocks, k);
 			state = pk_get(b, "state");
 			addr = pk_get(b, "address");
-			req = pk_get(b, "requested_size");
-			if (!pk_is(state, PK_STR) || strncmp(state->u.str.s, "active", 6) != 0 ||
-			    !pk_is(addr, PK_INT) || !pk_is(req, PK_INT))
-				continue;
-			if (addr->u.i < 0 || addr->u.i > ADDR_MAX || req->u.i < 0 ||
-			    req->u.i > SIZE_MAX_BYTES) {
-				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: address "
-				    "%lld or requested_size %lld out of range", i, k,
-				    (long long)addr->u.i, (long long)req->u.i);
+			bsize = pk_get(b, "size");
+			if (!pk_is(bsize, PK_INT) || bsize->u.i < 0 || bsize->u.i > SIZE_MAX_BYTES) {
+				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: no size, "
+				    "or one out of range", i, k);
 				break;
 			}
-			if (map_find(live, (uint64_t)addr->u.i) == NULL)
-				seed_add(sc, (uint64_t)addr->u.i, (uint64_t)req->u.i);
+			ba = pk_is(addr, PK_INT) ? addr->u.i : (int64_t)off;
+			off += (uint64_t)bsize->u.i;
+			if (!pk_is(state, PK_STR) || strncmp(state->u.str.s, "active", 6) != 0)
+				continue;
+			/* requested bytes and frames: the block's own, else its history's (2.0) */
+			hist = pk_len(pk_get(b, "history")) > 0 ? pk_item(pk_get(b, "history"), 0) : NULL;
+			req = pk_get(b, "requested_size");
+			if (!pk_is(req, PK_INT))
+				req = pk_get(hist, "real_size");
+			rq = pk_is(req, PK_INT) ? req->u.i : bsize->u.i;
+			frames = pk_get(b, "frames");
+			if (frames == NULL)
+				frames = pk_get(hist, "frames");
+			sc->dump_active += (uint64_t)bsize->u.i;
+			if (ba < 0 || ba > ADDR_MAX || rq < 0 || rq > SIZE_MAX_BYTES) {
+				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: address "
+				    "%lld or requested_size %lld out of range", i, k, (long long)ba,
+				    (long long)rq);
+				break;
+			}
+			sc->dump_requested += (uint64_t)rq;
+			if (map_find(live, (uint64_t)ba) == NULL)
+				seed_add(sc, (uint64_t)ba, (uint64_t)rq, frames);
 		}
 	}
-	if (err == 0 && sc->nseed > 0) {
-		sc->seedseg = gms_calloc(2 * (pk_len(segments) + 1), sizeof(*sc->seedseg));
+	if (err == 0) {
 		for (j = 0; j < pk_len(segments); j++) {
 			const struct pk_val *addr, *size;
 
@@ -317,7 +405,8 @@ scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct 
 			addr = pk_get(seg, "address");
 			size = pk_get(seg, "total_size");
 			if ((pk_is(v, PK_INT) && v->u.i != device) || !pk_is(addr, PK_INT) ||
-			    !pk_is(size, PK_INT))
+			    !pk_is(size, PK_INT) || (pk_is(pk_get(seg, "is_expandable"), PK_BOOL) &&
+			    pk_get(seg, "is_expandable")->u.i))
 				continue;
 			if (addr->u.i < 0 || addr->u.i > ADDR_MAX || size->u.i <= 0 ||
 			    size->u.i > SIZE_MAX_BYTES) {
@@ -328,8 +417,7 @@ scan(const struct pk_val *root, const struct pk_val *tr, int64_t device, struct 
 			}
 			if (map_find(segs, (uint64_t)addr->u.i) != NULL)
 				continue;
-			sc->seedseg[2 * sc->nseedseg] = (uint64_t)addr->u.i;
-			sc->seedseg[2 * sc->nseedseg++ + 1] = (uint64_t)size->u.i;
+			seedseg_add(sc, (uint64_t)addr->u.i, (uint64_t)size->u.i);
 		}
 	}
 	clear_map(&live);
@@ -363,18 +451,21 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 		pe->ev.size = sc->seedseg[2 * i + 1];
 		pe->ev.flags = TRACE_HAS_ADDR;
 	}
+	/* addresses first in struct seed: cmp_pair orders them */
 	if (sc->nseed > 0)
-		qsort(sc->seed, sc->nseed, 2 * sizeof(uint64_t), cmp_pair);
+		qsort(sc->seed, sc->nseed, sizeof(*sc->seed), cmp_pair);
 	for (i = 0; i < sc->nseed; i++) {
 		/* a block freed and live again at the same address is seeded once */
-		if (map_find(live, sc->seed[2 * i]) != NULL)
+		if (map_find(live, sc->seed[i].addr) != NULL)
 			continue;
 		pe = add(st, TRACE_ALLOC);
 		pe->ev.id = id;
-		pe->ev.addr = sc->seed[2 * i];
-		pe->ev.size = sc->seed[2 * i + 1];
+		pe->ev.addr = sc->seed[i].addr;
+		pe->ev.size = sc->seed[i].size;
 		pe->ev.flags = TRACE_HAS_ADDR;
-		map_add(&live, sc->seed[2 * i], id++, 0);
+		pe->at = frame_at(sc->seed[i].frames);
+		pe->ev.at = pe->at;
+		map_add(&live, sc->seed[i].addr, id++, 0);
 	}
 	for (i = 0; i < pk_len(tr); i++) {
 		read_entry(pk_item(tr, i), i, &en, NULL);	/* checked by scan() */
@@ -564,7 +655,7 @@ static int
 pickle_open(struct trace_reader *r, char **cause)
 {
 	struct pickle_state *st = gms_calloc(1, sizeof(*st));
-	const struct pk_val *root, *traces, *tr, *settings, *conf;
+	const struct pk_val *root, *traces, *tr, *settings, *conf, *segments;
 	struct scan sc = { 0 };
 	struct pickle *pk = NULL;
 	cJSON *hdr, *src, *acts, *seeded;
@@ -590,15 +681,18 @@ pickle_open(struct trace_reader *r, char **cause)
 		err = GMS_ETRACE;
 		goto fail;
 	}
-	traces = pk_get(root, "device_traces");
-	if (!pk_is(root, PK_DICT) || !pk_is(traces, PK_LIST)) {
-		err = gms_fail(&why, GMS_ETRACE, "not a PyTorch memory snapshot: no "
-		    "\"device_traces\" list");
-		goto fail;
+	/* torch.cuda.memory_snapshot() (and old dumps) are a bare list of segments */
+	if (pk_is(root, PK_LIST)) {
+		segments = root;
+		traces = NULL;
+	} else {
+		segments = pk_get(root, "segments");
+		traces = pk_get(root, "device_traces");
 	}
-	if (pk_len(traces) == 0) {
-		err = gms_fail(&why, GMS_ETRACE, "the snapshot has no device traces "
-		    "(was _record_memory_history on?)");
+	if (!pk_is(root, PK_LIST) && (!pk_is(root, PK_DICT) || (!pk_is(traces, PK_LIST) &&
+	    !pk_is(segments, PK_LIST)))) {
+		err = gms_fail(&why, GMS_ETRACE, "not a PyTorch memory snapshot: no "
+		    "\"device_traces\" list and no \"segments\"");
 		goto fail;
 	}
 	if (device < 0) {
@@ -606,23 +700,33 @@ pickle_open(struct trace_reader *r, char **cause)
 			if (pk_len(pk_item(traces, i)) > pk_len(pk_item(traces, best)))
 				best = i;
 		device = (int64_t)best;
-	} else if ((size_t)device >= pk_len(traces)) {
+		/* no history at all: the device of the first segment */
+		if (pk_len(traces) == 0 || pk_len(pk_item(traces, best)) == 0) {
+			const struct pk_val *d = pk_len(segments) > 0 ?
+			    pk_get(pk_item(segments, 0), "device") : NULL;
+
+			device = pk_is(d, PK_INT) && d->u.i >= 0 && d->u.i <= 4096 ? d->u.i : 0;
+		}
+	}
+	tr = (size_t)device < pk_len(traces) ? pk_item(traces, (size_t)device) : NULL;
+	if (tr != NULL && !pk_is(tr, PK_LIST)) {
+		err = gms_fail(&why, GMS_ETRACE, "device_traces[%lld] is not a list", (long long)device);
+		goto fail;
+	}
+	if ((err = scan(segments, tr, device, &sc, &why)) < 0)
+		goto fail;
+	if (pk_len(tr) == 0 && sc.dump_segments == 0 && r->opts.device >= 0 &&
+	    (size_t)device >= pk_len(traces) && pk_len(traces) > 0) {
 		err = gms_fail(&why, GMS_ETRACE, "no device %lld: the snapshot has traces for "
 		    "devices 0 to %zu", (long long)device, pk_len(traces) - 1);
 		goto fail;
 	}
-	tr = pk_item(traces, (size_t)device);
-	if (!pk_is(tr, PK_LIST)) {
-		err = gms_fail(&why, GMS_ETRACE, "device_traces[%lld] is not a list", (long long)device);
+	if (pk_len(tr) == 0 && sc.dump_segments == 0) {
+		err = gms_fail(&why, GMS_ETRACE, "the snapshot holds nothing for device %lld: no "
+		    "trace entries (was _record_memory_history on?) and no segments",
+		    (long long)device);
 		goto fail;
 	}
-	if (pk_len(tr) == 0) {
-		err = gms_fail(&why, GMS_ETRACE, "device %lld's trace is empty (recording was "
-		    "off, or no memory was allocated)", (long long)device);
-		goto fail;
-	}
-	if ((err = scan(root, tr, device, &sc, &why)) < 0)
-		goto fail;
 	emit(st, tr, &sc);
 
 	hdr = cJSON_CreateObject();
@@ -640,7 +744,7 @@ pickle_open(struct trace_reader *r, char **cause)
 	for (kind = 0; kind < NKINDS; kind++)
 		if (sc.counts[kind])
 			cJSON_AddNumberToObject(acts, action_names[kind], (double)sc.counts[kind]);
-	settings = pk_get(root, "allocator_settings");
+	settings = pk_get(root, "allocator_settings");	/* NULL for a bare list */
 	conf = pk_get(settings, "PYTORCH_CUDA_ALLOC_CONF");
 	if (pk_is(conf, PK_STR))
 		cJSON_AddStringToObject(src, "alloc_conf", conf->u.str.s);
@@ -654,12 +758,22 @@ pickle_open(struct trace_reader *r, char **cause)
 		}
 		cJSON_AddItemToObject(src, "allocator_settings", sj);
 	}
-	if (sc.nseed > 0) {
+	{
+		cJSON *dump = cJSON_AddObjectToObject(src, "dump");
+
+		cJSON_AddNumberToObject(dump, "segments", (double)sc.dump_segments);
+		cJSON_AddNumberToObject(dump, "reserved", (double)sc.dump_reserved);
+		cJSON_AddNumberToObject(dump, "active", (double)sc.dump_active);
+		cJSON_AddNumberToObject(dump, "requested", (double)sc.dump_requested);
+	}
+	if (sc.nseed > 0 || sc.nseedseg > 0) {
 		seeded = cJSON_AddObjectToObject(src, "seeded");
 		cJSON_AddNumberToObject(seeded, "allocs", (double)sc.nseed);
 		cJSON_AddNumberToObject(seeded, "segments", (double)sc.nseedseg);
-		cJSON_AddStringToObject(seeded, "unknown", "when, and in what order, the "
-		    "seeded blocks and segments were allocated: before the first entry");
+		cJSON_AddStringToObject(seeded, "unknown", pk_len(tr) == 0 ? "everything before "
+		    "the dump: the snapshot has no history, only the state at dump" : "when, and in "
+		    "what order, the seeded blocks and segments were allocated: before the first entry");
+		cJSON_AddBoolToObject(src, "history", pk_len(tr) > 0);
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
 	} else {
 		cJSON_AddItemToObject(hdr, "observed", observed_from_events(st));
