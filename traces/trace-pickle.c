@@ -663,7 +663,7 @@ pickle_open(struct trace_reader *r, char **cause)
 	unsigned char *buf;
 	size_t len, i, best = 0;
 	int64_t device = r->opts.device;
-	int err, kind;
+	int err, kind, history = 0;
 
 	r->priv = st;
 	/* Protocols 2 to 5 open with PROTO: refuse anything else before holding it. */
@@ -728,6 +728,9 @@ pickle_open(struct trace_reader *r, char **cause)
 		goto fail;
 	}
 	emit(st, tr, &sc);
+	/* entries that become events; a lone "snapshot" entry is no history */
+	for (kind = 0; kind < KIND_KEPT; kind++)
+		history |= sc.counts[kind] > 0;
 
 	hdr = cJSON_CreateObject();
 	cJSON_AddStringToObject(hdr, "format", "gpumemsim-trace");
@@ -770,10 +773,10 @@ pickle_open(struct trace_reader *r, char **cause)
 		seeded = cJSON_AddObjectToObject(src, "seeded");
 		cJSON_AddNumberToObject(seeded, "allocs", (double)sc.nseed);
 		cJSON_AddNumberToObject(seeded, "segments", (double)sc.nseedseg);
-		cJSON_AddStringToObject(seeded, "unknown", pk_len(tr) == 0 ? "everything before "
+		cJSON_AddStringToObject(seeded, "unknown", !history ? "everything before "
 		    "the dump: the snapshot has no history, only the state at dump" : "when, and in "
 		    "what order, the seeded blocks and segments were allocated: before the first entry");
-		cJSON_AddBoolToObject(src, "history", pk_len(tr) > 0);
+		cJSON_AddBoolToObject(src, "history", history);
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
 	} else {
 		cJSON_AddItemToObject(hdr, "observed", observed_from_events(st));

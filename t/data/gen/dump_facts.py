@@ -2,9 +2,18 @@
 # fixture (python3 dump_facts.py PICKLE... > t/data/snapshots/dump-facts.txt):
 # one line per file, "name segments reserved active requested" for the device
 # with the most trace entries: segments, the sum of their total_size, of the
-# size of their active blocks, and of those blocks' requested_size.
+# size of their active blocks, and of what was asked for them: requested_size,
+# or (PyTorch 2.0) the first history entry's real_size, as PyTorch's own
+# torch/cuda/_memory_viz.py reads them.
 # t/cli-snapshots.sh compares the reader's "source.dump" with these.
 import os, pickle, sys
+
+def asked(b):
+    if "requested_size" in b:
+        return b["requested_size"]
+    if b.get("history"):
+        return b["history"][0]["real_size"]
+    return b["size"]
 
 for path in sys.argv[1:]:
     with open(path, "rb") as f:
@@ -17,4 +26,4 @@ for path in sys.argv[1:]:
     active = [b for g in segs for b in g["blocks"] if b["state"].startswith("active")]
     name = os.path.basename(path).split(".pickle")[0]
     print(name, len(segs), sum(g["total_size"] for g in segs),
-          sum(b["size"] for b in active), sum(b.get("requested_size", b["size"]) for b in active))
+          sum(b["size"] for b in active), sum(asked(b) for b in active))

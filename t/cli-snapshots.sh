@@ -1,0 +1,84 @@
+#!/bin/sh
+# t/cli-snapshots.sh - PyTorch snapshots of every shape users have (issue 11):
+# the state at dump as Python's pickle module reads it (t/data/gen/dump_facts.py
+# wrote t/data/snapshots/dump-facts.txt) must be the reader's; on every
+# snapshot a run may never peak below what the dump shows; and the shapes of
+# t/data/shapes (t/data/gen/shapes.py) read with hand-worked numbers.
+# Exercises traces/trace-pickle.c and traces/pickle.c.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+DATA=$TOP_SRCDIR/t/data
+SHAPES=$DATA/shapes
+
+# header FILE: the converted trace's header line
+header() {
+	"$GPUMEMSIM" convert "$1" - 2>/dev/null | head -n 1
+}
+# num KEY: a number after "KEY": in stdin
+num() {
+	sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -n 1
+}
+
+while read -r name segs reserved active requested; do
+	f=
+	for d in "$DATA/snapshots" "$TRACES" "$SHAPES"; do
+		[ -f "$d/$name.pickle" ] && f=$d/$name.pickle
+	done
+	h=$(header "$f")
+	dump=$(printf '%s' "$h" | sed -n 's/.*"dump":{"segments":\([0-9]*\),"reserved":\([0-9]*\),"active":\([0-9]*\),"requested":\([0-9]*\)}.*/\1 \2 \3 \4/p')
+	is "$dump" "$segs $reserved $active $requested" \
+	    "$name: the state at dump is what Python reads (segments, reserved, active, asked)"
+	for placement in model recorded; do
+		[ "$segs" -eq 0 ] && [ $placement = recorded ] && continue
+		gms run "$f" --placement=$placement --format=json
+		pr=$(json_top peak_reserved)
+		pl=$(json_top peak_live)
+		test "$rc" -eq 0 && test "${pr:-0}" -ge "$reserved" && test "${pl:-0}" -ge "$requested"
+		ok $? "$name ($placement): peak reserved $pr >= $reserved at dump, peak live $pl >= $requested"
+	done
+done <"$DATA/snapshots/dump-facts.txt"
+
+## PyTorch 2.0: blocks without addresses, requests in "history", no trace.
+h=$(header "$SHAPES/v20.pickle")
+case $h in *'"history":false'*'"starts_mid_run":true'*) ok 0 "v20: no history, starts mid-run" ;;
+*) ok 1 "v20: no history, starts mid-run"; echo "# $h" ;; esac
+"$GPUMEMSIM" convert "$SHAPES/v20.pickle" "$TMP/v20.jsonl"
+is "$(sed -n 3p "$TMP/v20.jsonl")" \
+    '{"op":"alloc","id":1,"size":4000000,"stream":0,"addr":139637976727552,"at":"model.py:10 forward"}' \
+    "v20: the first block at the segment's address, asked 4000000 (history), its site"
+is "$(sed -n 4p "$TMP/v20.jsonl" | num addr)" $((139637976727552 + 6 * 1048576)) \
+    "v20: the second block after 4 + 2 MiB of blocks before it"
+gms run "$SHAPES/v20.pickle" --format=json
+# 4000000 B and 8000000 B are large requests under 10 MiB: one 20 MiB segment holds both
+is "$(json_top peak_live) $(json_top peak_reserved) $(json_top device_allocs)" "12000000 20971520 1" \
+    "v20: 12000000 B live, in one 20 MiB segment"
+gms run "$SHAPES/legacy.pickle" --format=json
+is "$(json_top peak_live) $(json_top peak_reserved)" "12000000 20971520" \
+    "a bare list of segments (torch.cuda.memory_snapshot()) reads as the same state"
+
+## The default stacks: C++ frames with unknown lines (2^64 - 1), protocol 5.
+"$GPUMEMSIM" convert "$SHAPES/stacks.pickle" "$TMP/stacks.jsonl"
+is "$?" 0 "a 9-byte LONG1 (2^64 - 1) is read, as Python reads it"
+is "$(grep '"op":"alloc","id":1,' "$TMP/stacks.jsonl" | sed 's/.*"at":"\([^"]*\)".*/\1/')" "train.py:42 forward" \
+    "site: the user's Python frame, not the unwinder nor torch/nn/functional.py"
+is "$(grep '"op":"alloc","id":2,' "$TMP/stacks.jsonl" | sed 's/.*"at":"\([^"]*\)".*/\1/')" \
+    "Blas.cpp at::native::mm_out_cuda(at::Tensor const&, at::Tensor const&)" \
+    "site of a backward-thread block: the first C++ frame past the unwinder, allocator and dispatcher"
+case $(header "$SHAPES/stacks.pickle") in *'"pickle_protocol":5'*) ok 0 "protocol 5" ;; *) ok 1 "protocol 5" ;; esac
+
+## Recording started mid-run: the untouched 20 MiB segment is seeded.
+h=$(header "$SHAPES/midrun.pickle")
+is "$(printf '%s' "$h" | sed -n 's/.*"seeded":{"allocs":\([0-9]*\),"segments":\([0-9]*\).*/\1 \2/p')" "1 1" \
+    "midrun: one block and one segment from before the first entry"
+gms run "$SHAPES/midrun.pickle" --format=json
+is "$(json_top peak_reserved) $(json_top peak_live)" "$((22 * 1048576)) 3005000" \
+    "midrun: the old 20 MiB segment and the trace's 2 MiB one; 3000000 + 5000 B live"
+
+## No history: the live set at dump.
+gms run "$SHAPES/nohistory.pickle" --format=json
+is "$rc $(json_top events) $(json_top peak_live) $(json_top peak_reserved)" "0 2 3000000 20971520" \
+    "no history: the state at dump is read (a 20 MiB segment, 3000000 B live)"
+gms info "$SHAPES/nohistory.pickle"
+grep -q 'mid-run' "$TMP/out"; ok $? "info says it starts mid-run"
+
+done_testing
