@@ -92,6 +92,7 @@ report_compare_json(const struct report_row *rows, size_t n, const char *trace,
     uint64_t capacity)
 {
 	cJSON *o = cJSON_CreateObject(), *arr, *item;
+	const struct trace_header *hdr = NULL;
 	uint64_t live = 0;
 	char *why;
 	size_t i;
@@ -110,6 +111,10 @@ report_compare_json(const struct report_row *rows, size_t n, const char *trace,
 	for (i = 0; i < n; i++) {
 		if (rows[i].err == 0) {
 			item = report_run_json(&rows[i].run);
+			/* said once, for the whole comparison */
+			cJSON_DeleteItemFromObjectCaseSensitive(item, "incomplete");
+			if (hdr == NULL)
+				hdr = rows[i].run.hdr;
 		} else {
 			item = cJSON_CreateObject();
 			cJSON_AddStringToObject(item, "policy", rows[i].label);
@@ -125,6 +130,7 @@ report_compare_json(const struct report_row *rows, size_t n, const char *trace,
 		cJSON_AddNullToObject(o, "winner");
 	cJSON_AddStringToObject(o, "why", why);
 	free(why);
+	cJSON_AddItemToObject(o, "incomplete", hdr ? report_incomplete_json(hdr) : cJSON_CreateNull());
 	return o;
 }
 
@@ -133,7 +139,7 @@ report_compare_text(const struct report_row *rows, size_t n, const char *trace,
     uint64_t capacity)
 {
 	const struct sim_result *r;
-	char *out = NULL, *why, result[96], over[32];
+	char *out = NULL, *why, *note, result[96], over[32];
 	size_t len = 0, i, width = 6;
 	FILE *f = open_memstream(&out, &len);
 	uint64_t live = 0, events = 0;
@@ -150,6 +156,13 @@ report_compare_text(const struct report_row *rows, size_t n, const char *trace,
 	}
 	fprintf(f, "%s: %llu events, capacity %s, peak live %s\n\n", trace,
 	    (unsigned long long)events, capacity ? SZ(capacity) : "unlimited", SZ(live));
+	for (i = 0; i < n; i++)
+		if (rows[i].err == 0) {
+			if ((note = report_incomplete_text(rows[i].run.hdr)) != NULL)
+				fprintf(f, "%s\n", note);
+			free(note);
+			break;
+		}
 	fprintf(f, "  %-*s  %13s  %9s  %8s  %15s  %s\n", (int)width, "policy", "peak reserved",
 	    "overhead", "fragm.", "device calls", "result");
 	for (i = 0; i < n; i++) {

@@ -143,6 +143,7 @@ report_run_json(const struct report_run *run)
 		cJSON_AddNullToObject(o, "oom");
 	}
 	cJSON_AddItemToObject(o, "observed", observed_json(run));
+	cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(run->hdr));
 	return o;
 }
 
@@ -157,6 +158,7 @@ report_run_text(const struct report_run *run)
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	uint64_t cap = report_capacity(run);
+	char *note;
 	size_t k;
 	int n, i, all;
 
@@ -172,6 +174,10 @@ report_run_text(const struct report_run *run)
 	    cap ? SZ(cap) : "unlimited", run->gpu ? " (" : "",
 	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "",
 	    cap != run->capacity ? " (per_process_memory_fraction)" : "", run->placement);
+	if ((note = report_incomplete_text(run->hdr)) != NULL) {
+		fprintf(f, "%s\n", note);
+		free(note);
+	}
 
 	fprintf(f, "  peak reserved   %12s  %14llu B\n", SZ(r->peak_reserved),
 	    (unsigned long long)r->peak_reserved);

@@ -54,6 +54,15 @@ uint64_t report_capacity(const struct report_run *run);
 /* 1 - peak_allocated / peak_reserved (0 when nothing was reserved). */
 double report_fragmentation(const struct sim_result *res);
 
+/*
+ * An input that does not hold the whole run (a snapshot that starts mid-run
+ * or has no history), as every report says it: a JSON object (cJSON null for
+ * a whole trace; caller deletes) and one text line (NULL for a whole trace;
+ * caller frees).
+ */
+cJSON *report_incomplete_json(const struct trace_header *hdr);
+char *report_incomplete_text(const struct trace_header *hdr);
+
 /* The `run --format=json` object (caller deletes). */
 cJSON *report_run_json(const struct report_run *run);
 

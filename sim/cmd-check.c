@@ -156,7 +156,7 @@ cmd_check(int argc, char **argv)
 	long max_allocs = -1;
 	size_t nopts = 0;
 	int format = 0, nchecks = 0, ch, rc = 0, err;
-	char *cause = NULL, *text, title[512], detail[160];
+	char *cause = NULL, *text, *note, title[512], detail[160];
 	cJSON *base = NULL, *o;
 
 	memset(&out, 0, sizeof(out));
@@ -317,15 +317,22 @@ cmd_check(int argc, char **argv)
 		o = check_json(&l);
 		cJSON_AddStringToObject(o, "trace", out.hdr->name);
 		cJSON_AddStringToObject(o, "policy", spec.policy->name);
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(out.hdr));
 		text = cJSON_Print(o);
 		printf("%s\n", text);
 		cJSON_Delete(o);
 	} else if (format == 2) {
 		text = check_tap(&l);
+		if ((note = report_incomplete_text(out.hdr)) != NULL)
+			printf("# %s", note);
+		free(note);
 		fputs(text, stdout);
 	} else {
 		text = check_text(&l, title);
 		fputs(text, stdout);
+		if ((note = report_incomplete_text(out.hdr)) != NULL)
+			printf("\n%s", note);
+		free(note);
 	}
 	free(text);
 	rc = check_failed(&l) ? EXIT_CHECK : EXIT_DONE;

@@ -12,7 +12,9 @@
 
 #include "analysis/plan.h"
 #include "sim/batch.h"
+#include "analysis/report.h"
 #include "sim/cli.h"
+#include "traces/tracemem.h"
 #include "sim/gms.h"
 #include "sim/gpus.h"
 
@@ -69,7 +71,7 @@ cmd_plan(int argc, char **argv)
 	struct cli_policies pols = { 0 };
 	struct trace_mem *m = NULL;
 	const char *gpus = NULL;
-	char *cause = NULL, *text, *copy, *tok, *save;
+	char *cause = NULL, *text, *note, *copy, *tok, *save;
 	int json = 0, threads = batch_default_threads(), ch, rc;
 	const struct gpu_model *g;
 	long v;
@@ -155,12 +157,16 @@ cmd_plan(int argc, char **argv)
 	}
 	if (json) {
 		o = plan_json(&rep);
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(trace_mem_header(m)));
 		text = cJSON_Print(o);
 		printf("%s\n", text);
 		cJSON_Delete(o);
 	} else {
 		text = plan_text(&rep);
 		fputs(text, stdout);
+		if ((note = report_incomplete_text(trace_mem_header(m))) != NULL)
+			printf("\n%s", note);
+		free(note);
 	}
 	free(text);
 	rc = EXIT_DONE;

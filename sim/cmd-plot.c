@@ -103,18 +103,20 @@ spec_for(const struct trace_mem *m, const struct cli_entry *e, const struct plot
 	    .placement = o->placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
 }
 
+/* The picture's title; an incomplete trace says so in it. */
 static char *
 default_title(const struct trace_header *hdr, const char *what, const struct plot_opts *o)
 {
+	const char *mid = hdr->starts_mid_run ? " (starts mid-run: seeded from the dump)" : "";
 	char size[32];
 
 	if (o->gpu_name != NULL)
-		return gms_asprintf("%s: %s on %s", hdr->name, what, o->gpu_name);
+		return gms_asprintf("%s: %s on %s%s", hdr->name, what, o->gpu_name, mid);
 	if (o->capacity != 0) {
 		gms_fmt_size(o->capacity, size, sizeof(size));
-		return gms_asprintf("%s: %s in %s", hdr->name, what, size);
+		return gms_asprintf("%s: %s in %s%s", hdr->name, what, size, mid);
 	}
-	return gms_asprintf("%s: %s", hdr->name, what);
+	return gms_asprintf("%s: %s%s", hdr->name, what, mid);
 }
 
 /* A run failing on the trace itself is reported as such; 0 when it ran. */

@@ -13,7 +13,9 @@
 
 #include "analysis/tune.h"
 #include "sim/batch.h"
+#include "analysis/report.h"
 #include "sim/cli.h"
+#include "traces/tracemem.h"
 #include "sim/gms.h"
 
 static const char tune_usage[] = "gpumemsim tune [options] <trace>";
@@ -53,7 +55,7 @@ cmd_tune(int argc, char **argv)
 	struct tune_report rep;
 	struct trace_mem *m = NULL;
 	uint64_t capacity = 0;
-	char *cause = NULL, *text, *end;
+	char *cause = NULL, *text, *note, *end;
 	int json = 0, threads = batch_default_threads(), ch, rc;
 	long v;
 	cJSON *o;
@@ -99,12 +101,16 @@ cmd_tune(int argc, char **argv)
 	}
 	if (json) {
 		o = tune_json(&rep);
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(trace_mem_header(m)));
 		text = cJSON_Print(o);
 		printf("%s\n", text);
 		cJSON_Delete(o);
 	} else {
 		text = tune_text(&rep);
 		fputs(text, stdout);
+		if ((note = report_incomplete_text(trace_mem_header(m))) != NULL)
+			printf("\n%s", note);
+		free(note);
 	}
 	free(text);
 	tune_free(&rep);

@@ -32,7 +32,7 @@ ok $? "--version says whether CUDA replay was built"
 # Uncapped: PyTorch reserved 3703570432 bytes in 118 segments and never freed one.
 gms run "$RESNET" --format=json
 is "$rc" 0 "run --format=json exits 0"
-is "$(json_keys)" "trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed" \
+is "$(json_keys)" "trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed incomplete" \
     "JSON has exactly the keys of the CLI contract, in order"
 is "$(json_top trace)" '"resnet50-train-b32"' "trace is the trace's name"
 is "$(json_top policy)" '"caching"' "caching is the default policy"

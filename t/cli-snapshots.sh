@@ -81,4 +81,33 @@ is "$rc $(json_top events) $(json_top peak_live) $(json_top peak_reserved)" "0 2
 gms info "$SHAPES/nohistory.pickle"
 grep -q 'mid-run' "$TMP/out"; ok $? "info says it starts mid-run"
 
+## Every report says, once, that an input is incomplete (text and JSON).
+MID=$SHAPES/midrun.pickle
+gms run "$MID"
+is "$(grep -c '^STARTS MID-RUN: midrun was recorded after the job began; 1 block and 1 segment live before its first event are seeded from the dump, so peaks are lower bounds$' "$TMP/out")" 1 \
+    "run: one line says it starts mid-run, and what was seeded"
+gms run "$MID" --format=json
+is "$(json_in incomplete history) $(json_in incomplete seeded_allocs) $(json_in incomplete seeded_segments)" \
+    "true 1 1" "run JSON: incomplete, with history, 1 block and 1 segment seeded"
+gms run "$SHAPES/nohistory.pickle" --format=json
+is "$(json_in incomplete history)" "false" "run JSON: a snapshot without history says so"
+gms run "$SHAPES/nohistory.pickle"
+grep -q '^NO HISTORY: nohistory holds only the state at dump (1 block in 1 segment)' "$TMP/out"
+ok $? "run text: no history, only the state at dump"
+gms run "$TRACES/resnet50-train-b32.json" --format=json
+is "$(json_top incomplete)" "null" "a whole trace: incomplete is null"
+gms compare "$MID" --format=json
+is "$(grep -c '"incomplete"' "$TMP/out") $(json_in incomplete starts_mid_run)" "1 true" \
+    "compare JSON: said once, not per policy"
+gms compare "$MID"
+is "$(grep -c '^STARTS MID-RUN' "$TMP/out")" 1 "compare text: said once"
+gms check "$MID" --max-fragmentation=1 --format=tap
+grep -q '^# STARTS MID-RUN' "$TMP/out"; ok $? "check TAP: a comment says it"
+gms check "$MID" --max-fragmentation=1 --format=json
+is "$(json_in incomplete starts_mid_run)" true "check JSON: incomplete"
+gms plan "$MID"
+grep -q '^STARTS MID-RUN' "$TMP/out"; ok $? "plan text says it"
+gms tune "$MID" --format=json
+is "$(json_in incomplete seeded_segments)" 1 "tune JSON: incomplete"
+
 done_testing

@@ -1,0 +1,69 @@
+/*
+ * incomplete.c - what every report says about an input that does not hold
+ * the whole run (report.h): a snapshot that starts mid-run or has no history
+ * at all.  The numbers are then about the events the trace holds plus the
+ * blocks and segments seeded from the dump, so they bound what really
+ * happened from below; a report must say so, once, in text and in JSON.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/report.h"
+#include "sim/gms.h"
+
+static double
+source_num(const struct trace_header *hdr, const char *obj, const char *key)
+{
+	const cJSON *o = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, obj) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static int
+has_history(const struct trace_header *hdr)
+{
+	const cJSON *h = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "history") :
+	    NULL;
+
+	return !cJSON_IsFalse(h);
+}
+
+cJSON *
+report_incomplete_json(const struct trace_header *hdr)
+{
+	cJSON *o;
+
+	if (!hdr->starts_mid_run)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "starts_mid_run", 1);
+	cJSON_AddBoolToObject(o, "history", has_history(hdr));
+	cJSON_AddNumberToObject(o, "seeded_allocs", source_num(hdr, "seeded", "allocs"));
+	cJSON_AddNumberToObject(o, "seeded_segments", source_num(hdr, "seeded", "segments"));
+	cJSON_AddStringToObject(o, "meaning", has_history(hdr) ?
+	    "the recording began after the job did: what was live before it is seeded from the "
+	    "dump at the start, so peaks are lower bounds and the order of the seeded "
+	    "allocations is unknown" :
+	    "the snapshot has no history: only the state at dump is replayed, so the numbers "
+	    "describe that moment, not the run's peak");
+	return o;
+}
+
+char *
+report_incomplete_text(const struct trace_header *hdr)
+{
+	double a = source_num(hdr, "seeded", "allocs"), s = source_num(hdr, "seeded", "segments");
+
+	if (!hdr->starts_mid_run)
+		return NULL;
+	if (!has_history(hdr))
+		return gms_asprintf("NO HISTORY: %s holds only the state at dump (%.0f block%s in "
+		    "%.0f segment%s); the numbers describe that moment, not the run's peak\n",
+		    hdr->name, a, a == 1 ? "" : "s", s, s == 1 ? "" : "s");
+	return gms_asprintf("STARTS MID-RUN: %s was recorded after the job began; %.0f block%s "
+	    "and %.0f segment%s live before its first event are seeded from the dump, so peaks "
+	    "are lower bounds\n", hdr->name, a, a == 1 ? "" : "s", s, s == 1 ? "" : "s");
+}
