@@ -1,7 +1,7 @@
 /*
  * incomplete.c - what every report says about an input that does not hold
  * the whole run (report.h): a snapshot that starts mid-run or has no history
- * at all.  The numbers are then about the events the trace holds plus the
+ * at all, a log whose last record was cut off.  The numbers are then about the events the trace holds plus the
  * blocks and segments seeded from the dump, so they bound what really
  * happened from below; a report must say so, once, in text and in JSON.
  */
@@ -36,9 +36,13 @@ report_incomplete_json(const struct trace_header *hdr)
 {
 	cJSON *o;
 
-	if (!hdr->starts_mid_run)
+	if (!hdr->starts_mid_run && hdr->cut == NULL)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
+	if (hdr->cut != NULL)
+		cJSON_AddStringToObject(o, "cut", hdr->cut);
+	if (!hdr->starts_mid_run)
+		return o;
 	cJSON_AddBoolToObject(o, "starts_mid_run", 1);
 	cJSON_AddBoolToObject(o, "history", has_history(hdr));
 	cJSON_AddNumberToObject(o, "seeded_allocs", source_num(hdr, "seeded", "allocs"));
@@ -57,6 +61,8 @@ report_incomplete_text(const struct trace_header *hdr)
 {
 	double a = source_num(hdr, "seeded", "allocs"), s = source_num(hdr, "seeded", "segments");
 
+	if (hdr->cut != NULL && !hdr->starts_mid_run)
+		return gms_asprintf("CUT SHORT: %s: %s\n", hdr->name, hdr->cut);
 	if (!hdr->starts_mid_run)
 		return NULL;
 	if (!has_history(hdr))

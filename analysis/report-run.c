@@ -62,6 +62,20 @@ report_observed(const struct report_run *run, struct report_observed_key *keys,
 	return n;
 }
 
+/* Where the recorded job itself ran out of memory, when the trace says. */
+static void
+recorded_oom_json(cJSON *o, const struct sim_result *r)
+{
+	cJSON *ro;
+
+	if (r->recorded_ooms == 0)
+		return;
+	ro = cJSON_AddObjectToObject(o, "recorded_oom");
+	cJSON_AddNumberToObject(ro, "event", (double)r->recorded_oom_event);
+	cJSON_AddNumberToObject(ro, "size", (double)r->recorded_oom_size);
+	cJSON_AddNumberToObject(ro, "count", (double)r->recorded_ooms);
+}
+
 static cJSON *
 observed_json(const struct report_run *run)
 {
@@ -69,9 +83,15 @@ observed_json(const struct report_run *run)
 	cJSON *o, *mm;
 	int n, i, all;
 
-	if ((n = report_observed(run, keys, &all)) < 0)
-		return cJSON_CreateNull();
+	if ((n = report_observed(run, keys, &all)) < 0) {
+		if (run->res->recorded_ooms == 0)
+			return cJSON_CreateNull();
+		o = cJSON_CreateObject();
+		recorded_oom_json(o, run->res);
+		return o;
+	}
 	o = cJSON_Duplicate(run->hdr->observed, 1);
+	recorded_oom_json(o, run->res);
 	cJSON_AddBoolToObject(o, "matches", all);
 	mm = cJSON_AddObjectToObject(o, "mismatches");
 	for (i = 0; i < n; i++) {
@@ -223,6 +243,15 @@ report_run_text(const struct report_run *run)
 			    SZ(r->oom.reserved - r->oom.allocated), SZ(r->oom.largest_free));
 		fprintf(f, "  the trace needs at least %s live (its peak, event %llu)\n",
 		    SZ(r->peak_live), (unsigned long long)r->peak_live_event);
+	}
+
+	if (r->recorded_ooms > 0) {
+		fprintf(f, "\nRECORDED OUT OF MEMORY: the job itself ran out at event %llu, asking "
+		    "for %s (%llu B)", (unsigned long long)r->recorded_oom_event,
+		    SZ(r->recorded_oom_size), (unsigned long long)r->recorded_oom_size);
+		if (r->recorded_ooms > 1)
+			fprintf(f, "; %llu failures in all", (unsigned long long)r->recorded_ooms);
+		fprintf(f, "\n");
 	}
 
 	if ((n = report_observed(run, keys, &all)) >= 0) {

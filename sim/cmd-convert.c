@@ -123,6 +123,8 @@ cmd_convert(int argc, char **argv)
 		free(cause);
 		return gms_exit_code(rc);
 	}
+	if (w.cut != NULL)
+		cli_warning("%s: %s", argv[optind], w.cut);
 	if (res.unknown_frees > 0)
 		cli_warning("%s: %llu frees of ids the trace never allocated (the first at event "
 		    "%llu) were kept", argv[optind], (unsigned long long)res.unknown_frees,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/info.h"
+#include "analysis/report.h"
 #include "sim/cli.h"
 #include "sim/gms.h"
 #include "sim/run.h"
@@ -70,7 +71,7 @@ cmd_info(int argc, char **argv)
 	struct info_ctx ctx;
 	struct run_walk w = { .device = -1, .begin = begin, .fn = each, .arg = &ctx };
 	struct sim_result res;
-	char *cause = NULL, *text;
+	char *cause = NULL, *text, *note;
 	int json = 0, ch, rc, choice;
 	cJSON *o;
 
@@ -119,14 +120,19 @@ cmd_info(int argc, char **argv)
 		cJSON_Delete(ctx.hdr_copy);
 		return gms_exit_code(rc);
 	}
+	ctx.hdr.cut = w.cut;
 	if (json) {
 		o = info_json(&ctx.in, &ctx.hdr, &res);
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(&ctx.hdr));
 		text = cJSON_Print(o);
 		printf("%s\n", text);
 		cJSON_Delete(o);
 	} else {
 		text = info_text(&ctx.in, &ctx.hdr, &res);
 		fputs(text, stdout);
+		if ((note = report_incomplete_text(&ctx.hdr)) != NULL)
+			printf("\n%s", note);
+		free(note);
 	}
 	free(text);
 	info_free(&ctx.in);

@@ -83,7 +83,7 @@ run_output_free(struct run_output *out)
 }
 
 int
-run_walk(const struct run_walk *w, struct sim_result *res, char **cause)
+run_walk(struct run_walk *w, struct sim_result *res, char **cause)
 {
 	struct trace_opts topts = { .device = w->device };
 	struct trace_reader *r = NULL;
@@ -118,6 +118,7 @@ run_walk(const struct run_walk *w, struct sim_result *res, char **cause)
 		goto out;
 	}
 	sim_result(s, res);
+	w->cut = trace_header(r)->cut;
 out:
 	free(why);
 	sim_destroy(s);

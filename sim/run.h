@@ -72,7 +72,8 @@ struct run_walk {
 	int (*begin)(void *arg, const struct trace_header *hdr, char **cause);
 	int (*fn)(void *arg, uint64_t index, const struct trace_event *ev, char **cause);
 	void *arg;
+	const char *cut;		/* out: the header's cut once the end is read */
 };
-int run_walk(const struct run_walk *w, struct sim_result *res, char **cause);
+int run_walk(struct run_walk *w, struct sim_result *res, char **cause);
 
 #endif /* SIM_RUN_H */

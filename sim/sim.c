@@ -229,6 +229,14 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 		if (ev->op == TRACE_SEGMENT_ALLOC && (s->flags & SIM_FEED_RECORDED))
 			device_recorded_push(s->dev, ev->addr, ev->size);
 		break;
+	case TRACE_OOM:
+		/* the recorded job ran out of memory here (RMM's allocate failure, a snapshot's oom) */
+		s->r.observed_events++;
+		if (s->r.recorded_ooms++ == 0) {
+			s->r.recorded_oom_event = index;
+			s->r.recorded_oom_size = ev->size;
+		}
+		break;
 	default:
 		s->r.observed_events++;
 		break;

@@ -48,6 +48,10 @@ struct sim_result {
 	uint64_t unknown_frees;		/* frees of ids never seen (mid-run traces) */
 	uint64_t first_unknown_free;	/* event index of the first */
 	uint64_t end_live;		/* ids still live at the end of the trace */
+	uint64_t recorded_ooms;		/* the trace's oom events: where the recorded
+					   job ran out of memory */
+	uint64_t recorded_oom_event;	/* the first: its event index */
+	uint64_t recorded_oom_size;	/* ... and the request (0 if not known) */
 	uint64_t limit;			/* the capacity in force: the device's, or a
 					   tighter one the policy's options set; 0: none */
 	int oomed;

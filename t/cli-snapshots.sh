@@ -81,6 +81,22 @@ is "$rc $(json_top events) $(json_top peak_live) $(json_top peak_reserved)" "0 2
 gms info "$SHAPES/nohistory.pickle"
 grep -q 'mid-run' "$TMP/out"; ok $? "info says it starts mid-run"
 
+## Where the recorded job ran out: RMM's "allocate failure" row (its 5th, event 4).
+gms run "$DATA/rmm-log.csv" --format=json
+is "$(sed -n '/"recorded_oom":/,/}/p' "$TMP/out" | sed -n 's/.*"\(event\|size\|count\)":[[:space:]]*\([0-9]*\).*/\1=\2/p' | tr '\n' ' ')" \
+    "event=4 size=80000000000 count=1 " "run JSON: the recorded job ran out at event 4, asking for 80000000000 B"
+gms run "$DATA/rmm-log.csv"
+grep -q '^RECORDED OUT OF MEMORY: the job itself ran out at event 4, asking for 74.51 GiB (80000000000 B)$' "$TMP/out"
+ok $? "run text says where the recorded job ran out"
+
+## Standard input, any format (gzip'd too).
+"$GPUMEMSIM" run - --format=json <"$TRACES/resnet50-train-b32.json" >"$TMP/out" 2>"$TMP/err"
+is "$? $(json_top peak_reserved)" "0 3703570432" "run - reads a JSON document from standard input"
+gzip -c "$DATA/rmm-log.csv" | "$GPUMEMSIM" info - --format=json >"$TMP/out" 2>"$TMP/err"
+is "$? $(json_top events)" "0 9" "info - reads a gzip'd RMM log from standard input"
+"$GPUMEMSIM" run - --format=json <"$SHAPES/v20.pickle" >"$TMP/out" 2>"$TMP/err"
+is "$? $(json_top peak_live)" "0 12000000" "run - reads a snapshot pickle from standard input"
+
 ## Every report says, once, that an input is incomplete (text and JSON).
 MID=$SHAPES/midrun.pickle
 gms run "$MID"

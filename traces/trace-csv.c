@@ -199,10 +199,16 @@ csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 		if ((rc = trace_read_line(r, &st->lines, &len, cause)) <= 0)
 			return rc;
 	} while (st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
-	/* RMM ends every row with a newline: a last row without one was cut short */
-	if (st->lines.unterminated)
-		return gms_fail(cause, GMS_ETRACE, "the last row has no end of line: the log "
-		    "was cut short");
+	/*
+	 * RMM ends every row with a newline: a last row without one was cut short
+	 * (the job died writing it).  The complete rows are the log; that one is
+	 * left out, and the header says so.
+	 */
+	if (st->lines.unterminated) {
+		r->hdr.cut = "its last row has no end of line (was the job killed while "
+		    "logging?): that row was left out";
+		return 0;
+	}
 	n = split(st->lines.buf, f);
 	if (n != st->nfields)
 		return gms_fail(cause, GMS_ETRACE, "expected %d fields as the header has, found %d",

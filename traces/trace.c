@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sim/gms.h"
 #include "traces/reader.h"
@@ -393,6 +394,36 @@ sniff(struct trace_reader *r, char **cause)
 	return &trace_format_json;
 }
 
+static int
+spool_stdin(int *fdp, char **cause)
+{
+	FILE *t = tmpfile();
+	char buf[1 << 16];
+	size_t n;
+	int fd;
+
+	if (t == NULL)
+		return gms_fail(cause, GMS_EIO, "cannot keep standard input in a temporary file: %s",
+		    strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if (fwrite(buf, 1, n, t) != n)
+			break;
+	if (ferror(stdin) || ferror(t) || fflush(t) != 0) {
+		fclose(t);
+		return gms_fail(cause, GMS_EIO, "cannot read standard input: %s", strerror(errno));
+	}
+	fd = dup(fileno(t));
+	fclose(t);
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return gms_fail(cause, GMS_EIO, "cannot read standard input back: %s",
+		    strerror(errno));
+	}
+	*fdp = fd;
+	return 0;
+}
+
 int
 trace_open(const char *path, struct trace_reader **out, char **cause)
 {
@@ -406,7 +437,7 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 	struct trace_reader *r;
 	const char *slash;
 	struct stat st;
-	int fd_err, err;
+	int fd_err, err, fd;
 
 	*out = NULL;
 	r = gms_calloc(1, sizeof(*r));
@@ -418,7 +449,16 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 		return err;
 	}
 	errno = 0;
-	r->gz = gzopen(path, "rb");
+	if (strcmp(path, "-") == 0) {
+		/* standard input, kept in an unnamed temporary file: readers may read twice */
+		if ((err = spool_stdin(&fd, cause)) < 0) {
+			trace_close(r);
+			return err;
+		}
+		r->gz = gzdopen(fd, "rb");
+	} else {
+		r->gz = gzopen(path, "rb");
+	}
 	if (r->gz == NULL) {
 		fd_err = errno;
 		err = gms_fail(cause, GMS_EIO, "cannot open trace '%s': %s", path,

@@ -57,6 +57,9 @@ struct trace_header {
 	uint64_t device_total;	/* device.total_bytes */
 	int starts_mid_run;	/* recorded from a ring buffer: frees of unknown
 				   ids are expected, counted and warned about */
+	const char *cut;	/* set once the end is read, when the file was cut
+				   short and its unfinished last record left out:
+				   what happened (a static string); else NULL */
 	cJSON *device, *source, *observed;
 };
 

@@ -129,6 +129,7 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 		trace_mem_free(m);
 		return rc;
 	}
+	m->hdr.cut = trace_header(r)->cut;	/* known only now, at the end */
 	trace_close(r);
 	*out = m;
 	return 0;
