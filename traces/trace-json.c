@@ -7,14 +7,21 @@
  * elements one by one, each parsed by cJSON on its own.  Memory is bounded by
  * the header and the largest event, whatever the trace's length (a gzip'd
  * file of blanks included).
+ *
+ * A PyTorch profiler trace (Chrome trace JSON with "traceEvents" and no
+ * "format") is read here too: its elements go to kineto.c, which keeps the
+ * "[memory]" events of one CUDA device; choosing the device and finding what
+ * came before the profile take two more passes over the events.
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/gms.h"
+#include "traces/kineto.h"
 #include "traces/reader.h"
 
 /* No header value or event is anywhere near this long; past it the input is not a trace. */
@@ -40,6 +47,7 @@ struct json_state {
 				   (trace_where() does) */
 	int started, done;
 	struct pos ev_at;	/* where the event last read began */
+	struct kineto *k;	/* a profiler trace: its mapping; else NULL */
 };
 
 /* A located message: "t.json:3:14: msg" while opening, "msg at line 3, column 14" after. */
@@ -265,6 +273,106 @@ parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON 
 	return at(r, &e, cause, "invalid JSON");
 }
 
+/*
+ * The next element of the events array (st just past '[' or an element):
+ * 1 with *out (caller deletes), 0 after the closing ']', or < 0.
+ */
+static int
+element(struct trace_reader *r, struct json_state *st, cJSON **out, char **cause)
+{
+	int c, err;
+
+	*out = NULL;
+	if (st->done)
+		return 0;
+	if ((c = blanks(r, st, cause)) < -1)
+		return c;
+	if (c == ']') {
+		take(st);
+		st->done = 1;
+		return 0;
+	}
+	if (st->started) {
+		if (c != ',')
+			return at(r, &st->p, cause, c == -1 ? "truncated JSON (unexpected end of file)" :
+			    "invalid JSON (expected ',' or ']')");
+		take(st);
+		if ((c = blanks(r, st, cause)) < -1)
+			return c;
+	}
+	st->started = 1;
+	st->ev_at = st->p;
+	if ((err = value(r, st, 1, 0, cause)) < 0 || (err = parse(r, st, &st->ev_at, out, cause)) < 0)
+		return err;
+	return 1;
+}
+
+/* Back to just inside the events array: plain files seek, gzip'd ones are read again. */
+static int
+rewind_events(struct trace_reader *r, struct json_state *st, char **cause)
+{
+	if (gzseek(r->gz, (z_off_t)st->events.off, SEEK_SET) < 0)
+		return gms_fail(cause, GMS_EIO, "%s: cannot go back to the events", r->path);
+	st->at = st->len = 0;
+	st->eof = 0;
+	st->p = st->events;
+	st->started = 0;
+	st->done = 0;
+	return 0;
+}
+
+/*
+ * A profiler trace, once its other keys are read (hdr): pass 1 counted the
+ * [memory] events (done while skipping "traceEvents"); choose the device,
+ * pass 2 finds what came before the profile; the header replaces hdr.
+ */
+static int
+kineto_open(struct trace_reader *r, struct json_state *st, cJSON **hdr, char **cause)
+{
+	const cJSON *props, *p;
+	char name[256], *dot;
+	cJSON *ev, *h;
+	int rc;
+
+	if ((rc = kineto_choose(st->k, cause)) < 0)
+		return rc;
+	if ((rc = rewind_events(r, st, cause)) < 0)
+		return rc;
+	while ((rc = element(r, st, &ev, cause)) == 1) {
+		rc = kineto_scan(st->k, ev, cause);
+		cJSON_Delete(ev);
+		if (rc < 0)
+			return rc;
+	}
+	if (rc < 0)
+		return rc;
+	snprintf(name, sizeof(name), "%s", r->hdr.name);
+	if ((dot = strstr(name, ".json")) != NULL)
+		*dot = '\0';
+	if ((dot = strstr(name, ".pt.trace")) != NULL)
+		*dot = '\0';
+	h = kineto_header(st->k, name);
+	/* the card's memory, from Kineto's deviceProperties */
+	props = cJSON_GetObjectItemCaseSensitive(*hdr, "deviceProperties");
+	cJSON_ArrayForEach(p, props) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(p, "id");
+		const cJSON *mem = cJSON_GetObjectItemCaseSensitive(p, "totalGlobalMem");
+		cJSON *src = cJSON_GetObjectItemCaseSensitive(h, "source");
+
+		if (cJSON_IsNumber(id) && cJSON_IsNumber(mem) && mem->valuedouble > 0 &&
+		    mem->valuedouble <= 9007199254740992.0 &&
+		    id->valuedouble == cJSON_GetObjectItemCaseSensitive(src, "device")->valuedouble) {
+			cJSON *dev = cJSON_AddObjectToObject(h, "device");
+
+			cJSON_AddNumberToObject(dev, "total_bytes", floor(mem->valuedouble));
+			break;
+		}
+	}
+	cJSON_Delete(*hdr);
+	*hdr = h;
+	return 0;
+}
+
 static int
 json_open(struct trace_reader *r, char **cause)
 {
@@ -318,7 +426,21 @@ json_open(struct trace_reader *r, char **cause)
 			goto fail;
 		}
 		p = st->p;
-		if (strcmp(key->valuestring, "events") == 0 && c == '[' && !has_events) {
+		if (strcmp(key->valuestring, "traceEvents") == 0 && c == '[' && !has_events &&
+		    cJSON_GetObjectItemCaseSensitive(hdr, "format") == NULL) {
+			/* a profiler trace: count its [memory] events per device */
+			take(st);
+			st->events = st->p;
+			has_events = 1;
+			st->k = kineto_new(r->opts.device);
+			while ((err = element(r, st, &v, cause)) == 1) {
+				kineto_count(st->k, v);
+				cJSON_Delete(v);
+			}
+			v = NULL;
+			if (err < 0)
+				goto fail;
+		} else if (strcmp(key->valuestring, "events") == 0 && c == '[' && !has_events) {
 			take(st);
 			st->events = st->p;
 			has_events = 1;
@@ -356,6 +478,12 @@ json_open(struct trace_reader *r, char **cause)
 		    "unexpected data after the JSON document");
 		goto fail;
 	}
+	if (st->k != NULL && cJSON_GetObjectItemCaseSensitive(hdr, "format") == NULL) {
+		if ((err = kineto_open(r, st, &hdr, cause)) < 0)
+			goto fail_unlocated;
+		snprintf(r->format, sizeof(r->format), "kineto%s", r->compressed ? ".gz" : "");
+		cJSON_AddItemToObject(hdr, "events", cJSON_CreateArray());
+	}
 	r->header_json = NULL;
 	err = trace_take_header(r, hdr, cause);
 	hdr = NULL;	/* the reader owns it now */
@@ -370,14 +498,8 @@ json_open(struct trace_reader *r, char **cause)
 		err = gms_fail(cause, GMS_ETRACE, "\"events\" is not an array");
 		goto fail_unlocated;
 	}
-	/* Back to the events: plain files seek, gzip'd ones are read again. */
-	if (gzseek(r->gz, (z_off_t)st->events.off, SEEK_SET) < 0) {
-		err = gms_fail(cause, GMS_EIO, "%s: cannot go back to the events", r->path);
+	if ((err = rewind_events(r, st, cause)) < 0)
 		goto fail;
-	}
-	st->at = st->len = 0;
-	st->eof = 0;
-	st->p = st->events;
 	st->opened = 1;
 	return 0;
 fail_unlocated:
@@ -395,34 +517,19 @@ static int
 json_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 {
 	struct json_state *st = r->priv;
-	int c, err;
+	int rc;
 
-	cJSON_Delete(st->cur);
-	st->cur = NULL;
-	if (st->done)
-		return 0;
-	if ((c = blanks(r, st, cause)) < -1)
-		return c;
-	if (c == ']') {
-		st->done = 1;
-		return 0;
+	for (;;) {
+		cJSON_Delete(st->cur);
+		st->cur = NULL;
+		if ((rc = element(r, st, &st->cur, cause)) <= 0)
+			return rc;
+		if (st->k == NULL)
+			return trace_event_from_json(st->cur, ev, cause) < 0 ? GMS_ETRACE : 1;
+		/* a profiler trace: only the chosen device's [memory] events are events */
+		if ((rc = kineto_event(st->k, st->cur, ev, cause)) != 0)
+			return rc;
 	}
-	if (st->started) {
-		if (c != ',')
-			return gms_fail(cause, GMS_ETRACE, "invalid JSON at line %lu, column %lu "
-			    "(expected ',' or ']')", st->p.line, st->p.col);
-		take(st);
-		if ((c = blanks(r, st, cause)) < -1)
-			return c;
-	}
-	st->started = 1;
-	st->ev_at = st->p;
-	if ((err = value(r, st, 1, 0, cause)) < 0)
-		return err;
-	if (st->vlen == 0 || (st->cur = cJSON_ParseWithLength(st->val, st->vlen)) == NULL)
-		return gms_fail(cause, GMS_ETRACE, "invalid JSON at line %lu, column %lu",
-		    st->ev_at.line, st->ev_at.col);
-	return trace_event_from_json(st->cur, ev, cause) < 0 ? GMS_ETRACE : 1;
 }
 
 static void
@@ -440,6 +547,7 @@ json_close(struct trace_reader *r)
 	if (st == NULL)
 		return;
 	cJSON_Delete(st->cur);
+	kineto_free(st->k);
 	free(st->val);
 	free(st);
 }
