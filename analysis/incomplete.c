@@ -47,6 +47,8 @@ report_incomplete_json(const struct trace_header *hdr)
 	cJSON_AddBoolToObject(o, "history", has_history(hdr));
 	cJSON_AddNumberToObject(o, "seeded_allocs", source_num(hdr, "seeded", "allocs"));
 	cJSON_AddNumberToObject(o, "seeded_segments", source_num(hdr, "seeded", "segments"));
+	if (source_num(hdr, "seeded", "live_before") > 0)
+		cJSON_AddNumberToObject(o, "live_before", source_num(hdr, "seeded", "live_before"));
 	cJSON_AddStringToObject(o, "meaning", has_history(hdr) ?
 	    "the recording began after the job did: what was live before it is seeded from the "
 	    "dump at the start, so peaks are lower bounds and the order of the seeded "
@@ -65,6 +67,16 @@ report_incomplete_text(const struct trace_header *hdr)
 		return gms_asprintf("CUT SHORT: %s: %s\n", hdr->name, hdr->cut);
 	if (!hdr->starts_mid_run)
 		return NULL;
+	if (source_num(hdr, "seeded", "live_before") > 0 ||
+	    source_num(hdr, "seeded", "frees_of_earlier_blocks") > 0) {
+		char before[32];
+
+		return gms_asprintf("STARTS MID-RUN: %s covers a window of the job: %s were live "
+		    "before it and are not in these numbers, and %.0f of its frees are of blocks "
+		    "from before; peaks are lower bounds\n", hdr->name,
+		    gms_fmt_size((uint64_t)source_num(hdr, "seeded", "live_before"), before,
+		    sizeof(before)), source_num(hdr, "seeded", "frees_of_earlier_blocks"));
+	}
 	if (!has_history(hdr))
 		return gms_asprintf("NO HISTORY: %s holds only the state at dump (%.0f block%s in "
 		    "%.0f segment%s); the numbers describe that moment, not the run's peak\n",

@@ -260,7 +260,7 @@ report_run_text(const struct report_run *run)
 		fprintf(f, "\nobserved (%s, as recorded): ",
 		    cJSON_IsString(a) ? a->valuestring : "recording allocator");
 		if (all && n > 0) {
-			fprintf(f, "reproduced exactly (%d numbers%s)\n", n,
+			fprintf(f, "reproduced exactly (%d number%s%s)\n", n, n == 1 ? "" : "s",
 			    r->observed_segments ? " and every segment" : "");
 		} else if (cap) {
 			fprintf(f, "recorded without this capacity: not comparable\n");

@@ -21,7 +21,7 @@ num() {
 
 while read -r name segs reserved active requested; do
 	f=
-	for d in "$DATA/snapshots" "$TRACES" "$SHAPES"; do
+	for d in "$DATA/snapshots" "$TRACES" "$SHAPES" "$DATA/gpu"; do
 		[ -f "$d/$name.pickle" ] && f=$d/$name.pickle
 	done
 	h=$(header "$f")
@@ -62,9 +62,44 @@ is "$?" 0 "a 9-byte LONG1 (2^64 - 1) is read, as Python reads it"
 is "$(grep '"op":"alloc","id":1,' "$TMP/stacks.jsonl" | sed 's/.*"at":"\([^"]*\)".*/\1/')" "train.py:42 forward" \
     "site: the user's Python frame, not the unwinder nor torch/nn/functional.py"
 is "$(grep '"op":"alloc","id":2,' "$TMP/stacks.jsonl" | sed 's/.*"at":"\([^"]*\)".*/\1/')" \
-    "Blas.cpp at::native::mm_out_cuda(at::Tensor const&, at::Tensor const&)" \
-    "site of a backward-thread block: the first C++ frame past the unwinder, allocator and dispatcher"
+    "MmBackward0 (backward)" \
+    "site of a backward-thread block (C++ frames only): the autograd node that ran"
 case $(header "$SHAPES/stacks.pickle") in *'"pickle_protocol":5'*) ok 0 "protocol 5" ;; *) ok 1 "protocol 5" ;; esac
+
+is "$(grep '"op":"alloc","id":3,' "$TMP/stacks.jsonl" | sed 's/.*"at":"\([^"]*\)".*/\1/')" \
+    "at::cuda::getCurrentCUDABlasHandle" \
+    "site with C++ frames only and no autograd node: the first past the plumbing, without its arguments"
+
+## A real snapshot with _record_memory_history()'s defaults (H200, PyTorch 2.11):
+## every allocation named, by its Python frame when it has one.
+GPU=$DATA/gpu
+"$GPUMEMSIM" convert "$GPU/default-stacks.pickle" "$TMP/gpu.jsonl"
+want_allocs=$(sed -n 's/.*"allocs": \([0-9]*\).*/\1/p' "$GPU/default.facts.json")
+want_py=$(sed -n 's/.*"allocs_with_python_frames": \([0-9]*\).*/\1/p' "$GPU/default.facts.json")
+is "$(grep -c '"op":"alloc"' "$TMP/gpu.jsonl")" "$want_allocs" "default stacks: every alloc read ($want_allocs)"
+is "$(grep '"op":"alloc"' "$TMP/gpu.jsonl" | grep -c '"at":"[^"]*\.py:[0-9]* ')" "$want_py" \
+    "the $want_py allocations with Python frames are named by a Python frame"
+is "$(grep '"op":"alloc"' "$TMP/gpu.jsonl" | grep -vc '"at":"')" 0 "every allocation has a site"
+is "$(grep '"op":"alloc"' "$TMP/gpu.jsonl" | grep -c 'unwind\|CUDACachingAllocator\|"at":"??')" 0 \
+    "no site is the unwinder, the allocator or an unknown file"
+
+## PyTorch profiler (Kineto) traces: [memory] events of the busiest CUDA device.
+gms run "$SHAPES/kineto.json" --format=json
+is "$(json_top events) $(json_top peak_live) $(json_top peak_reserved) $(json_in observed matches)" \
+    "5 6144 2097152 true" "kineto: device 1's five events, 6144 B live at most, PyTorch's 2 MiB reproduced"
+gms info "$SHAPES/kineto.json" --device=0 --format=json
+is "$(json_top events) $(json_top peak_live)" "1 512" "kineto --device=0: its one event"
+gms info "$SHAPES/kineto.json" --device=5
+is "$rc $(cat "$TMP/err")" "3 gpumemsim: error: $SHAPES/kineto.json: no [memory] events of CUDA device 5 in this profile" \
+    "kineto --device of no events: refused"
+read -r kev kpeak korph kbefore ktotal <"$GPU/profile.expect.txt"
+gms run "$GPU/profile.pt.trace.json" --format=json
+is "$(json_top events) $(json_top peak_live) $(json_in incomplete live_before)" "$kev $kpeak $kbefore" \
+    "a real profile (H200): $kev events, peak live $kpeak, $kbefore B live before it, as Python reads them"
+grep -q "^gpumemsim: warning: .*: $korph frees of ids the trace never allocated" "$TMP/err"
+ok $? "... and its $korph frees of blocks from before the profile are counted"
+"$GPUMEMSIM" convert "$GPU/profile.pt.trace.json" - | head -n 1 | grep -q "\"total_bytes\":$ktotal"
+ok $? "the device's memory from deviceProperties: $ktotal B"
 
 ## Recording started mid-run: the untouched 20 MiB segment is seeded.
 h=$(header "$SHAPES/midrun.pickle")

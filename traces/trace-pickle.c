@@ -102,10 +102,43 @@ contains_any(const char *s, const char *const *list)
 }
 
 /*
+ * An autograd node's apply ("torch::autograd::generated::MmBackward0::apply(...)"):
+ * its class name into buf, or 0.
+ */
+static int
+autograd_node(const char *fn, char *buf, size_t len)
+{
+	const char *apply = strstr(fn, "::apply("), *start;
+
+	if (apply == NULL || strstr(fn, "Backward") == NULL)
+		return 0;
+	for (start = apply; start > fn && !(start[-1] == ':' && start - 1 > fn && start[-2] == ':');
+	    start--)
+		;
+	if (strstr(start, "Backward") == NULL || strstr(start, "Backward") > apply)
+		return 0;
+	snprintf(buf, len, "%.*s", (int)(apply - start), start);
+	return 1;
+}
+
+/* A C++ name without its argument list ("(anonymous namespace)" kept). */
+static char *
+cpp_name(const char *fn)
+{
+	const char *p = strchr(fn, '(');
+
+	while (p != NULL && strncmp(p, "(anonymous namespace)", 21) == 0)
+		p = strchr(p + 21, '(');
+	return p ? gms_asprintf("%.*s", (int)(p - fn), fn) : gms_strdup(fn);
+}
+
+/*
  * The allocation's site, from its frames (innermost first): the first Python
  * frame outside PyTorch's own plumbing ("conv.py:548 _conv_forward"), else
- * the first Python frame, else (the autograd engine's backward thread has no
- * Python frames) the first C++ frame that is not plumbing.  NULL when none.
+ * the first Python frame; else (the autograd engine's backward thread has no
+ * Python frames) the autograd node that ran ("AddmmBackward0 (backward)"),
+ * else the first C++ frame that is not plumbing, named without its argument
+ * list.  NULL when none.
  */
 static char *
 frame_at(const struct pk_val *frames)
@@ -113,6 +146,7 @@ frame_at(const struct pk_val *frames)
 	const struct pk_val *f, *file, *line, *name, *py = NULL, *user = NULL, *cpp = NULL;
 	const struct pk_val *pick;
 	const char *base, *fn;
+	char node[256] = "";
 	size_t i;
 
 	for (i = 0; i < pk_len(frames) && user == NULL; i++) {
@@ -127,6 +161,8 @@ frame_at(const struct pk_val *frames)
 				py = f;
 			if (!contains_any(file->u.str.s, plumbing))
 				user = f;
+		} else if (node[0] == '\0' && autograd_node(fn, node, sizeof(node))) {
+			continue;
 		} else if (cpp == NULL && *fn != '\0' && !contains_any(fn, cpp_plumbing) &&
 		    !contains_any(file->u.str.s, (const char *const[]){ "core/boxing", "/Register",
 		    "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/", "ceval", "abstract.h",
@@ -134,14 +170,18 @@ frame_at(const struct pk_val *frames)
 			cpp = f;
 		}
 	}
-	pick = user ? user : py ? py : cpp;
+	pick = user ? user : py;
+	if (pick == NULL && node[0] != '\0')
+		return gms_asprintf("%s (backward)", node);
+	if (pick == NULL && cpp != NULL)
+		return cpp_name(pk_get(cpp, "name")->u.str.s);
 	if (pick == NULL)
 		return NULL;
 	file = pk_get(pick, "filename");
 	line = pk_get(pick, "line");
 	name = pk_get(pick, "name");
 	base = strrchr(file->u.str.s, '/');
-	/* a line that is not a number (C++ frames say 2^64 - 1) is unknown: not shown */
+	/* a line that is not a number (C++ frames may say 2^64 - 1) is unknown: not shown */
 	if (!pk_is(line, PK_INT) || line->u.i <= 0)
 		return gms_asprintf("%s %s", base ? base + 1 : file->u.str.s,
 		    pk_is(name, PK_STR) ? name->u.str.s : "?");

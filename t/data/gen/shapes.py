@@ -53,12 +53,17 @@ bwd = unwind + [cpp("at::native::mm_out_cuda(at::Tensor const&, at::Tensor const
 seg = {"device": 0, "address": BASE, "total_size": 2 * MiB, "stream": 0, "segment_type": "small",
        "blocks": [{"address": BASE, "size": 2 * MiB, "requested_size": 0, "state": "inactive",
                    "frames": []}]}
+# Allocation 3: C++ frames only and no autograd node (cuBLAS's workspace).
+blas = unwind + [cpp("at::cuda::getCurrentCUDABlasHandle()", "CublasHandlePool.cpp"),
+                 cpp("at::native::(anonymous namespace)::addmm_out_cuda_impl(at::Tensor&)")]
 trace = [
     {"action": "segment_alloc", "addr": BASE, "size": 2 * MiB, "stream": 0, "frames": fwd, "time_us": 1},
     {"action": "alloc", "addr": BASE, "size": 1024, "stream": 0, "frames": fwd, "time_us": 2},
     {"action": "alloc", "addr": BASE + 1024, "size": 2048, "stream": 0, "frames": bwd, "time_us": 3},
     {"action": "free_completed", "addr": BASE, "size": 1024, "stream": 0, "frames": fwd, "time_us": 4},
     {"action": "free_completed", "addr": BASE + 1024, "size": 2048, "stream": 0, "frames": bwd, "time_us": 5},
+    {"action": "alloc", "addr": BASE, "size": 4096, "stream": 0, "frames": blas, "time_us": 6},
+    {"action": "free_completed", "addr": BASE, "size": 4096, "stream": 0, "frames": blas, "time_us": 7},
 ]
 dump("stacks", {"segments": [seg], "device_traces": [trace],
                 "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": ""}}, protocol=5)
@@ -81,6 +86,33 @@ dump("midrun", {"segments": [seg, old], "device_traces": [trace]})
 
 # 5. No history at all (_record_memory_history was off): the live set only.
 dump("nohistory", {"segments": [old], "device_traces": [[]]})
+
+# 6. A PyTorch profiler (Kineto) Chrome trace with profile_memory=True: CPU
+# events, a CPU [memory] event, device 0 with one event and device 1 with
+# five (the busiest): 1024 B at A, 4096 B at B, A freed, 2048 B at C, B freed.
+# Peak live 6144 B (B and C); PyTorch reserved one 2 MiB segment.
+import json
+def mem(ts, dev, addr, nbytes, total, reserved, devtype=1):
+    return {"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1,
+            "tid": 1, "ts": ts, "args": {"Device Type": devtype, "Device Id": dev,
+            "Addr": addr, "Bytes": nbytes, "Total Allocated": total, "Total Reserved": reserved}}
+A, B, C = BASE, BASE + 1024, BASE + 5120
+events = [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1, "tid": 1, "ts": 1.0, "dur": 2.0,
+     "args": {}},
+    mem(1.5, 0, 12345, 64, 64, 0, devtype=0),
+    mem(2.0, 0, BASE + 8 * MiB, 512, 512, 2 * MiB),
+    mem(10.4, 1, A, 1024, 1024, 2 * MiB),
+    mem(11.6, 1, B, 4096, 5120, 2 * MiB),
+    mem(12.0, 1, A, -1024, 4096, 2 * MiB),
+    mem(13.0, 1, C, 2048, 6144, 2 * MiB),
+    mem(14.0, 1, B, -4096, 2048, 2 * MiB),
+]
+with open(f"{out}/kineto.json", "w") as f:
+    json.dump({"schemaVersion": 1, "deviceProperties": [
+        {"id": 0, "name": "NVIDIA H200", "totalGlobalMem": 150109880320},
+        {"id": 1, "name": "NVIDIA H200", "totalGlobalMem": 150109880320}],
+        "traceEvents": events, "traceName": "kineto.json"}, f, indent=1)
 
 for name in ("v20", "legacy", "stacks", "midrun", "nohistory"):
     with open(f"{out}/{name}.pickle", "rb") as f:
