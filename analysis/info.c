@@ -100,7 +100,8 @@ info_json(const struct info *in, const struct trace_header *hdr, const struct si
 	cJSON_AddNumberToObject(o, "frees", (double)in->ops[TRACE_FREE]);
 	cJSON_AddNumberToObject(o, "marks", (double)in->ops[TRACE_MARK]);
 	cJSON_AddNumberToObject(o, "observed_events", (double)(in->events - in->ops[TRACE_ALLOC] -
-	    in->ops[TRACE_FREE] - in->ops[TRACE_MARK]));
+	    in->ops[TRACE_FREE] - in->ops[TRACE_MARK] - in->ops[TRACE_EMPTY_CACHE]));
+	cJSON_AddNumberToObject(o, "empty_cache_calls", (double)in->ops[TRACE_EMPTY_CACHE]);
 	a = cJSON_AddArrayToObject(o, "streams");
 	for (i = 0; i < in->nstreams; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)in->streams[i]));
@@ -164,7 +165,10 @@ info_text(const struct info *in, const struct trace_header *hdr, const struct si
 	    (unsigned long long)in->events, (unsigned long long)in->ops[TRACE_ALLOC],
 	    (unsigned long long)in->ops[TRACE_FREE], (unsigned long long)in->ops[TRACE_MARK],
 	    (unsigned long long)(in->events - in->ops[TRACE_ALLOC] - in->ops[TRACE_FREE] -
-	    in->ops[TRACE_MARK]));
+	    in->ops[TRACE_MARK] - in->ops[TRACE_EMPTY_CACHE]));
+	if (in->ops[TRACE_EMPTY_CACHE] > 0)
+		fprintf(f, "  empty_cache     %llu calls of torch.cuda.empty_cache()\n",
+		    (unsigned long long)in->ops[TRACE_EMPTY_CACHE]);
 	fprintf(f, "  streams         %d%s:", in->nstreams, in->more_streams ? "+" : "");
 	for (i = 0; i < in->nstreams && i < 8; i++)
 		fprintf(f, " %lld", (long long)in->streams[i]);

@@ -245,6 +245,11 @@ report_run_text(const struct report_run *run)
 		    SZ(r->peak_live), (unsigned long long)r->peak_live_event);
 	}
 
+	if (r->empty_caches_ignored > 0)
+		fprintf(f, "\n  the trace calls torch.cuda.empty_cache() %llu time%s; %s has no such "
+		    "call (its framework keeps what it reserved): ignored\n",
+		    (unsigned long long)r->empty_caches_ignored,
+		    r->empty_caches_ignored == 1 ? "" : "s", run->policy);
 	if (r->recorded_ooms > 0) {
 		fprintf(f, "\nRECORDED OUT OF MEMORY: the job itself ran out at event %llu, asking "
 		    "for %s (%llu B)", (unsigned long long)r->recorded_oom_event,
@@ -265,6 +270,8 @@ report_run_text(const struct report_run *run)
 		} else if (cap) {
 			fprintf(f, "recorded without this capacity: not comparable\n");
 			n = 0;
+		} else if (n == 0) {
+			fprintf(f, "nothing this run reports was recorded: not compared\n");
 		} else {
 			fprintf(f, "NOT reproduced\n");
 		}

@@ -856,6 +856,13 @@ static const struct policy_option caching_options[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* torch.cuda.empty_cache(): every unsplit cached segment back, expandable pages unmapped. */
+static void
+caching_empty_cache(void *state)
+{
+	release_cached_blocks(state);
+}
+
 const struct policy_ops policy_caching = {
 	.name = "caching",
 	.models = "PyTorch's native CUDA caching allocator (PYTORCH_CUDA_ALLOC_CONF settings "
@@ -865,6 +872,7 @@ const struct policy_ops policy_caching = {
 	.create = caching_create,
 	.alloc = caching_alloc,
 	.free = caching_free,
+	.empty_cache = caching_empty_cache,
 	.addr = caching_addr,
 	.stats = caching_stats,
 	.walk = caching_walk,

@@ -92,6 +92,12 @@ struct policy_ops {
 	int (*alloc)(void *state, uint64_t size, int64_t stream, void **handle,
 	    uint64_t *block);
 	void (*free)(void *state, void *handle);
+	/*
+	 * torch.cuda.empty_cache(): give cached memory back to the device as the
+	 * framework does.  NULL for a policy whose framework has no such call
+	 * (BFC) or nothing cached (no-cache, ideal): the engine counts the calls.
+	 */
+	void (*empty_cache)(void *state);
 	/* The address of the block behind a live handle. */
 	uint64_t (*addr)(void *state, void *handle);
 

@@ -229,6 +229,13 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 		if (ev->op == TRACE_SEGMENT_ALLOC && (s->flags & SIM_FEED_RECORDED))
 			device_recorded_push(s->dev, ev->addr, ev->size);
 		break;
+	case TRACE_EMPTY_CACHE:
+		s->r.empty_caches++;
+		if (s->ops->empty_cache == NULL)
+			s->r.empty_caches_ignored++;
+		else if (!s->stopped)
+			s->ops->empty_cache(s->state);
+		break;
 	case TRACE_OOM:
 		/* the recorded job ran out of memory here (RMM's allocate failure, a snapshot's oom) */
 		s->r.observed_events++;

@@ -48,6 +48,8 @@ struct sim_result {
 	uint64_t unknown_frees;		/* frees of ids never seen (mid-run traces) */
 	uint64_t first_unknown_free;	/* event index of the first */
 	uint64_t end_live;		/* ids still live at the end of the trace */
+	uint64_t empty_caches;		/* empty_cache events */
+	uint64_t empty_caches_ignored;	/* ... the policy has no such call */
 	uint64_t recorded_ooms;		/* the trace's oom events: where the recorded
 					   job ran out of memory */
 	uint64_t recorded_oom_event;	/* the first: its event index */

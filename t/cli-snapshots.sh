@@ -132,6 +132,32 @@ is "$? $(json_top events)" "0 9" "info - reads a gzip'd RMM log from standard in
 "$GPUMEMSIM" run - --format=json <"$SHAPES/v20.pickle" >"$TMP/out" 2>"$TMP/err"
 is "$? $(json_top peak_live)" "0 12000000" "run - reads a snapshot pickle from standard input"
 
+## torch.cuda.empty_cache(): an op of the native format, inferred in snapshots.
+# 25 MiB asked twice, freed and the cache emptied between: the caching policy
+# reserves a 26 MiB segment (a large request rounds to 2 MiB), gives it back
+# at empty_cache, and reserves it again; without the call it reuses it.
+H='{"format":"gpumemsim-trace","version":1'
+printf '%s}\n{"op":"alloc","id":1,"size":26214400}\n{"op":"free","id":1}\n{"op":"empty_cache"}\n{"op":"alloc","id":2,"size":26214400}\n' "$H" >"$TMP/ec.jsonl"
+gms run "$TMP/ec.jsonl" --format=json
+is "$(json_top device_allocs) $(json_top device_frees) $(json_top peak_reserved)" "2 1 27262976" \
+    "caching: empty_cache releases the cached 26 MiB segment, the next request reserves it again"
+grep -v empty_cache "$TMP/ec.jsonl" >"$TMP/noec.jsonl"
+gms run "$TMP/noec.jsonl" --format=json
+is "$(json_top device_allocs) $(json_top device_frees)" "1 0" "without it the segment is reused"
+gms run "$TMP/ec.jsonl" --policy=grow-only
+grep -q "the trace calls torch.cuda.empty_cache() 1 time; grow-only has no such call (its framework keeps what it reserved): ignored" "$TMP/out"
+ok $? "grow-only (BFC) says once that it has no such call"
+"$GPUMEMSIM" convert "$TMP/ec.jsonl" - | grep -c '^{"op":"empty_cache"}$' >"$TMP/n"
+is "$(cat "$TMP/n")" 1 "convert writes it back"
+# The H200 snapshot: two tensors freed, empty_cache, a new tensor (t/data/gpu/emptycache.facts.json).
+h=$(header "$GPU/emptycache.pickle")
+case $h in *'"empty_cache_inferred":1'*) ok 0 "the snapshot's segment_free outside an OOM is an empty_cache" ;;
+*) ok 1 "the snapshot's segment_free outside an OOM is an empty_cache" ;; esac
+gms run "$GPU/emptycache.pickle" --format=json
+want_max=$(sed -n 's/.*"max_reserved": \([0-9]*\).*/\1/p' "$GPU/emptycache.facts.json")
+is "$(json_top peak_reserved) $(json_top device_frees) $(json_in observed matches)" "$want_max 1 true" \
+    "with it, the simulation equals PyTorch: peak $want_max, one cudaFree"
+
 ## Every report says, once, that an input is incomplete (text and JSON).
 MID=$SHAPES/midrun.pickle
 gms run "$MID"

@@ -315,6 +315,7 @@ struct scan {
 	size_t nseed, seedcap;
 	uint64_t *seedseg;	/* (addr, size) of segments from before the trace */
 	size_t nseedseg, seedsegcap;
+	uint64_t empty_caches;	/* torch.cuda.empty_cache() calls inferred */
 	/* The state at dump, from the snapshot's segments of this device. */
 	uint64_t dump_segments, dump_reserved, dump_active, dump_requested;
 	int64_t unknown_actions;
@@ -473,6 +474,27 @@ cmp_pair(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/*
+ * Whether the segment releases starting at entry i were torch.cuda.empty_cache():
+ * the allocator releases segments itself only to make room (an OOM retry,
+ * garbage collection, oversize blocks), and then reserves again or runs out
+ * right after; releases followed by anything else were asked for.
+ */
+static int
+called_empty_cache(const struct pk_val *tr, size_t i)
+{
+	struct entry en;
+
+	for (; i < pk_len(tr); i++) {
+		if (read_entry(pk_item(tr, i), i, &en, NULL) < 0)
+			return 0;
+		if (en.kind == 3 || en.kind == 5 || en.kind < 0 || en.kind >= KIND_KEPT)
+			continue;
+		return en.kind != 2 && en.kind != 4 && en.kind != 6;
+	}
+	return 1;	/* the last thing the trace shows */
+}
+
 /* Second pass: the seeds, then the trace's entries as events. */
 static void
 emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
@@ -481,6 +503,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 	struct pevent *pe;
 	struct entry en;
 	uint64_t id = 1;
+	int in_release = 0;
 	size_t i;
 
 	if (sc->nseedseg > 0)
@@ -514,6 +537,15 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 		a = map_find(live, en.addr);
 		if (en.kind == 1 && a == NULL)
 			continue;	/* cannot happen: scan() seeded it */
+		if ((en.kind == 3 || en.kind == 5) && !in_release && called_empty_cache(tr, i)) {
+			pe = add(st, TRACE_EMPTY_CACHE);
+			if (en.t >= 0) {
+				pe->ev.t_us = en.t;
+				pe->ev.flags |= TRACE_HAS_TIME;
+			}
+			sc->empty_caches++;
+		}
+		in_release = en.kind == 3 || en.kind == 5;
 		pe = add(st, action_ops[en.kind]);
 		pe->ev.size = en.size;
 		if (en.t >= 0) {
@@ -801,6 +833,8 @@ pickle_open(struct trace_reader *r, char **cause)
 		}
 		cJSON_AddItemToObject(src, "allocator_settings", sj);
 	}
+	if (sc.empty_caches > 0)
+		cJSON_AddNumberToObject(src, "empty_cache_inferred", (double)sc.empty_caches);
 	{
 		cJSON *dump = cJSON_AddObjectToObject(src, "dump");
 

@@ -166,6 +166,8 @@ trace_event_to_json(const struct trace_event *ev)
 	case TRACE_OOM:
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
 		break;
+	case TRACE_EMPTY_CACHE:
+		break;
 	default:
 		cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);

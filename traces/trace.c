@@ -25,6 +25,7 @@ static const char *const op_names[TRACE_NOPS] = {
 	[TRACE_SEGMENT_MAP] = "segment_map",
 	[TRACE_SEGMENT_UNMAP] = "segment_unmap",
 	[TRACE_OOM] = "oom",
+	[TRACE_EMPTY_CACHE] = "empty_cache",
 };
 
 const char *

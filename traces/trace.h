@@ -23,6 +23,8 @@ enum trace_op {
 	TRACE_SEGMENT_MAP,	/* observed: ... mapped pages of an expandable segment */
 	TRACE_SEGMENT_UNMAP,	/* observed: ... unmapped them */
 	TRACE_OOM,		/* observed: ... ran out of memory here */
+	TRACE_EMPTY_CACHE,	/* input: torch.cuda.empty_cache(): the framework gives
+				   its cached memory back, where it can */
 	TRACE_NOPS
 };
 
