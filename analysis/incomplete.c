@@ -77,10 +77,18 @@ report_incomplete_text(const struct trace_header *hdr)
 		    gms_fmt_size((uint64_t)source_num(hdr, "seeded", "live_before"), before,
 		    sizeof(before)), source_num(hdr, "seeded", "frees_of_earlier_blocks"));
 	}
-	if (!has_history(hdr))
+	if (!has_history(hdr)) {
+		double res = source_num(hdr, "dump", "reserved"), act = source_num(hdr, "dump", "active");
+		char r1[32], r2[32], r3[32];
+
 		return gms_asprintf("NO HISTORY: %s holds only the state at dump (%.0f block%s in "
-		    "%.0f segment%s); the numbers describe that moment, not the run's peak\n",
-		    hdr->name, a, a == 1 ? "" : "s", s, s == 1 ? "" : "s");
+		    "%.0f segment%s); the numbers describe that moment, not the run's peak\n"
+		    "  at dump PyTorch held %s reserved, %s in blocks (fragmentation %.1f%%), the "
+		    "largest free block %s\n", hdr->name, a, a == 1 ? "" : "s", s, s == 1 ? "" : "s",
+		    gms_fmt_size((uint64_t)res, r1, sizeof(r1)), gms_fmt_size((uint64_t)act, r2,
+		    sizeof(r2)), res > 0 ? 100.0 * (1.0 - act / res) : 0.0,
+		    gms_fmt_size((uint64_t)source_num(hdr, "dump", "largest_free"), r3, sizeof(r3)));
+	}
 	return gms_asprintf("STARTS MID-RUN: %s was recorded after the job began; %.0f block%s "
 	    "and %.0f segment%s live before its first event are seeded from the dump, so peaks "
 	    "are lower bounds\n", hdr->name, a, a == 1 ? "" : "s", s, s == 1 ? "" : "s");

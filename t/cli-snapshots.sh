@@ -19,15 +19,15 @@ num() {
 	sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" | head -n 1
 }
 
-while read -r name segs reserved active requested; do
+while read -r name segs reserved active requested largest; do
 	f=
 	for d in "$DATA/snapshots" "$TRACES" "$SHAPES" "$DATA/gpu"; do
 		[ -f "$d/$name.pickle" ] && f=$d/$name.pickle
 	done
 	h=$(header "$f")
-	dump=$(printf '%s' "$h" | sed -n 's/.*"dump":{"segments":\([0-9]*\),"reserved":\([0-9]*\),"active":\([0-9]*\),"requested":\([0-9]*\)}.*/\1 \2 \3 \4/p')
-	is "$dump" "$segs $reserved $active $requested" \
-	    "$name: the state at dump is what Python reads (segments, reserved, active, asked)"
+	dump=$(printf '%s' "$h" | sed -n 's/.*"dump":{"segments":\([0-9]*\),"reserved":\([0-9]*\),"active":\([0-9]*\),"requested":\([0-9]*\),"largest_free":\([0-9]*\)}.*/\1 \2 \3 \4 \5/p')
+	is "$dump" "$segs $reserved $active $requested $largest" \
+	    "$name: the state at dump is what Python reads (segments, reserved, active, asked, largest free)"
 	for placement in model recorded; do
 		[ "$segs" -eq 0 ] && [ $placement = recorded ] && continue
 		gms run "$f" --placement=$placement --format=json
@@ -115,6 +115,9 @@ is "$rc $(json_top events) $(json_top peak_live) $(json_top peak_reserved)" "0 2
     "no history: the state at dump is read (a 20 MiB segment, 3000000 B live)"
 gms info "$SHAPES/nohistory.pickle"
 grep -q 'mid-run' "$TMP/out"; ok $? "info says it starts mid-run"
+gms run "$SHAPES/nohistory.pickle"
+grep -q '^  at dump PyTorch held 20.00 MiB reserved, 3.00 MiB in blocks (fragmentation 85.0%), the largest free block 17.00 MiB$' "$TMP/out"
+ok $? "no history: the state at dump as PyTorch held it (20 MiB, a 3 MiB block, 17 MiB free)"
 
 ## Where the recorded job ran out: RMM's "allocate failure" row (its 5th, event 4).
 gms run "$DATA/rmm-log.csv" --format=json

@@ -317,7 +317,7 @@ struct scan {
 	size_t nseedseg, seedsegcap;
 	uint64_t empty_caches;	/* torch.cuda.empty_cache() calls inferred */
 	/* The state at dump, from the snapshot's segments of this device. */
-	uint64_t dump_segments, dump_reserved, dump_active, dump_requested;
+	uint64_t dump_segments, dump_reserved, dump_active, dump_requested, dump_largest_free;
 	int64_t unknown_actions;
 };
 
@@ -414,8 +414,12 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			}
 			ba = pk_is(addr, PK_INT) ? addr->u.i : (int64_t)off;
 			off += (uint64_t)bsize->u.i;
-			if (!pk_is(state, PK_STR) || strncmp(state->u.str.s, "active", 6) != 0)
+			if (!pk_is(state, PK_STR) || strncmp(state->u.str.s, "active", 6) != 0) {
+				if (pk_is(state, PK_STR) && strcmp(state->u.str.s, "inactive") == 0 &&
+				    (uint64_t)bsize->u.i > sc->dump_largest_free)
+					sc->dump_largest_free = (uint64_t)bsize->u.i;
 				continue;
+			}
 			/* requested bytes and frames: the block's own, else its history's (2.0) */
 			hist = pk_len(pk_get(b, "history")) > 0 ? pk_item(pk_get(b, "history"), 0) : NULL;
 			req = pk_get(b, "requested_size");
@@ -842,6 +846,7 @@ pickle_open(struct trace_reader *r, char **cause)
 		cJSON_AddNumberToObject(dump, "reserved", (double)sc.dump_reserved);
 		cJSON_AddNumberToObject(dump, "active", (double)sc.dump_active);
 		cJSON_AddNumberToObject(dump, "requested", (double)sc.dump_requested);
+		cJSON_AddNumberToObject(dump, "largest_free", (double)sc.dump_largest_free);
 	}
 	if (sc.nseed > 0 || sc.nseedseg > 0) {
 		seeded = cJSON_AddObjectToObject(src, "seeded");
