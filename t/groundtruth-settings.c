@@ -4,10 +4,10 @@
  * H200 (t/data/pytorch.json: garbage_collection_threshold:0.8,
  * max_split_size_mb:64, roundup_power2_divisions:4, expandable_segments:True,
  * every trace uncapped and under six limits), with the built-in placement
- * model.  Peak reserved and the OOM event must equal the real runs in at
- * least 75% of the runs of each setting: the driver's placement of segments
- * decides ties between equal-size blocks, and the real allocator does not
- * always agree with itself.  Every mismatch is listed.
+ * model.  Whether peak reserved and the OOM event equal the real run is
+ * recorded per run in t/data/expect/settings.txt (the driver's placement of
+ * segments decides ties between equal-size blocks, so some runs differ), and
+ * any change from it fails: a regression is never absorbed by a margin.
  */
 #include "config.h"
 
@@ -68,11 +68,13 @@ main(void)
 		"roundup_power2_divisions:4", "expandable_segments:True",
 	};
 	cJSON *gt = gt_load("t/data/pytorch.json"), *trace, *run;
+	struct gt_expect *expect = gt_expect_open("settings");
 	struct sim_result res;
 	size_t k;
 
 	for (k = 0; k < ARRAY_SIZE(settings); k++) {
-		int total = 0, agree = 0, i;
+		int total = 0, agree = 0, i, same;
+		char detail[256];
 
 		cJSON_ArrayForEach(trace, cJSON_GetObjectItemCaseSensitive(gt, "runs")) {
 			i = 0;
@@ -81,25 +83,23 @@ main(void)
 
 				replay(trace->string, settings[k], limit, &res);
 				total++;
-				if (res.peak_reserved == gt_u64(run, "peak_reserved") &&
-				    (res.oomed ? res.oom.event + 1 : 0) == oom_of(run))
-					agree++;
-				else
-					diag("%s: %s run %d (limit %llu): peak reserved %llu, real %llu; "
-					    "OOM event %lld, real %lld", settings[k], trace->string, i,
-					    (unsigned long long)limit, (unsigned long long)res.peak_reserved,
-					    (unsigned long long)gt_u64(run, "peak_reserved"),
-					    res.oomed ? (long long)res.oom.event : -1LL,
-					    (long long)oom_of(run) - 1);
+				same = res.peak_reserved == gt_u64(run, "peak_reserved") &&
+				    (res.oomed ? res.oom.event + 1 : 0) == oom_of(run);
+				agree += same;
+				snprintf(detail, sizeof(detail), "peak reserved %llu, real %llu; OOM "
+				    "event %lld, real %lld", (unsigned long long)res.peak_reserved,
+				    (unsigned long long)gt_u64(run, "peak_reserved"),
+				    res.oomed ? (long long)res.oom.event : -1LL,
+				    (long long)oom_of(run) - 1);
+				gt_expect(expect, settings[k], trace->string, i, limit, same, detail);
 				i++;
 			}
 		}
 		diag("%s: %d of %d runs reproduced (%.1f%%)", settings[k], agree, total,
 		    100.0 * agree / (total ? total : 1));
 		ok(total == 56, "%s: every run was tried (%d)", settings[k], total);
-		ok(agree * 4 >= total * 3, "%s: at least 75%% reproduced: %d of %d", settings[k],
-		    agree, total);
 	}
+	gt_expect_close(expect);
 	cJSON_Delete(gt);
 	return tap_done();
 }
