@@ -38,7 +38,6 @@
 #include "sim/sizeclass.h"
 
 #define BFC_MIN_ALLOC 256				/* kMinAllocationSize */
-#define BFC_NUM_BINS 21					/* 256 B .. 256 MiB and up */
 #define BFC_FIRST_REGION (2 * GMS_MiB)
 #define BFC_MAX_FRAGMENTATION (128 * GMS_MiB)		/* split when the slack reaches it */
 #define BFC_BACKPEDAL 0.9f				/* kBackpedalFactor, a float */
@@ -103,15 +102,6 @@ static uint64_t
 round256(uint64_t n)
 {
 	return (n + BFC_MIN_ALLOC - 1) / BFC_MIN_ALLOC * BFC_MIN_ALLOC;
-}
-
-/* BinNumForSize(): for reports; the search itself needs no bins (see top). */
-static unsigned __attribute__((unused))
-bin_for_size(uint64_t s)
-{
-	unsigned b = sc_log2(GMS_MAX(s, (uint64_t)BFC_MIN_ALLOC) >> 8);
-
-	return b < BFC_NUM_BINS - 1 ? b : BFC_NUM_BINS - 1;
 }
 
 static void
