@@ -61,6 +61,23 @@ model(void)
 	device_destroy(d);
 }
 
+/* Boundary (issue 12): two separate holes of one size; the next such segment takes the highest. */
+static void
+highest_hole(void)
+{
+	struct device *d = device_sim_create(0);
+	uint64_t a = reserve(d, 20 * MiB), b = reserve(d, 20 * MiB);
+	uint64_t c = reserve(d, 20 * MiB), e = reserve(d, 20 * MiB);
+
+	is_u64(e, L - 80 * MiB, "four 20 MiB segments descend from the top");
+	device_release(d, a, 20 * MiB);		/* hole [L-20, L) */
+	device_release(d, c, 20 * MiB);		/* hole [L-60, L-40), below b */
+	is_u64(reserve(d, 20 * MiB), a, "of two equal holes, the highest is reused");
+	is_u64(reserve(d, 20 * MiB), c, "then the other");
+	(void)b;
+	device_destroy(d);
+}
+
 static void
 capacity(void)
 {
@@ -97,6 +114,7 @@ int
 main(void)
 {
 	model();
+	highest_hole();
 	capacity();
 	recorded();
 	return tap_done();

@@ -178,6 +178,42 @@ limits(void)
 	test_sim_free(s);
 }
 
+/*
+ * Boundaries (issue 12), each worked from bfc-allocator.md: a chunk of
+ * exactly twice the request splits; a first request of exactly 2 MiB takes
+ * the 2 MiB region and the next region is 4 MiB; garbage collection runs
+ * when the request fits exactly once free regions are given back.
+ */
+static void
+boundaries(void)
+{
+	static const struct step half[] = { ALLOC(1, 1 * MiB), ALLOC(2, 1 * MiB) };
+	static const struct step exact[] = { ALLOC(1, 2 * MiB), ALLOC(2, 1) };
+	static const struct step gc[] = { ALLOC(1, 1 * MiB), FREE(1), ALLOC(2, 20 * MiB) };
+	struct policy_args args = { .opts = jax, .nopts = 1 };
+	struct policy_args targs = { .opts = tf, .nopts = 1 };
+	struct sim *s = test_sim_args("grow-only", 0, &args);
+
+	run_steps(s, half, ARRAY_SIZE(half));
+	is_u64(block_of(s, 1), 1 * MiB, "boundary: a 2 MiB chunk splits for exactly half of it");
+	is_u64(sim_device(s)->c.reserved, 2 * MiB, "boundary: the second 1 MiB fits the other half");
+	test_sim_free(s);
+
+	s = test_sim_args("grow-only", 0, &args);
+	run_steps(s, exact, 1);
+	is_u64(sim_device(s)->c.reserved, 2 * MiB, "boundary: exactly 2 MiB takes the 2 MiB region");
+	run_steps(s, exact + 1, 1);
+	is_u64(sim_device(s)->c.reserved, 6 * MiB, "boundary: then the next region is 4 MiB");
+	test_sim_free(s);
+
+	s = test_sim_args("grow-only", 20 * MiB, &targs);
+	run_steps(s, gc, ARRAY_SIZE(gc));
+	ok(!result(s).oomed, "boundary: 20 MiB fits a 20 MiB limit once the free 2 MiB region goes back");
+	is_u64(sim_device(s)->c.reserved, 20 * MiB, "boundary: one 20 MiB region left");
+	is_u64(result(s).device_frees, 1, "boundary: the 2 MiB region was released");
+	test_sim_free(s);
+}
+
 int
 main(void)
 {
@@ -187,5 +223,6 @@ main(void)
 	garbage_collection();
 	backpedal();
 	limits();
+	boundaries();
 	return tap_done();
 }

@@ -296,6 +296,38 @@ max_split_size(void)
 	test_sim_free(s);
 }
 
+/*
+ * Boundaries (issue 12): release_available_cached_blocks freeing exactly the
+ * request; a cached block of a higher stream never serves a lower one (the
+ * free tree sorts by stream, so the search lands on it).
+ */
+static void
+boundaries(void)
+{
+	static const struct step exact[] = {
+		ALLOC(1, 60 * MiB), ALLOC(2, 40 * MiB), FREE(1), FREE(2),
+		ALLOC(3, 100 * MiB),	/* 100 + 100 > 150: release 60 + 40 = exactly 100 */
+	};
+	static const struct step order[] = {
+		ALLOC_S(1, 512, 7), FREE(1),
+		ALLOC_S(2, 512, 0),	/* stream 7's cached block sorts after: not for stream 0 */
+	};
+	struct sim *s = conf_sim("max_split_size_mb:20", 150 * MiB);
+	struct sim_result r;
+
+	run_steps(s, exact, ARRAY_SIZE(exact));
+	r = result(s);
+	ok(!r.oomed, "boundary: 100 MiB fits once 60 + 40 MiB of oversize blocks go back");
+	is_u64(r.device_frees, 2, "boundary: both oversize blocks were released");
+	is_u64(r.alloc_retries, 0, "boundary: releasing exactly the request succeeds, no retry");
+	test_sim_free(s);
+
+	s = test_sim("caching", 0);
+	run_steps(s, order, ARRAY_SIZE(order));
+	is_u64(result(s).device_allocs, 2, "boundary: stream 0 never takes stream 7's cached block");
+	test_sim_free(s);
+}
+
 static void
 roundup_divisions(void)
 {
@@ -353,6 +385,7 @@ main(void)
 	large_pool_split_rule();
 	merge_and_reuse();
 	streams();
+	boundaries();
 	ties_break_by_address();
 	capacity_release_and_retry();
 	out_of_memory();
