@@ -40,7 +40,8 @@ if ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >check.log 2
 fi
 
 n=0 killed=0 survived=0 skipped=0 bad=0
-while IFS="$tab" read -r file orig mut note nth; do
+exec 3<"$list"
+while IFS="$tab" read -r file orig mut note nth <&3; do
 	case $file in ''|'#'*) continue ;; esac
 	case "$file $note" in *"$pattern"*) ;; *) continue ;; esac
 	n=$((n + 1))
@@ -58,10 +59,11 @@ while IFS="$tab" read -r file orig mut note nth; do
 	awk -v o="$orig" -v m="$mut" -v nth="${nth:-1}" 'index($0, o) && ++seen == nth {
 	    i = index($0, o); $0 = substr($0, 1, i - 1) m substr($0, i + length(o)) } { print }' \
 	    "$file.orig" >"$file"
-	if ! make -j"$(nproc)" >mutant.log 2>&1; then
+	if ! make -j"$(nproc)" >mutant.log 2>&1 </dev/null; then
 		verdict="killed (does not build)"
 		killed=$((killed + 1))
-	elif ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >mutant.log 2>&1; then
+	elif ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >mutant.log 2>&1 \
+	    </dev/null; then
 		verdict="killed by $(grep -m1 '^\(FAIL\|ERROR\): ' mutant.log | sed 's/^[A-Z]*: //' |
 		    cut -c1-80)"
 		killed=$((killed + 1))
@@ -73,7 +75,8 @@ while IFS="$tab" read -r file orig mut note nth; do
 	touch "$file"
 	printf '%-9s %s: %s -> %s  [%s]\n' "$(echo "$verdict" | cut -d' ' -f1)" "$file" "$orig" \
 	    "$mut" "$(echo "$verdict" | cut -d' ' -f2-)"
-done <"$list"
+done
+exec 3<&-
 make -j"$(nproc)" >/dev/null 2>&1
 run=$((killed + survived))
 echo "mutate: $n mutants, $skipped equivalent (not run), $killed of $run killed" \

@@ -350,6 +350,30 @@ roundup_divisions(void)
 	test_sim_free(s);
 }
 
+/*
+ * Boundary (issue 12): GC stops once it has reclaimed exactly its target,
+ * though a younger cached block remains.  Lookups count ages: A (10 MiB) is
+ * freed at lookup 1, B (12 MiB) at lookup 3; at lookup 5 they are 4 and 2
+ * old, reserved is 10 + 12 + 14 + 24 = 60 MiB over a 50 MiB threshold, so the
+ * target is 10 MiB: the first pass (average age 3) frees A alone, exactly 10.
+ */
+static void
+gc_stops_at_target(void)
+{
+	static const struct step steps[] = {
+		ALLOC(1, 10 * MiB), FREE(1), ALLOC(2, 12 * MiB), ALLOC(3, 14 * MiB), FREE(2),
+		ALLOC(4, 24 * MiB), ALLOC(5, 18 * MiB),
+	};
+	struct sim *s = conf_sim("garbage_collection_threshold:0.5", 100 * MiB);
+	struct sim_result r;
+
+	run_steps(s, steps, ARRAY_SIZE(steps));
+	r = result(s);
+	is_u64(r.device_frees, 1, "gc: the older block alone meets the target exactly");
+	is_u64(r.peak_reserved, 68 * MiB, "gc: the younger 12 MiB block stays cached (50 + 18 MiB)");
+	test_sim_free(s);
+}
+
 static void
 garbage_collection(void)
 {
@@ -376,6 +400,7 @@ garbage_collection(void)
 	run_steps(s, steps, ARRAY_SIZE(steps));
 	is_u64(result(s).device_frees, 0, "gc: off without a capacity, as in PyTorch");
 	test_sim_free(s);
+	gc_stops_at_target();
 }
 
 int
