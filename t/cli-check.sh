@@ -56,7 +56,8 @@ gms check "$RESNET" --must-fit=3288510976
 is "$rc" 0 "must fit in 3288510976 (PyTorch fitted): passes"
 gms check "$RESNET" --must-fit=3150157824
 is "$rc" 1 "must fit in 3150157824 (PyTorch ran out): fails"
-grep -q 'out of memory at event' "$TMP/out"; ok $? "and says where it ran out"
+grep -q 'does not fit in 2.93 GiB: out of memory at event 2381 (a request for 12.25 MiB) at conv.py:548 _conv_forward$' "$TMP/out"
+ok $? "and says where it ran out: event 2381, 12.25 MiB, as PyTorch did"
 gms check "$RESNET" --must-fit=T4
 is "$rc" 0 "must fit on a T4: passes"
 gms check "$RESNET" --gpu=T4 --max-peak-reserved=3703570432

@@ -42,7 +42,11 @@ gms convert "$SNAP/cpp-path.pickle" "$TMP/cpp.jsonl"
 is "$rc" 0 "convert reads the C++ path's protocol-2 pickle"
 gms info "$SNAP/ring.pickle" --format=json
 is "$rc" 0 "info on a ring-buffer snapshot"
-grep -q '"starts_mid_run"' "$TMP/out" || grep -q '"seeded":' "$TMP/out"; ok $? "info shows what was seeded"
+# Python read 25 frees of blocks allocated before the ring began, 6 blocks live
+# at the end never allocated in it, 7 segments, none reserved in the trace.
+"$GPUMEMSIM" convert "$SNAP/ring.pickle" - | head -n 1 >"$TMP/hdr"
+grep -q '"seeded":{"allocs":31,"segments":7,' "$TMP/hdr" && grep -q '"starts_mid_run":true' "$TMP/hdr"
+ok $? "ring: 25 + 6 blocks and 7 segments seeded, and it starts mid-run"
 gms info "$SNAP/ring.pickle"
 grep -q "^  starts mid-run  yes" "$TMP/out"; ok $? "info text says the trace starts mid-run"
 

@@ -16,7 +16,27 @@ is "$(json_in recommended PYTORCH_CUDA_ALLOC_CONF)" '"expandable_segments:True"'
 is "$(json_in recommended peak_reserved)" 3177185280 "its peak reserved is what PyTorch reserved with it"
 is "$(json_in recommended default_peak_reserved)" 3703570432 "the default's is PyTorch's default"
 is "$(json_top peak_live)" 3127304348 "the live peak"
-test "$(json_top tried)" -ge 17; ok $? "at least every single change from the default was tried"
+# The search starts from every single change to the default (analysis/tune.c's
+# dimensions, uncapped: no GC): all twelve must be among the candidates.
+missing=
+for c in expandable_segments:True max_split_size_mb:20 max_split_size_mb:32 max_split_size_mb:64 \
+    max_split_size_mb:128 max_split_size_mb:256 max_split_size_mb:512 max_split_size_mb:1024 \
+    roundup_power2_divisions:2 roundup_power2_divisions:4 roundup_power2_divisions:8 \
+    roundup_power2_divisions:16 ''; do
+	grep -q "\"alloc_conf\":[[:space:]]*\"$c\"," "$TMP/out" || missing="$missing $c"
+done
+is "$missing" "" "the default and every single change from it were tried"
+test "$(json_top tried)" -ge 13; ok $? "tried counts them (13 or more: $(json_top tried))"
+# Candidates rank: those that fit first, then by peak reserved, then device calls.
+sed -n '/"caching":/,/"bfc":/p' "$TMP/out" |
+    sed -n 's/^[[:space:]]*"\(fits\|peak_reserved\|device_allocs\|device_frees\)":[[:space:]]*\([a-z0-9]*\),*$/\2/p' |
+    paste - - - - >"$TMP/ranked"
+awk 'BEGIN { bad = 0 }
+    { f = ($1 == "true"); calls = $3 + $4
+      if (NR > 1 && (f > pf || (f == pf && ($2 < pr || ($2 == pr && calls < pc))))) bad = 1
+      pf = f; pr = $2; pc = calls }
+    END { exit bad }' "$TMP/ranked"
+ok $? "candidates in rank order: fitting first, then peak reserved, then device calls ($(wc -l <"$TMP/ranked") of them)"
 
 gms tune "$RESNET"
 grep -q "^  PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\$" "$TMP/out"; ok $? "text: a ready PYTORCH_CUDA_ALLOC_CONF line"
