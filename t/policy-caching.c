@@ -308,6 +308,7 @@ boundaries(void)
 		ALLOC(1, 60 * MiB), ALLOC(2, 40 * MiB), FREE(1), FREE(2),
 		ALLOC(3, 100 * MiB),	/* 100 + 100 > 150: release 60 + 40 = exactly 100 */
 	};
+	static const struct step whole[] = { ALLOC(1, 90 * GMS_GiB), ALLOC(2, 90 * GMS_GiB + 512) };
 	static const struct step order[] = {
 		ALLOC_S(1, 512, 7), FREE(1),
 		ALLOC_S(2, 512, 0),	/* stream 7's cached block sorts after: not for stream 0 */
@@ -320,6 +321,17 @@ boundaries(void)
 	ok(!r.oomed, "boundary: 100 MiB fits once 60 + 40 MiB of oversize blocks go back");
 	is_u64(r.device_frees, 2, "boundary: both oversize blocks were released");
 	is_u64(r.alloc_retries, 0, "boundary: releasing exactly the request succeeds, no retry");
+	test_sim_free(s);
+
+	/* one expandable segment spans 9/8 of the device: 90 GiB of an 80 GiB card */
+	s = conf_sim("expandable_segments:True", 0);
+	run_steps(s, whole, 1);
+	ok(!result(s).oomed, "boundary: a request of exactly one expandable range (90 GiB) maps it");
+	is_u64(sim_device(s)->c.reserved, 90 * GMS_GiB, "boundary: all of it");
+	test_sim_free(s);
+	s = conf_sim("expandable_segments:True", 0);
+	run_steps(s, whole + 1, 1);
+	ok(result(s).oomed, "boundary: 512 B more cannot be mapped: an OOM, even uncapped");
 	test_sim_free(s);
 
 	s = test_sim("caching", 0);
