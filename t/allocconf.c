@@ -96,6 +96,10 @@ main(void)
 	refused("garbage_collection_threshold:1.5", "garbage_collect_threshold is invalid, "
 	    "set it in (0.0, 1.0)");
 	refused("garbage_collection_threshold:0", "set it in (0.0, 1.0)");
+	refused("garbage_collection_threshold:1", "set it in (0.0, 1.0)");
+	refused("large_segment_size_mb:10", "large_segment_size_mb must be > 10");
+	ok(alloc_conf_parse("large_segment_size_mb:11", &c, &cause) == 0 &&
+	    c.sc.large_segment == 11 * MiB, "large_segment_size_mb:11 is the smallest taken");
 	refused("roundup_power2_divisions:3", "For roundups, the divisons has to be power of 2");
 	refused("roundup_power2_divisions:[3:2]", "the intervals have to be power of 2");
 	refused("roundup_power2_divisions:[256:3]", "power of 2 or 0 to disable roundup");

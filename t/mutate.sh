@@ -14,9 +14,10 @@
 set -u
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 pattern=${2:-}
-list=$src/t/mutants.txt
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/gms-mutate.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
+list=$scratch/mutants.txt
+cp "$src/t/mutants.txt" "$list"	# a copy: the list may be edited while this runs
 tab=$(printf '\t')
 
 echo "mutate: copying and building $src in $scratch"
