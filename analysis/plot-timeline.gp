@@ -23,7 +23,7 @@ set yrange [0:*]
 set offsets 0, 0, graph 0.06, 0
 if (capacity > 0) {
 	set arrow from graph 0, first capacity / GiB to graph 1, first capacity / GiB nohead dt 2 lw 1.5 lc rgb "#cc0000"
-	set label "capacity" at graph 0.01, first capacity / GiB offset 0, 0.6 tc rgb "#cc0000"
+	set label sprintf("capacity %.2f GiB", capacity / GiB) at graph 0.99, first capacity / GiB right offset 0, 0.6 tc rgb "#cc0000"
 }
 load annfile
 # oomplot: one ", oomfile every ::i::i ..." clause per policy that ran out

@@ -206,6 +206,27 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 			    "tc rgb \"#666666\" noenhanced\n", ql, (unsigned long long)a->marks[i].event);
 		free(ql);
 	}
+	/* each series' peak, marked and named from the rows drawn: the picture says its extremes */
+	for (i = 0; i < a->n; i++) {
+		const struct timeline_row *best = NULL;
+		size_t r;
+		char size[32], *ql, *label;
+
+		for (r = 0; r < a->tls[i]->n; r++)
+			if (!a->tls[i]->rows[r].stopped &&
+			    (best == NULL || a->tls[i]->rows[r].reserved > best->reserved))
+				best = &a->tls[i]->rows[r];
+		if (best == NULL || best->reserved == 0)
+			continue;
+		label = gms_asprintf("%s peak %s at event %llu", a->labels ? a->labels[i] : "reserved",
+		    gms_fmt_size(best->reserved, size, sizeof(size)), (unsigned long long)best->event);
+		ql = quoted(label);
+		fprintf(f, "set label %s at first %llu, first %.6f / GiB point pt 6 ps 1.2 lc %zu "
+		    "offset 0.8, 0.8 font \",9\" noenhanced\n", ql, (unsigned long long)best->event,
+		    (double)best->reserved, i + 1);
+		free(ql);
+		free(label);
+	}
 	fclose(f);
 	if ((f = tmp_file(&t, "oom.csv", &oom)) == NULL) {
 		err = gms_fail(cause, GMS_EIO, "cannot write %s: %s", oom, strerror(errno));

@@ -23,6 +23,11 @@ grep -q '>caching reserved<' "$TMP/t.svg" && grep -q '>grow-only reserved<' "$TM
     grep -q '>live<' "$TMP/t.svg"
 ok $? "with live and each policy's reserved in the key"
 grep -q 'resnet50-train-b32: caching, grow-only<' "$TMP/t.svg"; ok $? "and a title naming them"
+# What is drawn: each series' peak, named from the rows plotted.
+grep -q '>caching peak 3.45 GiB at event 1918<' "$TMP/t.svg"
+ok $? "caching's drawn peak is PyTorch's: 3703570432 B at event 1918"
+grep -q '>grow-only peak 4.00 GiB at event [0-9]*<' "$TMP/t.svg"
+ok $? "grow-only's drawn peak is JAX's pool, 4292870144 B (4.00 GiB)"
 
 gms plot "$RESNET" -o "$TMP/t.png" --points=100
 is "$rc" 0 "a timeline as PNG"
@@ -31,7 +36,7 @@ is "$(head -c 4 "$TMP/t.png" | od -An -c | tr -d ' ')" '211PNG' "is a PNG"
 gms plot "$RESNET" --capacity=3150157824 -o "$TMP/oom.svg"
 grep -q '>caching: out of memory at event 2381<' "$TMP/oom.svg"
 ok $? "in 3150157824 B the OOM is marked where PyTorch ran out, event 2381"
-grep -q '>capacity<' "$TMP/oom.svg"; ok $? "with the capacity drawn"
+grep -q '>capacity 2.93 GiB<' "$TMP/oom.svg"; ok $? "with the capacity drawn at its value (3150157824 B)"
 
 gms plot "$RESNET" --map -o "$TMP/map.svg"
 is "$rc" 0 "a memory map"
