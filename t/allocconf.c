@@ -81,6 +81,9 @@ main(void)
 	    c.has_memory_fraction && c.memory_fraction == 0.25, "per_process_memory_fraction:0.25");
 	ok(alloc_conf_parse("per_process_memory_fraction:0", &c, &cause) == 0 &&
 	    c.has_memory_fraction && c.memory_fraction == 0, "per_process_memory_fraction:0 is a limit");
+	ok(alloc_conf_parse("per_process_memory_fraction:1", &c, &cause) == 0 &&
+	    c.memory_fraction == 1.0, "per_process_memory_fraction:1, the whole card, is taken");
+	refused("pinned_num_register_threads:256", "less than or equal to 128");
 	refused("per_process_memory_fraction:1.01", "per_process_memory_fraction is invalid, "
 	    "set it in [0.0, 1.0]");
 	refused("per_process_memory_fraction:nan", "set it in [0.0, 1.0]");

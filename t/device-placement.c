@@ -36,6 +36,8 @@ model(void)
 	is_u64(a, S, "small segments start at the small base");
 	is_u64(b, S + 2 * MiB, "and ascend");
 	is_u64(c, S + 4 * MiB, "contiguously");
+	device_release(d, b, 2 * MiB);
+	is_u64(reserve(d, 2 * MiB), b, "a hole of exactly the size is reused (small, ascending)");
 	device_release(d, a, 2 * MiB);
 	device_release(d, b, 2 * MiB);
 	is_u64(reserve(d, 2 * MiB), S, "a released small range is reused, lowest first");
@@ -53,8 +55,8 @@ model(void)
 	    "given back to it");
 	device_release(d, x, 20 * MiB);		/* hole [L-20, L) above the 10 MiB one */
 	is_u64(reserve(d, 14 * MiB), L - 14 * MiB, "the highest hole that fits, its top end");
-	is_u64(d->c.allocs, 9, "allocs counted: 4 small, 5 large");
-	is_u64(d->c.frees, 5, "frees counted: a, b, y, z, x");
+	is_u64(d->c.allocs, 10, "allocs counted: 5 small, 5 large");
+	is_u64(d->c.frees, 6, "frees counted: b, a, b, y, z, x");
 	is_u64(d->c.reserved, 2 * MiB + 2 * MiB + 10 * MiB + 14 * MiB, "reserved now");
 	/* 2 small segments live (4 MiB) when x, y and z (62 MiB) are */
 	is_u64(d->c.peak_reserved, 4 * MiB + 62 * MiB, "peak reserved");

@@ -206,6 +206,30 @@ boundaries(void)
 	is_u64(sim_device(s)->c.reserved, 6 * MiB, "boundary: then the next region is 4 MiB");
 	test_sim_free(s);
 
+	/* 328 MiB pool, 200 MiB asked: under twice the request, but exactly 128 MiB of slack */
+	s = test_sim_args("preallocate", 328 * MiB, &args);
+	run_steps(s, half, 0);
+	{
+		static const struct step slack[] = { ALLOC(1, 200 * MiB), ALLOC(2, 128 * MiB) };
+
+		run_steps(s, slack, ARRAY_SIZE(slack));
+		is_u64(block_of(s, 1), 200 * MiB, "boundary: exactly 128 MiB of slack is split off");
+		ok(!result(s).oomed, "boundary: and serves the next 128 MiB");
+	}
+	test_sim_free(s);
+
+	/* JAX preallocates 75% of a named GPU: 16 GiB card, 15.5 GiB left after the context */
+	{
+		static const struct step one[] = { ALLOC(1, 1) };
+		struct policy_args gargs = { .opts = jax, .nopts = 1, .gpu_total = 16 * GMS_GiB,
+		    .gpu_cc = 8 };
+
+		s = test_sim_args("preallocate", 16 * GMS_GiB - 512 * MiB, &gargs);
+		run_steps(s, one, 1);
+		is_u64(sim_device(s)->c.reserved, 12 * GMS_GiB, "boundary: JAX takes 75%% of a 16 GiB card");
+		test_sim_free(s);
+	}
+
 	s = test_sim_args("grow-only", 20 * MiB, &targs);
 	run_steps(s, gc, ARRAY_SIZE(gc));
 	ok(!result(s).oomed, "boundary: 20 MiB fits a 20 MiB limit once the free 2 MiB region goes back");
