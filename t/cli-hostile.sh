@@ -118,10 +118,26 @@ test -c /dev/null; ok $? "/dev/null is still a device"
 gms run "$TMP/blanks.json.gz" --format=json
 is "$rc $(json_top events) $(json_top peak_live)" "0 1 7" "100 MB of blanks inside \"events\": read as one event"
 
+# Values and events of the document just over the 16 MiB limit (16777216 B).
+{ printf '%s,"name":"' "$H"; head -c 16777300 /dev/zero | tr '\0' x; printf '","events":[]}'; } >"$TMP/long.json"
+gms info "$TMP/long.json"
+case $(cat "$TMP/err") in *"a JSON value longer than 16 MiB: not a trace"*) ok 0 "a header value over 16 MiB: refused" ;;
+*) ok 1 "a header value over 16 MiB: refused"; sed 's/^/# /' "$TMP/err" ;; esac
+{ printf '%s,"events":[{"op":"mark","label":"' "$H"; head -c 16777300 /dev/zero | tr '\0' x; printf '"}]}'; } >"$TMP/long.json"
+gms info "$TMP/long.json"
+case $(cat "$TMP/err") in *"an event longer than 16 MiB: not a trace"*) ok 0 "an event over 16 MiB: refused while the header is read" ;;
+*) ok 1 "an event over 16 MiB: refused while the header is read"; sed 's/^/# /' "$TMP/err" ;; esac
+
 ## 6. Silent wrong answers.
 printf 'Thread,Time,Action,Pointer,Size,Stream\n1,nan,allocate,0x7f0000000000,512,0x0\n' >"$TMP/nan.csv"
 check_fail 3 "gpumemsim: error: $TMP/nan.csv:2: time is neither a time of day nor epoch seconds: 'nan'" \
     info "$TMP/nan.csv"
+# Threads log a tenth of a second out of order: that is no new day (only going
+# back by over 12 hours is): from the first time to the last, 10:00:00.0 to
+# 10:00:01.0, is 1 s, where a wrap would have added a day.
+printf 'Thread,Time,Action,Pointer,Size,Stream\n1,10:00:00.000000,allocate,0x7f0000000000,512,0x0\n2,09:59:59.900000,allocate,0x7f0000001000,512,0x0\n1,10:00:01.000000,free,0x7f0000000000,512,0x0\n' >"$TMP/order.csv"
+gms info "$TMP/order.csv" --format=json
+is "$rc $(json_top duration_us)" "0 1000000" "a row 0.1 s out of order is no day's wrap: 1 s in all"
 printf 'Thread,Time,Action,Pointer,Size,Stream\n1,1.5,allocate,0x7f0000000000,512,0x0\n1,1.6,allocate,0x7f0000001000,51' >"$TMP/cut.csv"
 # (issue 11: the complete rows are read, the cut one left out, and every report says so)
 gms info "$TMP/cut.csv" --format=json

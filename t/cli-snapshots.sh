@@ -70,6 +70,9 @@ is "$(grep '"op":"alloc","id":3,' "$TMP/stacks.jsonl" | sed 's/.*"at":"\([^"]*\)
     "at::cuda::getCurrentCUDABlasHandle" \
     "site with C++ frames only and no autograd node: the first past the plumbing, without its arguments"
 
+is "$(grep '"op":"alloc","id":4,' "$TMP/stacks.jsonl" | sed 's/.*"at":"\([^"]*\)".*/\1/')" \
+    "gen.py <module>" "a frame whose line is 0 (unknown) is shown without it"
+
 ## A real snapshot with _record_memory_history()'s defaults (H200, PyTorch 2.11):
 ## every allocation named, by its Python frame when it has one.
 GPU=$DATA/gpu
@@ -160,6 +163,13 @@ gms run "$GPU/emptycache.pickle" --format=json
 want_max=$(sed -n 's/.*"max_reserved": \([0-9]*\).*/\1/p' "$GPU/emptycache.facts.json")
 is "$(json_top peak_reserved) $(json_top device_frees) $(json_in observed matches)" "$want_max 1 true" \
     "with it, the simulation equals PyTorch: peak $want_max, one cudaFree"
+
+# An OOM retry (a segment released, a larger one reserved right after) is not an empty_cache.
+h=$(header "$SHAPES/retry.pickle")
+case $h in *empty_cache_inferred*) ok 1 "an OOM retry's release is no empty_cache" ;;
+*) ok 0 "an OOM retry's release is no empty_cache" ;; esac
+"$GPUMEMSIM" convert "$SHAPES/retry.pickle" - | grep -c '"op":"empty_cache"' >"$TMP/n"
+is "$(cat "$TMP/n")" 0 "... and no empty_cache event is made up"
 
 ## Every report says, once, that an input is incomplete (text and JSON).
 MID=$SHAPES/midrun.pickle

@@ -15,7 +15,7 @@ set -u
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 pattern=${2:-}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/gms-mutate.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
+[ -n "${MUTATE_KEEP:-}" ] || trap 'rm -rf "$scratch"' EXIT
 list=$scratch/mutants.txt
 cp "$src/t/mutants.txt" "$list"	# a copy: the list may be edited while this runs
 tab=$(printf '\t')
@@ -57,9 +57,17 @@ while IFS="$tab" read -r file orig mut note nth <&3; do
 		continue
 	fi
 	cp "$file" "$file.orig"
-	awk -v o="$orig" -v m="$mut" -v nth="${nth:-1}" 'index($0, o) && ++seen == nth {
+	# through the environment: awk -v would read backslashes as escapes
+	O=$orig M=$mut NTH=${nth:-1} awk 'BEGIN { o = ENVIRON["O"]; m = ENVIRON["M"]; n = ENVIRON["NTH"] }
+	    index($0, o) && ++seen == n {
 	    i = index($0, o); $0 = substr($0, 1, i - 1) m substr($0, i + length(o)) } { print }' \
 	    "$file.orig" >"$file"
+	if cmp -s "$file" "$file.orig"; then
+		echo "LIST  $file: '$orig' could not be replaced"
+		mv "$file.orig" "$file"
+		bad=$((bad + 1))
+		continue
+	fi
 	if ! make -j"$(nproc)" >mutant.log 2>&1 </dev/null; then
 		verdict="killed (does not build)"
 		killed=$((killed + 1))

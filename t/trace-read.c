@@ -113,6 +113,8 @@ static const struct {
 	{ "size as a string", ".json", "{\"format\":\"gpumemsim-trace\",\"version\":1,\"events\":["
 	  "{\"op\":\"mark\"},{\"op\":\"alloc\",\"id\":1,\"size\":\"10\"}]}", ": event 1",
 	  "alloc \"size\" is not a number" },
+	{ "size of -1", ".jsonl", "{\"format\":\"gpumemsim-trace\",\"version\":1}\n"
+	  "{\"op\":\"alloc\",\"id\":1,\"size\":-1}\n", ":2", "alloc \"size\" is negative" },
 	{ "absurd size", ".jsonl", "{\"format\":\"gpumemsim-trace\",\"version\":1}\n"
 	  "{\"op\":\"alloc\",\"id\":1,\"size\":1e300}\n", ":2", "out of range" },
 	{ "event not an object", ".json", "{\"format\":\"gpumemsim-trace\",\"version\":1,"

@@ -64,6 +64,10 @@ trace = [
     {"action": "free_completed", "addr": BASE + 1024, "size": 2048, "stream": 0, "frames": bwd, "time_us": 5},
     {"action": "alloc", "addr": BASE, "size": 4096, "stream": 0, "frames": blas, "time_us": 6},
     {"action": "free_completed", "addr": BASE, "size": 4096, "stream": 0, "frames": blas, "time_us": 7},
+    # Allocation 4: a Python frame whose line is 0 (not known): no ":0" shown.
+    {"action": "alloc", "addr": BASE, "size": 512, "stream": 0,
+     "frames": unwind + [py("gen.py", 0, "<module>")], "time_us": 8},
+    {"action": "free_completed", "addr": BASE, "size": 512, "stream": 0, "frames": [], "time_us": 9},
 ]
 dump("stacks", {"segments": [seg], "device_traces": [trace],
                 "allocator_settings": {"PYTORCH_CUDA_ALLOC_CONF": ""}}, protocol=5)
@@ -83,6 +87,20 @@ trace = [
     {"action": "free_completed", "addr": BASE, "size": 5000, "stream": 0, "frames": [], "time_us": 3},
 ]
 dump("midrun", {"segments": [seg, old], "device_traces": [trace]})
+
+# 4b. An OOM retry: the allocator releases a cached segment and reserves a
+# larger one right after: not an empty_cache.
+trace = [
+    {"action": "segment_alloc", "addr": BASE, "size": 20 * MiB, "stream": 0, "frames": [], "time_us": 1},
+    {"action": "alloc", "addr": BASE, "size": 20 * MiB, "stream": 0, "frames": [], "time_us": 2},
+    {"action": "free_completed", "addr": BASE, "size": 20 * MiB, "stream": 0, "frames": [], "time_us": 3},
+    {"action": "segment_free", "addr": BASE, "size": 20 * MiB, "stream": 0, "frames": [], "time_us": 4},
+    {"action": "segment_alloc", "addr": BASE + 64 * MiB, "size": 40 * MiB, "stream": 0, "frames": [], "time_us": 5},
+    {"action": "alloc", "addr": BASE + 64 * MiB, "size": 40 * MiB, "stream": 0, "frames": [], "time_us": 6},
+]
+dump("retry", {"segments": [{"device": 0, "address": BASE + 64 * MiB, "total_size": 40 * MiB,
+    "stream": 0, "segment_type": "large", "blocks": [{"address": BASE + 64 * MiB, "size": 40 * MiB,
+    "requested_size": 40 * MiB, "state": "active_allocated", "frames": []}]}], "device_traces": [trace]})
 
 # 5. No history at all (_record_memory_history was off): the live set only.
 dump("nohistory", {"segments": [old], "device_traces": [[]]})
@@ -114,7 +132,7 @@ with open(f"{out}/kineto.json", "w") as f:
         {"id": 1, "name": "NVIDIA H200", "totalGlobalMem": 150109880320}],
         "traceEvents": events, "traceName": "kineto.json"}, f, indent=1)
 
-for name in ("v20", "legacy", "stacks", "midrun", "nohistory"):
+for name in ("v20", "legacy", "stacks", "midrun", "nohistory", "retry"):
     with open(f"{out}/{name}.pickle", "rb") as f:
         pickle.load(f)
 print("ok")
