@@ -120,8 +120,7 @@ model_runs(const cJSON *gt)
 	struct gt_expect *expect = gt_expect_open("pytorch-default");
 	struct sim_result res;
 	struct device *dev;
-	int total = 0, agree = 0, i, same;
-	char detail[256];
+	int total = 0, agree = 0, i;
 	uint64_t limit;
 
 	cJSON_ArrayForEach(trace, cJSON_GetObjectItemCaseSensitive(gt, "runs")) {
@@ -131,14 +130,9 @@ model_runs(const cJSON *gt)
 			dev = device_sim_create(limit);
 			replay(trace->string, dev, 0, &res);
 			total++;
-			same = res.peak_reserved == gt_u64(run, "peak_reserved") &&
+			agree += res.peak_reserved == gt_u64(run, "peak_reserved") &&
 			    (res.oomed ? res.oom.event + 1 : 0) == oom_of(run);
-			agree += same;
-			snprintf(detail, sizeof(detail), "peak reserved %llu, real %llu; OOM event "
-			    "%lld, real %lld", (unsigned long long)res.peak_reserved,
-			    (unsigned long long)gt_u64(run, "peak_reserved"),
-			    res.oomed ? (long long)res.oom.event : -1LL, (long long)oom_of(run) - 1);
-			gt_expect(expect, "(default)", trace->string, i, limit, same, detail);
+			gt_expect_result(expect, "(default)", trace->string, i, run, &res);
 			device_destroy(dev);
 			i++;
 		}

@@ -73,8 +73,7 @@ main(void)
 	size_t k;
 
 	for (k = 0; k < ARRAY_SIZE(settings); k++) {
-		int total = 0, agree = 0, i, same;
-		char detail[256];
+		int total = 0, agree = 0, i;
 
 		cJSON_ArrayForEach(trace, cJSON_GetObjectItemCaseSensitive(gt, "runs")) {
 			i = 0;
@@ -83,15 +82,9 @@ main(void)
 
 				replay(trace->string, settings[k], limit, &res);
 				total++;
-				same = res.peak_reserved == gt_u64(run, "peak_reserved") &&
+				agree += res.peak_reserved == gt_u64(run, "peak_reserved") &&
 				    (res.oomed ? res.oom.event + 1 : 0) == oom_of(run);
-				agree += same;
-				snprintf(detail, sizeof(detail), "peak reserved %llu, real %llu; OOM "
-				    "event %lld, real %lld", (unsigned long long)res.peak_reserved,
-				    (unsigned long long)gt_u64(run, "peak_reserved"),
-				    res.oomed ? (long long)res.oom.event : -1LL,
-				    (long long)oom_of(run) - 1);
-				gt_expect(expect, settings[k], trace->string, i, limit, same, detail);
+				gt_expect_result(expect, settings[k], trace->string, i, run, &res);
 				i++;
 			}
 		}

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "sim/gms.h"
+#include "sim/sim.h"
 #include "t/gtload.h"
 #include "t/tap.h"
 
@@ -166,4 +167,20 @@ gt_expect_close(struct gt_expect *e)
 	free(e->lines);
 	free(e->path);
 	free(e);
+}
+
+void
+gt_expect_result(struct gt_expect *e, const char *setting, const char *trace, int run,
+    const cJSON *real, const struct sim_result *res)
+{
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(real, "oom");
+	uint64_t oom = cJSON_IsObject(o) ? gt_u64(o, "event") + 1 : 0;
+	char detail[256];
+
+	snprintf(detail, sizeof(detail), "peak reserved %llu, real %llu; OOM event %lld, real %lld",
+	    (unsigned long long)res->peak_reserved, (unsigned long long)gt_u64(real, "peak_reserved"),
+	    res->oomed ? (long long)res->oom.event : -1LL, (long long)oom - 1);
+	gt_expect(e, setting, trace, run, gt_u64(real, "limit"),
+	    res->peak_reserved == gt_u64(real, "peak_reserved") &&
+	    (res->oomed ? res->oom.event + 1 : 0) == oom, detail);
 }

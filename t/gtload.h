@@ -30,6 +30,14 @@ struct gt_expect *gt_expect_open(const char *name);
 /* One TAP test: the run agrees (agree != 0) exactly when its line says it does. */
 void gt_expect(struct gt_expect *e, const char *setting, const char *trace, int run,
     uint64_t limit, int agree, const char *detail);
+/*
+ * gt_expect for one simulated run against its ground-truth run object:
+ * agreement is the same peak reserved and the same OOM event (or none).
+ */
+struct sim_result;
+void gt_expect_result(struct gt_expect *e, const char *setting, const char *trace, int run,
+    const cJSON *real, const struct sim_result *res);
+
 /* Every line was used (a run that disappeared fails); closes e. */
 void gt_expect_close(struct gt_expect *e);
 

@@ -196,18 +196,10 @@ kineto_choose(struct kineto *k, char **cause)
 int
 kineto_scan(struct kineto *k, const cJSON *ev, char **cause)
 {
-	const cJSON *args;
-	double addr, bytes;
-	uint64_t id;
-	int d, err;
+	struct trace_event unused;
+	int rc = kineto_event(k, ev, &unused, cause);
 
-	if ((args = memory_args(ev, &d)) == NULL || d != k->device)
-		return 0;
-	if ((err = numbers(args, &addr, &bytes, cause)) < 0)
-		return err;
-	if (bytes != 0)
-		track(k, args, addr, bytes, &id);
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 cJSON *
