@@ -52,8 +52,9 @@ main(void)
 	ok(alloc_conf_parse("roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", &c, &cause) == 0,
 	    "divisions: the list form");
 	ok(c.sc.divisions[0] == 1 && c.sc.divisions[7] == 1 && c.sc.divisions[8] == 1 &&
-	    c.sc.divisions[9] == 2 && c.sc.divisions[10] == 8 && c.sc.divisions[15] == 8,
-	    "divisions list: the first value below its interval, '>' from the last listed on");
+	    c.sc.divisions[9] == 2 && c.sc.divisions[10] == 4 && c.sc.divisions[11] == 8 &&
+	    c.sc.divisions[15] == 8,
+	    "divisions list: the first value below its interval, '>' after the last listed one");
 
 	ok(alloc_conf_parse("large_segment_size_mb:32,max_split_size_mb:40", &c, &cause) == 0,
 	    "large_segment_size_mb");

@@ -171,6 +171,16 @@ case $h in *empty_cache_inferred*) ok 1 "an OOM retry's release is no empty_cach
 "$GPUMEMSIM" convert "$SHAPES/retry.pickle" - | grep -c '"op":"empty_cache"' >"$TMP/n"
 is "$(cat "$TMP/n")" 0 "... and no empty_cache event is made up"
 
+## roundup_power2_divisions as PyTorch 2.11 reads it: '>' applies after the last
+## listed interval (measured on the H200: t/data/roundup-h200.txt).
+printf '%s}\n{"op":"alloc","id":1,"size":314572800}\n{"op":"alloc","id":2,"size":104857600}\n' "$H" >"$TMP/ru.jsonl"
+while read -r bytes conf; do
+	case $bytes in '#'*) continue ;; esac
+	[ "$conf" = - ] && conf=
+	gms run "$TMP/ru.jsonl" --alloc-conf="$conf" --format=json
+	is "$(json_top peak_allocated)" "$bytes" "300 + 100 MiB under '${conf:-the default}': PyTorch's $bytes B allocated"
+done <"$DATA/roundup-h200.txt"
+
 ## Every report says, once, that an input is incomplete (text and JSON).
 MID=$SHAPES/midrun.pickle
 gms run "$MID"
