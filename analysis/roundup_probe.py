@@ -1,3 +1,7 @@
+# roundup_probe.py - how PyTorch reads roundup_power2_divisions lists (run on a
+# GPU machine): a fresh process per setting allocates 300 MiB then 100 MiB and
+# prints memory_stats()["allocated_bytes.all.current"]; t/data/roundup-h200.txt
+# holds what the H200 printed, t/cli-snapshots.sh checks the simulation on it.
 import os, subprocess, sys, json
 code = r'''
 import torch, json
