@@ -10,6 +10,13 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 cflags="-g -O1 -std=gnu11 $san $cppflags"
 
 mkdir -p "$out/obj"
+# a header newer than the last full build may change any object: rebuild them all
+if [ ! -f "$out/obj/.headers" ] ||
+    [ -n "$(find "$srcdir/sim" "$srcdir/traces" "$srcdir/analysis" "$srcdir/replay" \
+    "$srcdir/t/fuzz" -name '*.h' -newer "$out/obj/.headers" 2>/dev/null | head -n 1)" ]; then
+	rm -f "$out"/obj/*.o
+	touch "$out/obj/.headers"
+fi
 objs=
 for s in $sources; do
 	case $s in *.c) ;; *) continue ;; esac
