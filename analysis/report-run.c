@@ -16,9 +16,7 @@
 uint64_t
 report_capacity(const struct report_run *run)
 {
-	uint64_t lim = run->res->limit;
-
-	return lim != 0 && (run->capacity == 0 || lim < run->capacity) ? lim : run->capacity;
+	return run->res->limit;
 }
 
 double

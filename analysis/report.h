@@ -47,7 +47,8 @@ int report_observed(const struct report_run *run, struct report_observed_key *ke
 
 /*
  * The capacity the run was held to: --capacity/--gpu, or the tighter limit
- * the policy's own options set (per_process_memory_fraction); 0: unlimited.
+ * the policy's own options set (per_process_memory_fraction), as the engine
+ * found it (sim_result.limit); 0: unlimited.
  */
 uint64_t report_capacity(const struct report_run *run);
 

@@ -113,6 +113,10 @@ static const struct {
 	{ "size as a string", ".json", "{\"format\":\"gpumemsim-trace\",\"version\":1,\"events\":["
 	  "{\"op\":\"mark\"},{\"op\":\"alloc\",\"id\":1,\"size\":\"10\"}]}", ": event 1",
 	  "alloc \"size\" is not a number" },
+	{ "bad header value, located", ".json", "{\"format\":\"gpumemsim-trace\",\"version\":1,\n"
+	  " \"source\":{\"a\":\n   tru},\"events\":[]}", ":3:4", "invalid JSON" },
+	{ "bad event, located", ".json", "{\"format\":\"gpumemsim-trace\",\"version\":1,\"events\":[\n"
+	  "{\"op\":\"mark\"},\n  {\"op\": tru}]}", ": event 1", "invalid JSON at line 3, column 10" },
 	{ "size of -1", ".jsonl", "{\"format\":\"gpumemsim-trace\",\"version\":1}\n"
 	  "{\"op\":\"alloc\",\"id\":1,\"size\":-1}\n", ":2", "alloc \"size\" is negative" },
 	{ "absurd size", ".jsonl", "{\"format\":\"gpumemsim-trace\",\"version\":1}\n"

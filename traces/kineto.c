@@ -105,14 +105,6 @@ memory_args(const cJSON *ev, int *device)
 	return args;
 }
 
-int
-kineto_is_memory(const cJSON *ev)
-{
-	int d;
-
-	return memory_args(ev, &d) != NULL;
-}
-
 void
 kineto_count(struct kineto *k, const cJSON *ev)
 {

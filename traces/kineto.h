@@ -33,7 +33,5 @@ cJSON *kineto_header(struct kineto *k, const char *name);
  * an element that is none, or GMS_ETRACE with *cause.
  */
 int kineto_event(struct kineto *k, const cJSON *ev, struct trace_event *out, char **cause);
-/* Whether an element is a CUDA [memory] event. */
-int kineto_is_memory(const cJSON *ev);
 
 #endif /* TRACES_KINETO_H */

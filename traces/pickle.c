@@ -95,6 +95,15 @@ new_val(struct pickle *p, enum pk_type t)
 	return v;
 }
 
+/* Double *cap (from init) and *ptr's array with it, counting the new bytes against the budget. */
+static void *
+grow(struct pickle *p, void *ptr, size_t *cap, size_t init, size_t size)
+{
+	p->used += (*cap ? *cap : init) * size;
+	*cap = *cap ? *cap * 2 : init;
+	return gms_realloc(ptr, *cap * size);
+}
+
 /*
  * A value popped for good: unless the memo can reach it, nothing else can,
  * nor can anything reach its unmemoized items, so all of them are recycled.
@@ -134,18 +143,16 @@ recycle(struct pickle *p, struct pk_val *v)
 static int
 seq_push(struct pickle *p, struct pk_val *s, struct pk_val *item)
 {
-	size_t grow;
+	size_t more;
 
 	if (s->u.seq.n == s->u.seq.cap) {
 		/* checked before the realloc, which briefly holds old and new */
-		grow = s->u.seq.cap ? s->u.seq.cap * sizeof(item) : 4 * sizeof(item);
-		if (p->used + 2 * grow > p->budget) {
+		more = (s->u.seq.cap ? s->u.seq.cap : 4) * sizeof(item);
+		if (p->used + 2 * more > p->budget) {
 			p->used = p->budget + 1;
 			return -1;
 		}
-		p->used += grow;
-		s->u.seq.cap = s->u.seq.cap ? s->u.seq.cap * 2 : 4;
-		s->u.seq.items = gms_realloc(s->u.seq.items, s->u.seq.cap * sizeof(item));
+		s->u.seq.items = grow(p, s->u.seq.items, &s->u.seq.cap, 4, sizeof(item));
 	}
 	s->u.seq.items[s->u.seq.n++] = item;
 	return 0;
@@ -209,9 +216,7 @@ push(struct parser *ps, struct pk_val *v)
 	if (p->sp == p->scap) {
 		if (p->scap >= PK_MAX_STACK)
 			return fail(ps, "stack deeper than %u: not a snapshot", PK_MAX_STACK);
-		p->used += p->scap ? p->scap * sizeof(*p->stack) : 64 * sizeof(*p->stack);
-		p->scap = p->scap ? p->scap * 2 : 64;
-		p->stack = gms_realloc(p->stack, p->scap * sizeof(*p->stack));
+		p->stack = grow(p, p->stack, &p->scap, 64, sizeof(*p->stack));
 	}
 	p->stack[p->sp++] = v;
 	return 0;
@@ -227,9 +232,7 @@ new_seq(struct parser *ps, enum pk_type t)
 		return v;
 	v->listed = 1;
 	if (p->nseqs == p->seqcap) {
-		p->used += p->seqcap ? p->seqcap * sizeof(*p->seqs) : 64 * sizeof(*p->seqs);
-		p->seqcap = p->seqcap ? p->seqcap * 2 : 64;
-		p->seqs = gms_realloc(p->seqs, p->seqcap * sizeof(*p->seqs));
+		p->seqs = grow(p, p->seqs, &p->seqcap, 64, sizeof(*p->seqs));
 	}
 	p->seqs[p->nseqs++] = v;
 	return v;
@@ -279,9 +282,7 @@ memo_put(struct parser *ps, uint64_t idx, struct pk_val *v)
 	if (idx > ps->len)
 		return fail(ps, "memo index %llu out of range", (unsigned long long)idx);
 	while (idx >= p->mcap) {
-		p->used += p->mcap ? p->mcap * sizeof(*p->memo) : 256 * sizeof(*p->memo);
-		p->mcap = p->mcap ? p->mcap * 2 : 256;
-		p->memo = gms_realloc(p->memo, p->mcap * sizeof(*p->memo));
+		p->memo = grow(p, p->memo, &p->mcap, 256, sizeof(*p->memo));
 	}
 	while (p->nmemo <= idx)
 		p->memo[p->nmemo++] = NULL;
@@ -605,7 +606,12 @@ run(struct parser *ps, struct pk_val **root)
 	}
 }
 
-size_t
+/*
+ * The most memory the values of a len-byte pickle may hold before it is
+ * refused: in proportion to len, and at most a third of the process's
+ * address-space limit when one is set (gms_mem_limit()).
+ */
+static size_t
 pickle_budget(size_t len)
 {
 	/* a third: the input itself and a growing array's old copy need the rest */

@@ -52,13 +52,6 @@ const struct pk_val *pickle_parse(const unsigned char *buf, size_t len, struct p
     char **cause);
 void pickle_free(struct pickle *p);
 
-/*
- * The most memory pickle_parse() lets the values of a len-byte pickle hold
- * before it refuses the input: in proportion to len, and at most
- * a third of the process's address-space limit when one is set (gms_mem_limit()).
- */
-size_t pickle_budget(size_t len);
-
 /* The protocol the stream declared (its PROTO opcode), or 0. */
 int pickle_protocol(const struct pickle *p);
 

@@ -89,18 +89,6 @@ peek(struct trace_reader *r, struct json_state *st, char **cause)
 	return st->buf[0];
 }
 
-static void
-take(struct json_state *st)
-{
-	if (st->buf[st->at++] == '\n') {
-		st->p.line++;
-		st->p.col = 1;
-	} else {
-		st->p.col++;
-	}
-	st->p.off++;
-}
-
 /* Account for the n bytes from st->at on as consumed (line and column kept). */
 static void
 advance(struct json_state *st, size_t n)
@@ -247,7 +235,8 @@ parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON 
 {
 	const char *end = NULL;
 	struct pos e = *p;
-	size_t i, off;
+	unsigned long line, col;
+	size_t off;
 
 	if (st->vlen == 0)
 		return at(r, p, cause, "invalid JSON (a value is missing)");
@@ -262,14 +251,10 @@ parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON 
 	off = end ? (size_t)(end - st->val) : 0;
 	cJSON_Delete(*out);
 	*out = NULL;
-	for (i = 0; i < off && i < st->vlen; i++) {
-		if (st->val[i] == '\n') {
-			e.line++;
-			e.col = 1;
-		} else {
-			e.col++;
-		}
-	}
+	/* where in the value, from where the value began */
+	trace_line_col(st->val, GMS_MIN(off, st->vlen), &line, &col);
+	e.col = line == 1 ? e.col + col - 1 : col;
+	e.line += line - 1;
 	return at(r, &e, cause, "invalid JSON");
 }
 
@@ -288,7 +273,7 @@ element(struct trace_reader *r, struct json_state *st, cJSON **out, char **cause
 	if ((c = blanks(r, st, cause)) < -1)
 		return c;
 	if (c == ']') {
-		take(st);
+		advance(st, 1);
 		st->done = 1;
 		return 0;
 	}
@@ -296,7 +281,7 @@ element(struct trace_reader *r, struct json_state *st, cJSON **out, char **cause
 		if (c != ',')
 			return at(r, &st->p, cause, c == -1 ? "truncated JSON (unexpected end of file)" :
 			    "invalid JSON (expected ',' or ']')");
-		take(st);
+		advance(st, 1);
 		if ((c = blanks(r, st, cause)) < -1)
 			return c;
 	}
@@ -397,14 +382,14 @@ json_open(struct trace_reader *r, char **cause)
 		err = at(r, &st->p, cause, "invalid JSON");
 		goto fail;
 	}
-	take(st);
+	advance(st, 1);
 	for (;;) {
 		if ((c = blanks(r, st, cause)) < -1) {
 			err = c;
 			goto fail;
 		}
 		if (c == '}' && first) {
-			take(st);
+			advance(st, 1);
 			break;
 		}
 		p = st->p;
@@ -420,7 +405,7 @@ json_open(struct trace_reader *r, char **cause)
 			    "truncated JSON (unexpected end of file)" : "invalid JSON (expected ':')");
 			goto fail;
 		}
-		take(st);
+		advance(st, 1);
 		if ((c = blanks(r, st, cause)) < -1) {
 			err = c;
 			goto fail;
@@ -429,7 +414,7 @@ json_open(struct trace_reader *r, char **cause)
 		if (strcmp(key->valuestring, "traceEvents") == 0 && c == '[' && !has_events &&
 		    cJSON_GetObjectItemCaseSensitive(hdr, "format") == NULL) {
 			/* a profiler trace: count its [memory] events per device */
-			take(st);
+			advance(st, 1);
 			st->events = st->p;
 			has_events = 1;
 			st->k = kineto_new(r->opts.device);
@@ -441,7 +426,7 @@ json_open(struct trace_reader *r, char **cause)
 			if (err < 0)
 				goto fail;
 		} else if (strcmp(key->valuestring, "events") == 0 && c == '[' && !has_events) {
-			take(st);
+			advance(st, 1);
 			st->events = st->p;
 			has_events = 1;
 			if ((err = value(r, st, 0, 1, cause)) < 0)
@@ -462,11 +447,11 @@ json_open(struct trace_reader *r, char **cause)
 		key = NULL;
 		first = 0;
 		if ((c = blanks(r, st, cause)) == ',') {
-			take(st);
+			advance(st, 1);
 			continue;
 		}
 		if (c == '}') {
-			take(st);
+			advance(st, 1);
 			break;
 		}
 		err = c < -1 ? c : at(r, &st->p, cause, c == -1 ?

@@ -190,13 +190,19 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
  * that would drive the user's terminal, a tab that breaks a table) is shown
  * with each replaced by '?'.  Returns s, or a copy in *buf.
  */
+static int
+is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
 static const char *
 printable(const char *s, char **buf, size_t *cap)
 {
 	size_t i, n;
 
 	for (i = 0; s[i] != '\0'; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+		if (is_control(s[i]))
 			break;
 	if (s[i] == '\0')
 		return s;
@@ -204,7 +210,7 @@ printable(const char *s, char **buf, size_t *cap)
 	if (n > *cap)
 		*buf = gms_realloc(*buf, *cap = n);
 	for (i = 0; i < n; i++)
-		(*buf)[i] = i + 1 < n && ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+		(*buf)[i] = i + 1 < n && is_control(s[i]) ? '?' : s[i];
 	return *buf;
 }
 
