@@ -303,7 +303,10 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
 	return 0;
 }
 
-/* A block live before the first entry: where, its requested bytes, its frames (or NULL). */
+/*
+ * A block live, or a segment reserved, before the first entry: where, its
+ * bytes (requested, for a block), its frames (or NULL).
+ */
 struct seed {
 	uint64_t addr, size;
 	const struct pk_val *frames;
@@ -313,7 +316,7 @@ struct scan {
 	uint64_t counts[NKINDS];
 	struct seed *seed;	/* blocks from before the trace */
 	size_t nseed, seedcap;
-	uint64_t *seedseg;	/* (addr, size) of segments from before the trace */
+	struct seed *seedseg;	/* segments from before the trace */
 	size_t nseedseg, seedsegcap;
 	uint64_t empty_caches;	/* torch.cuda.empty_cache() calls inferred */
 	/* The state at dump, from the snapshot's segments of this device. */
@@ -322,24 +325,14 @@ struct scan {
 };
 
 static void
-seed_add(struct scan *sc, uint64_t addr, uint64_t size, const struct pk_val *frames)
+seed_add(struct seed **arr, size_t *n, size_t *cap, uint64_t addr, uint64_t size,
+    const struct pk_val *frames)
 {
-	if (sc->nseed == sc->seedcap) {
-		sc->seedcap = sc->seedcap ? sc->seedcap * 2 : 64;
-		sc->seed = gms_realloc(sc->seed, sc->seedcap * sizeof(*sc->seed));
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*arr = gms_realloc(*arr, *cap * sizeof(**arr));
 	}
-	sc->seed[sc->nseed++] = (struct seed){ addr, size, frames };
-}
-
-static void
-seedseg_add(struct scan *sc, uint64_t addr, uint64_t size)
-{
-	if (sc->nseedseg == sc->seedsegcap) {
-		sc->seedsegcap = sc->seedsegcap ? sc->seedsegcap * 2 : 64;
-		sc->seedseg = gms_realloc(sc->seedseg, 2 * sc->seedsegcap * sizeof(*sc->seedseg));
-	}
-	sc->seedseg[2 * sc->nseedseg] = addr;
-	sc->seedseg[2 * sc->nseedseg++ + 1] = size;
+	(*arr)[(*n)++] = (struct seed){ addr, size, frames };
 }
 
 /*
@@ -375,7 +368,7 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 		} else if (en.kind == 0) {
 			map_add(&live, en.addr, 0, en.size);
 		} else if (en.kind == 1 && a == NULL) {
-			seed_add(sc, en.addr, en.size, en.frames);
+			seed_add(&sc->seed, &sc->nseed, &sc->seedcap, en.addr, en.size, en.frames);
 		} else if (en.kind == 1) {
 			HASH_DEL(live, a);
 			free(a);
@@ -383,7 +376,7 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			map_add(&segs, en.addr, 0, en.size);
 		} else if (en.kind == 3 && map_find(segs, en.addr) == NULL) {
 			/* released, never reserved in the trace: it was there before */
-			seedseg_add(sc, en.addr, en.size);
+			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, en.addr, en.size, NULL);
 			map_add(&segs, en.addr, 0, en.size);
 		}
 	}
@@ -438,7 +431,8 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			}
 			sc->dump_requested += (uint64_t)rq;
 			if (map_find(live, (uint64_t)ba) == NULL)
-				seed_add(sc, (uint64_t)ba, (uint64_t)rq, frames);
+				seed_add(&sc->seed, &sc->nseed, &sc->seedcap, (uint64_t)ba, (uint64_t)rq,
+				    frames);
 		}
 	}
 	if (err == 0) {
@@ -462,7 +456,8 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			}
 			if (map_find(segs, (uint64_t)addr->u.i) != NULL)
 				continue;
-			seedseg_add(sc, (uint64_t)addr->u.i, (uint64_t)size->u.i);
+			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, (uint64_t)addr->u.i,
+			    (uint64_t)size->u.i, NULL);
 		}
 	}
 	clear_map(&live);
@@ -510,15 +505,15 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 	int in_release = 0;
 	size_t i;
 
+	/* addresses first in struct seed: cmp_pair orders them */
 	if (sc->nseedseg > 0)
-		qsort(sc->seedseg, sc->nseedseg, 2 * sizeof(uint64_t), cmp_pair);
+		qsort(sc->seedseg, sc->nseedseg, sizeof(*sc->seedseg), cmp_pair);
 	for (i = 0; i < sc->nseedseg; i++) {
 		pe = add(st, TRACE_SEGMENT_ALLOC);
-		pe->ev.addr = sc->seedseg[2 * i];
-		pe->ev.size = sc->seedseg[2 * i + 1];
+		pe->ev.addr = sc->seedseg[i].addr;
+		pe->ev.size = sc->seedseg[i].size;
 		pe->ev.flags = TRACE_HAS_ADDR;
 	}
-	/* addresses first in struct seed: cmp_pair orders them */
 	if (sc->nseed > 0)
 		qsort(sc->seed, sc->nseed, sizeof(*sc->seed), cmp_pair);
 	for (i = 0; i < sc->nseed; i++) {
