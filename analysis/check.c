@@ -102,9 +102,10 @@ check_baseline(struct check_list *l, const cJSON *base, const char *trace, const
 		case 3: cur = (double)res->device_allocs; break;
 		default: cur = (double)res->alloc_retries; break;
 		}
-		lim = was * (1.0 + tolerance / 100.0);
+		lim = was * (1.0 + tolerance);
 		snprintf(name, sizeof(name), "baseline %s", keys[i]);
-		snprintf(detail, sizeof(detail), "the baseline's %.17g plus %g%%", was, tolerance);
+		snprintf(detail, sizeof(detail), "the baseline's %.17g plus %g%%", was,
+		    100.0 * tolerance);
 		check_le(l, name, i == 2 ? CHECK_RATIO : i == 3 || i == 4 ? CHECK_COUNT : CHECK_BYTES,
 		    cur, lim, detail);
 		n++;
@@ -172,16 +173,18 @@ char *
 check_text(const struct check_list *l, const char *title)
 {
 	char *out = NULL, what[160];
-	size_t len = 0, i, failed = check_failed(l);
+	size_t len = 0, i, failed = check_failed(l), width = 26;
 	FILE *f = open_memstream(&out, &len);
 
 	if (f == NULL)
 		return gms_strdup("(out of memory)\n");
+	for (i = 0; i < l->n; i++)
+		width = GMS_MAX(width, strlen(l->items[i].name));
 	fprintf(f, "%s\n", title);
 	for (i = 0; i < l->n; i++) {
 		describe(&l->items[i], what, sizeof(what));
-		fprintf(f, "  %s  %-26s %s%s%s\n", l->items[i].pass ? "PASS" : "FAIL", l->items[i].name,
-		    what, l->items[i].detail[0] ? ": " : "", l->items[i].detail);
+		fprintf(f, "  %s  %-*s %s%s%s\n", l->items[i].pass ? "PASS" : "FAIL", (int)width,
+		    l->items[i].name, what, l->items[i].detail[0] ? ": " : "", l->items[i].detail);
 	}
 	if (failed)
 		fprintf(f, "%zu of %zu check%s failed\n", failed, l->n, l->n == 1 ? "" : "s");

@@ -15,7 +15,8 @@
 enum check_unit { CHECK_BYTES, CHECK_RATIO, CHECK_COUNT, CHECK_FITS };
 
 struct check_item {
-	char name[64];		/* "peak_reserved", "baseline peak_reserved", ... */
+	char name[192];		/* "peak_reserved", "baseline peak_reserved", or
+				   "LABEL peak_reserved" for one of several */
 	enum check_unit unit;
 	double value, limit;	/* CHECK_FITS: value is the OOM event + 1 (0: fits) */
 	int pass;
@@ -36,7 +37,7 @@ void check_fits(struct check_list *l, const char *name, uint64_t capacity,
 /*
  * Compare with a baseline (a saved `run --format=json` object of the same
  * trace and policy): none of its five metrics may be exceeded by more than
- * tolerance percent, and a baseline that fitted must still fit.  Returns 0,
+ * tolerance (a ratio: 0.02 is 2%), and a baseline that fitted must still fit.  Returns 0,
  * or GMS_ETRACE with *cause when the baseline is not such an object (another
  * trace or policy, a metric missing or one no run could give).
  */

@@ -1,6 +1,6 @@
 /*
  * report-run.c - the report of one run: JSON with exactly the keys of
- * DESIGN.md's CLI contract, and a text summary a person reads in five
+ * the keys scripts depend on (gpumemsim-run(1), OUTPUT), and a text summary a person reads in five
  * seconds (peaks, fragmentation, overhead over the live peak, device calls,
  * the out-of-memory story, and whether the recording is reproduced).
  */

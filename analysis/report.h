@@ -1,12 +1,13 @@
 /*
  * report.h - turning a run's statistics into what people and scripts read:
- * the JSON object of DESIGN.md's CLI contract and the text summary.  Reports
+ * the JSON object scripts depend on (gpumemsim-run(1), OUTPUT) and the text summary.  Reports
  * build strings and cJSON trees; the CLI prints them.
  */
 #ifndef ANALYSIS_REPORT_H
 #define ANALYSIS_REPORT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cJSON.h>
 
@@ -80,19 +81,41 @@ struct report_row {
 	const char *cause;
 };
 
+/* How a comparison picks its winner. */
+struct report_compare {
+	uint64_t capacity;		/* 0: unlimited */
+	int by_memory;			/* memory alone */
+	double time_bound;		/* else: driver time at most (1 + this) times the
+					   fastest's (or 1 ms more) */
+};
+
 /*
  * The winner of a comparison: among the rows that ran, are not `ideal` (the
- * bound) and fit, the one that reserves least, ties broken by fewer device
- * calls (then by order).  Returns its index or -1, and *why (caller frees):
- * a sentence saying why, or why there is none.
+ * bound), have a size (not preallocate without a capacity), fit and, unless
+ * by memory, spend no more than the bound over the fastest driver time, the
+ * one that reserves least, ties broken by fewer device calls (then by order).
+ * Returns its index or -1, and *why (caller frees): a sentence saying why,
+ * or why there is none.
  */
-int report_winner(const struct report_row *rows, size_t n, uint64_t capacity, char **why);
+int report_winner(const struct report_row *rows, size_t n, const struct report_compare *how,
+    char **why);
 
-/* `compare --format=json`: {trace, capacity, peak_live, results: [...], winner, why}. */
+/*
+ * `compare --format=json`: {trace, capacity, peak_live, results: [...], by,
+ * time_bound, winner, why}.
+ */
 cJSON *report_compare_json(const struct report_row *rows, size_t n, const char *trace,
-    uint64_t capacity);
+    const struct report_compare *how);
 
 /* The `compare` table (caller frees). */
 char *report_compare_text(const struct report_row *rows, size_t n, const char *trace,
-    uint64_t capacity);
+    const struct report_compare *how);
+
+/* `replay`'s report: text to f, or JSON for one replay's result. */
+struct replay_gpu;
+struct replay_result;
+void report_replay_text(FILE *f, const char *trace, const struct replay_gpu *g,
+    const char *policy, uint64_t capacity, int touch, const struct replay_result *r,
+    const struct replay_result *base);
+cJSON *report_replay_json(const struct replay_result *r);
 #endif /* ANALYSIS_REPORT_H */

@@ -331,6 +331,22 @@ fits(const struct tune_candidate *c)
 	return c->err == 0 && !c->res.oomed;
 }
 
+int
+tune_fits(const struct tune_report *rep)
+{
+	return rep->ncands > 0 && fits(&rep->cands[0]);
+}
+
+/* A setting that changes nothing over a simpler one says nothing new. */
+static int
+said_before(const struct tune_candidate *c, const struct tune_candidate *p)
+{
+	return c->err == 0 && p->err == 0 && c->res.peak_reserved == p->res.peak_reserved &&
+	    c->res.device_allocs == p->res.device_allocs &&
+	    c->res.device_frees == p->res.device_frees && c->res.oomed == p->res.oomed &&
+	    c->conf[0] != '\0';
+}
+
 static double
 pct(uint64_t part, uint64_t whole)
 {
@@ -408,7 +424,7 @@ tune_text(const struct tune_report *rep)
 	const struct tune_candidate *best = rep->ncands ? &rep->cands[0] : NULL;
 	const struct tune_candidate *def = rep->ncands ? &rep->cands[rep->default_index] : NULL;
 	char *out = NULL, result[64];
-	size_t len = 0, i, shown;
+	size_t len = 0, i, shown, width;
 	FILE *f = open_memstream(&out, &len);
 
 	if (f == NULL)
@@ -436,15 +452,18 @@ tune_text(const struct tune_report *rep)
 		fprintf(f, "  no PyTorch setting fits in %s (the live peak is %s)\n",
 		    SZ(rep->capacity), SZ(rep->peak_live));
 	}
-	fprintf(f, "\n  runner-ups                                                    peak reserved  result\n");
+	/* the rows shown, first, so the columns fit the longest setting */
+	for (i = 1, shown = 0, width = 60; i < rep->ncands && shown < 5; i++) {
+		if (said_before(&rep->cands[i], &rep->cands[i - 1]))
+			continue;
+		shown++;
+		width = GMS_MAX(width, strlen(rep->cands[i].conf));
+	}
+	fprintf(f, "\n  %-*s  peak reserved  result\n", (int)width, "runner-ups");
 	for (i = 1, shown = 0; i < rep->ncands && shown < 5; i++) {
-		const struct tune_candidate *c = &rep->cands[i], *p = &rep->cands[i - 1];
+		const struct tune_candidate *c = &rep->cands[i];
 
-		/* a setting that changes nothing over a simpler one says nothing new */
-		if (c->err == 0 && p->err == 0 && c->res.peak_reserved == p->res.peak_reserved &&
-		    c->res.device_allocs == p->res.device_allocs &&
-		    c->res.device_frees == p->res.device_frees && c->res.oomed == p->res.oomed &&
-		    c->conf[0] != '\0')
+		if (said_before(c, &rep->cands[i - 1]))
 			continue;
 		shown++;
 
@@ -454,7 +473,7 @@ tune_text(const struct tune_report *rep)
 			snprintf(result, sizeof(result), "OOM at event %llu", (unsigned long long)c->res.oom.event);
 		else
 			snprintf(result, sizeof(result), "fits");
-		fprintf(f, "  %-60s  %13s  %s\n", c->conf[0] ? c->conf : "(default)",
+		fprintf(f, "  %-*s  %13s  %s\n", (int)width, c->conf[0] ? c->conf : "(default)",
 		    c->err ? "-" : SZ(c->res.peak_reserved), result);
 	}
 	fprintf(f, "\n  TensorFlow / JAX (BFC allocator)\n");

@@ -49,6 +49,8 @@ struct tune_report {
 int tune_run(const struct trace_mem *m, uint64_t capacity, int threads,
     struct tune_report *rep, char **cause);
 void tune_free(struct tune_report *rep);
+/* Does the best PyTorch setting fit? */
+int tune_fits(const struct tune_report *rep);
 
 cJSON *tune_json(const struct tune_report *rep);
 char *tune_text(const struct tune_report *rep);

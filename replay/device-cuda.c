@@ -317,8 +317,8 @@ replay_cuda_open(int index, struct replay_gpu *g, char **cause)
 
 	memset(g, 0, sizeof(*g));
 	if ((e = cudaGetDeviceCount(&count)) != cudaSuccess || count == 0)
-		return gms_fail(cause, GMS_EIO, "no CUDA GPU here: %s",
-		    e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+		return gms_fail(cause, GMS_EIO, "no NVIDIA GPU or driver found (CUDA says: %s)",
+		    e != cudaSuccess ? cudaGetErrorString(e) : "no devices");
 	if (index < 0 || index >= count)
 		return gms_fail(cause, GMS_EIO, "no GPU %d here (there %s %d: 0 to %d)", index,
 		    count == 1 ? "is" : "are", count, count - 1);

@@ -4,7 +4,7 @@ wrote: `python3 replay/results.py DIR > tables.md`.
 
 Table 1: each policy replayed over the real GPU beside the simulation's
 prediction, and whether the re-simulation with the GPU's own addresses
-agrees.  Table 2: PyTorch's own allocator (analysis/torch_replay.py) beside
+agrees.  Table 2: PyTorch's own allocator (replay/torch_replay.py) beside
 the caching policy replayed on the same GPU.  Table 3 (replay/settings-
 gpu.sh): the settings runs the placement model missed, PyTorch's recorded
 result (t/data/pytorch.json) beside PyTorch and the replay in this session.

@@ -3,7 +3,7 @@
 # NVIDIA GPU: every bundled sample replayed with every policy (every block
 # written, --touch), uncapped and under the first limit at which PyTorch ran
 # out of memory on the H200 (t/data/pytorch.json); then PyTorch's own
-# allocator on the same traces (analysis/torch_replay.py), uncapped, under
+# allocator on the same traces (replay/torch_replay.py), uncapped, under
 # that limit and with expandable segments.  Results go to DIR as JSON;
 # replay/results.py turns them into the tables.
 #
@@ -39,7 +39,7 @@ for tl in "$@"; do
 	"$BIN" replay "traces/$t" --alloc-conf=expandable_segments:True --touch --format=json \
 	    >"$OUT/replay.$name.expandable.json" 2>"$OUT/replay.$name.expandable.err"
 done
-"$BIN" replay traces/resnet50-train-b32.json --baseline >"$OUT/baseline.txt" 2>&1
+"$BIN" replay traces/resnet50-train-b32.json --no-cache-baseline >"$OUT/baseline.txt" 2>&1
 
 # PyTorch's allocator, one process at a time (each measures its context).
 for tl in "$@"; do
@@ -49,5 +49,5 @@ for tl in "$@"; do
 	echo "traces/$t 0 expandable_segments:True $OUT/torch.$name.expandable.json"
 done | xargs -L 1 sh -c '
 	conf=$3; [ "$conf" = - ] && conf=
-	'"$PY"' analysis/torch_replay.py "$1" --capacity "$2" --alloc-conf "$conf" >"$4" 2>"$4.err"' sh
+	'"$PY"' replay/torch_replay.py "$1" --capacity "$2" --alloc-conf "$conf" >"$4" 2>"$4.err"' sh
 echo "done: $(ls "$OUT" | wc -l) files"

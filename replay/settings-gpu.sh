@@ -19,7 +19,7 @@ while read -r trace conf limit; do
 	[ "$limit" != 0 ] && cap=--capacity=$limit
 	"$BIN" replay "$f" --alloc-conf="$conf" $cap --format=json \
 	    >"$OUT/settings.$i.replay.json" 2>"$OUT/settings.$i.replay.err"
-	"$PY" analysis/torch_replay.py "$f" --capacity "$limit" --alloc-conf "$conf" \
+	"$PY" replay/torch_replay.py "$f" --capacity "$limit" --alloc-conf "$conf" \
 	    >"$OUT/settings.$i.torch.json" 2>"$OUT/settings.$i.torch.err"
 	i=$((i + 1))
 done <replay/settings-mismatches.txt

@@ -2,7 +2,7 @@
  * device-sim.c - the simulated device: a capacity and the placement model of
  * placement.h.  It never refuses below the capacity: a simulated GPU has
  * exactly --capacity bytes for the allocator (the CUDA context and other
- * libraries are the user's to subtract; DESIGN.md).
+ * libraries are the user's to subtract; replay/RESULTS.md).
  */
 #include "config.h"
 

@@ -8,11 +8,31 @@
 #include <stdlib.h>
 
 #include "sim/device.h"
+#include "sim/drivercost.h"
 #include "sim/gms.h"
+
+/*
+ * After a reservation: the peaks, and the driver time spent until a peak
+ * last grew.  What the calls after that cost is what every further
+ * iteration of a job pays (compare's steady-state driver time).
+ */
+static void
+note_growth(struct device *d)
+{
+	if (d->c.reserved > d->c.peak_reserved) {
+		d->c.peak_reserved = d->c.reserved;
+		d->c.driver_ns_grown = d->c.driver_ns;
+	}
+	if (d->c.physical > d->c.peak_physical) {
+		d->c.peak_physical = d->c.physical;
+		d->c.driver_ns_grown_physical = d->c.driver_ns;
+	}
+}
 
 int
 device_reserve(struct device *d, uint64_t size, uint64_t *addr)
 {
+	uint64_t before = d->c.physical;
 	int err;
 
 	if (d->capacity != 0 && d->limit == DEVICE_LIMIT_RESERVED &&
@@ -31,12 +51,13 @@ device_reserve(struct device *d, uint64_t size, uint64_t *addr)
 		return GMS_EOOM;
 	}
 	d->c.reserved += size;
-	d->c.peak_reserved = GMS_MAX(d->c.peak_reserved, d->c.reserved);
 	d->c.segments++;
 	d->c.peak_segments = GMS_MAX(d->c.peak_segments, d->c.segments);
 	d->c.allocs++;
 	d->c.physical = d->ops->physical(d);
-	d->c.peak_physical = GMS_MAX(d->c.peak_physical, d->c.physical);
+	d->c.driver_ns += drivercost_malloc_ns(size, d->c.physical - GMS_MIN(before,
+	    d->c.physical));
+	note_growth(d);
 	if (d->hook != NULL)
 		d->hook(d->hook_arg, 1, *addr, size);
 	return 0;
@@ -45,12 +66,15 @@ device_reserve(struct device *d, uint64_t size, uint64_t *addr)
 void
 device_release(struct device *d, uint64_t addr, uint64_t size)
 {
+	uint64_t before = d->c.physical;
+
 	GMS_ASSERT(d->c.reserved >= size && d->c.segments > 0);
 	d->ops->release(d, addr, size);
 	d->c.reserved -= size;
 	d->c.segments--;
 	d->c.frees++;
 	d->c.physical = d->ops->physical(d);
+	d->c.driver_ns += drivercost_free_ns(size, before - GMS_MIN(before, d->c.physical));
 	if (d->hook != NULL)
 		d->hook(d->hook_arg, 0, addr, size);
 }
@@ -84,10 +108,10 @@ device_map(struct device *d, uint64_t addr, uint64_t size)
 		return err;
 	}
 	d->c.reserved += size;
-	d->c.peak_reserved = GMS_MAX(d->c.peak_reserved, d->c.reserved);
 	d->c.allocs++;
+	d->c.driver_ns += drivercost_map_ns(size);
 	d->c.physical = d->ops->physical(d);
-	d->c.peak_physical = GMS_MAX(d->c.peak_physical, d->c.physical);
+	note_growth(d);
 	if (d->hook != NULL)
 		d->hook(d->hook_arg, 1, addr, size);
 	return 0;
@@ -100,6 +124,7 @@ device_unmap(struct device *d, uint64_t addr, uint64_t size)
 	d->ops->unmap(d, addr, size);
 	d->c.reserved -= size;
 	d->c.frees++;
+	d->c.driver_ns += drivercost_unmap_ns(size);
 	d->c.physical = d->ops->physical(d);
 	if (d->hook != NULL)
 		d->hook(d->hook_arg, 0, addr, size);

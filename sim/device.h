@@ -51,6 +51,11 @@ struct device_counters {
 	uint64_t physical;	/* bytes the driver backs: reserved rounded to its
 				   pages, small reservations packed */
 	uint64_t peak_physical;
+	uint64_t driver_ns;	/* the calls' estimated time in the driver
+				   (sim/drivercost.h) */
+	uint64_t driver_ns_grown;	/* ... up to the last call that raised
+					   peak_reserved */
+	uint64_t driver_ns_grown_physical;	/* ... peak_physical */
 };
 
 /* Told of every segment reserved or released (for comparisons and timelines). */
@@ -91,7 +96,7 @@ void device_destroy(struct device *d);
 
 /*
  * The simulated device.  Placement model (measured against the driver's real
- * addresses, DESIGN.md): segments of at most 2 MiB ascend from one region, larger
+ * addresses, doc/ACCURACY.md): segments of at most 2 MiB ascend from one region, larger
  * ones descend from another; a released range is reused, small: the lowest
  * free range that fits, large: the highest, taking its top end.
  */

@@ -3,7 +3,7 @@
  *
  * Library code (sim/, traces/, analysis/) returns 0 or a negative GMS_E* code
  * and, where a person needs to know more, fills a heap-allocated "cause"
- * string that the caller frees.  Only sim/main.c and sim/cmd-*.c print or exit.
+ * string that the caller frees.  Only the command line (sim/cli/) prints or exits.
  * Sizes and addresses are bytes as uint64_t throughout.
  */
 #ifndef GMS_H
@@ -13,17 +13,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* name, exit code of the CLI, message */
+/* The command line's exit status: the one list (README, gpumemsim(1)). */
+enum gms_exit {
+	EXIT_DONE = 0,		/* done */
+	EXIT_CHECK = 1,		/* a requested check failed (check, --fail-on-oom) */
+	EXIT_USAGE = 2,		/* usage, or a feature not built */
+	EXIT_INPUT = 3,		/* bad trace or bad options */
+	EXIT_SYSTEM = 4,	/* I/O or system error */
+	EXIT_BUG = 5,		/* a policy broke its own invariant: a bug */
+};
+
+/* name, exit status of the CLI, message */
 #define GMS_ERRNO_MAP(XX)						\
-	XX(OK,      0, "success")						\
-	XX(USAGE,   2, "invalid usage")					\
-	XX(NOTBUILT, 2, "feature not built")				\
-	XX(TRACE,   3, "bad trace")						\
-	XX(CONFIG,  3, "bad options")					\
-	XX(IO,      4, "input/output error")				\
-	XX(NOMEM,   4, "out of host memory")				\
-	XX(OOM,     1, "simulated device out of memory")		\
-	XX(BUG,     5, "internal error: a policy broke its own invariant")
+	XX(OK,      EXIT_DONE, "success")					\
+	XX(USAGE,   EXIT_USAGE, "invalid usage")				\
+	XX(NOTBUILT, EXIT_USAGE, "feature not built")			\
+	XX(TRACE,   EXIT_INPUT, "bad trace")					\
+	XX(CONFIG,  EXIT_INPUT, "bad options")				\
+	XX(IO,      EXIT_SYSTEM, "input/output error")			\
+	XX(NOMEM,   EXIT_SYSTEM, "out of host memory")			\
+	XX(OOM,     EXIT_CHECK, "simulated device out of memory")		\
+	XX(BUG,     EXIT_BUG, "internal error: a policy broke its own invariant")
 
 enum gms_err {
 #define XX(name, code, msg) GMS_E##name##_IDX,

@@ -8,7 +8,7 @@
  * stops after HOLE_SCAN holes so that they stay fast.
  *
  * It also models what the driver backs with physical memory, measured on an
- * H200 (analysis/nocache_probe.py, t/data/nocache-h200.json): a request above
+ * H200 (replay/nocache_probe.py, t/data/nocache-h200.json): a request above
  * 1 MiB takes whole 2 MiB pages of its own; requests of up to 1 MiB are packed
  * into shared 2 MiB pages, first fit in 256-byte granules, and a page is given
  * back when it empties (200 allocations of 4 KiB use one page; of 64 KiB,

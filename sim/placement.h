@@ -3,7 +3,7 @@
  * virtual address space.  Policies break ties between equal-size free blocks
  * by address, so the order of segment addresses changes which block is reused.
  *
- * Measured against real H200 runs (DESIGN.md): segments of at most 2 MiB ascend
+ * Measured against real H200 runs (doc/ACCURACY.md): segments of at most 2 MiB ascend
  * from one region and larger segments descend from another; a released range is
  * reused, for small segments the lowest free range that fits (at its bottom),
  * for large ones the highest (at its top).

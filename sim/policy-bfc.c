@@ -1,6 +1,6 @@
 /*
  * policy-bfc.c - the BFC allocator of TensorFlow and JAX (tsl::BFCAllocator),
- * following docs/bfc-allocator.md, in its two modes:
+ * following XLA's xla/tsl/framework/bfc_allocator.cc, in its two modes:
  *
  *  - grow-only: regions that start at 2 MiB and double (a larger request
  *    doubles until it fits and skips the doubling after), never merged with

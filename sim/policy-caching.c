@@ -1,7 +1,7 @@
 /*
  * policy-caching.c - PyTorch's native CUDA caching allocator
  * (DeviceCachingAllocator, PyTorch 2.9-2.11), byte-exact, following
- * docs/pytorch-caching-allocator.md:
+ * PyTorch's c10/cuda/CUDACachingAllocator.cpp:
  *
  *  - requests are rounded (sizeclass.h) and served from a small pool
  *    (<= 1 MiB, 2 MiB segments) or a large pool (20 MiB segments below 10 MiB,

@@ -193,25 +193,33 @@ policy_parse_spec(const char *spec, const struct policy_ops **ops,
     struct policy_kv **opts, size_t *nopts, char **store, char **cause)
 {
 	char *copy = gms_strdup(spec), *p, *next, *eq;
+	const char *seps = strpbrk(spec, " \t") != NULL ? " \t" : ":";
 	struct policy_kv *kv = NULL;
 	size_t n = 0;
 
 	*opts = NULL;
 	*nopts = 0;
 	*store = NULL;
-	if ((p = strchr(copy, ':')) != NULL)
-		*p++ = '\0';
-	if ((*ops = policy_find(copy, cause)) == NULL) {
+	/*
+	 * "caching alloc_conf=expandable_segments:True": words, so a value may
+	 * hold colons; without a blank, the older "grow-only:flavor=jax".
+	 */
+	p = copy + strspn(copy, seps);
+	next = p + strcspn(p, seps);
+	if (*next != '\0')
+		*next++ = '\0';
+	if ((*ops = policy_find(p, cause)) == NULL) {
 		free(copy);
 		return GMS_ECONFIG;
 	}
-	for (; p != NULL; p = next) {
-		if ((next = strchr(p, ':')) != NULL)
+	for (p = next; *(p += strspn(p, seps)) != '\0'; p = next) {
+		next = p + strcspn(p, seps);
+		if (*next != '\0')
 			*next++ = '\0';
 		eq = strchr(p, '=');
 		if (eq == NULL || eq == p || eq[1] == '\0') {
-			gms_fail(cause, GMS_ECONFIG, "policy '%s': expected KEY=VALUE after ':', not '%s'",
-			    spec, p);
+			gms_fail(cause, GMS_ECONFIG, "policy '%s': expected KEY=VALUE after %s, not '%s'",
+			    spec, seps[0] == ':' ? "':'" : "the name", p);
 			free(kv);
 			free(copy);
 			return GMS_ECONFIG;

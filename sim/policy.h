@@ -116,8 +116,9 @@ extern const struct policy_ops *const policy_table[];
 const struct policy_ops *policy_find(const char *name, char **cause);
 
 /*
- * A policy with options, as written on a command line: "grow-only" or
- * "grow-only:flavor=jax:gc=on".  Fills *ops and a fresh array *opts of *nopts
+ * A policy with options, as written on a command line: "grow-only", words
+ * "caching alloc_conf=expandable_segments:True gc=..." (a value may hold
+ * colons), or without blanks "grow-only:flavor=jax:gc=on".  Fills *ops and a fresh array *opts of *nopts
  * pairs pointing into *store (the caller frees *opts and *store).  Returns 0,
  * or GMS_ECONFIG with *cause.
  */

@@ -32,7 +32,8 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 		hdr = trace_header(out->reader);
 	}
 	out->hdr = hdr;
-	if (spec->unknown_frees_warn || hdr->starts_mid_run)
+	if (spec->unknown_frees_warn || hdr->starts_mid_run ||
+	    (spec->mem != NULL && trace_mem_unknown_frees_warn(spec->mem)))
 		flags |= SIM_UNKNOWN_FREES_WARN;
 	if (spec->check_every)
 		flags |= SIM_CHECK_EVERY;

@@ -328,6 +328,9 @@ sim_result(struct sim *s, struct sim_result *res)
 	res->peak_segments = s->dev->c.peak_segments;
 	res->device_allocs = s->dev->c.allocs;
 	res->device_frees = s->dev->c.frees;
+	res->driver_ns = s->dev->c.driver_ns;
+	res->steady_driver_ns = s->dev->c.driver_ns - (s->ops->limit == POLICY_LIMIT_PHYSICAL ?
+	    s->dev->c.driver_ns_grown_physical : s->dev->c.driver_ns_grown);
 	res->alloc_retries = st.alloc_retries;
 	res->end_live = HASH_COUNT(s->live);
 	res->limit = s->dev->capacity;

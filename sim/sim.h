@@ -45,6 +45,9 @@ struct sim_result {
 	uint64_t peak_segments;
 	uint64_t device_allocs, device_frees;
 	uint64_t alloc_retries;
+	uint64_t driver_ns;		/* the device calls' estimated driver time */
+	uint64_t steady_driver_ns;	/* ... of the calls after the reservation last
+					   grew: what each further iteration pays */
 	uint64_t unknown_frees;		/* frees of ids never seen (mid-run traces) */
 	uint64_t first_unknown_free;	/* event index of the first */
 	uint64_t end_live;		/* ids still live at the end of the trace */

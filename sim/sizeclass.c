@@ -1,7 +1,7 @@
 /*
  * sizeclass.c - the caching allocator's rounding and segment sizes
  * (sizeclass.h has the worked table).  Follows
- * docs/pytorch-caching-allocator.md section 2.
+ * PyTorch's c10/cuda/CUDACachingAllocator.cpp (round_size, get_allocation_size).
  */
 #include "config.h"
 

@@ -41,12 +41,12 @@ gms run "$RESNET" --format=json
 cp "$TMP/out" "$TMP/base.json"
 gms check "$RESNET" --baseline="$TMP/base.json"
 is "$rc" 0 "the same run against its own baseline passes"
-gms check "$RESNET" --alloc-conf=max_split_size_mb:64 --baseline="$TMP/base.json" --tolerance=10
+gms check "$RESNET" --alloc-conf=max_split_size_mb:64 --baseline="$TMP/base.json" --tolerance=10%
 is "$rc" 1 "max_split_size_mb:64 (4146069504 B, 11.9% more) fails a 10% tolerance"
 grep -q '^  FAIL  baseline peak_reserved  *3.86 GiB (4146069504 B)' "$TMP/out"; ok $? "on peak reserved"
 grep -q '^  FAIL  baseline device_allocs  *129 <= 129' "$TMP/out"; test $? -ne 0
 ok $? "129 segments is within 10% of 118 (129.8)"
-gms check "$RESNET" --alloc-conf=max_split_size_mb:64 --baseline="$TMP/base.json" --tolerance=12 \
+gms check "$RESNET" --alloc-conf=max_split_size_mb:64 --baseline="$TMP/base.json" --tolerance=0.12 \
     --format=json
 is "$(sed -n '/"baseline peak_reserved"/,/}/s/^[[:space:]]*"pass":[[:space:]]*\(.*\),$/\1/p' "$TMP/out")" true \
     "and passes 12%"
@@ -107,6 +107,17 @@ while [ "$i" -lt 20 ]; do
 	i=$((i + 1))
 done
 is "$i" 20 "20 baselines of random bytes are refused"
-check_fail 3 "gpumemsim: error: --max-fragmentation takes a number of 0 or more, not 'lots'" \
+check_fail 3 "gpumemsim: error: --max-fragmentation takes a ratio: 0.2 or 20%, not 'lots'" \
     check "$RESNET" --max-fragmentation=lots
+
+# Two settings at once, each checked (PyTorch reserved 3703570432 by default
+# and 3177185280 with expandable segments; 3.3 GiB is 3543348019 bytes).
+gms check "$RESNET" --policy=caching --policy 'caching alloc_conf=expandable_segments:True' \
+    --max-peak-reserved=3.3GiB
+is "$rc" 1 "two policies: one fails, so the check fails"
+grep -q "^  FAIL  caching  *peak_reserved  *3.45 GiB (3703570432 B) <= 3.30 GiB" "$TMP/out"; ok $? "the default fails, named by its label"
+grep -q "^  PASS  caching alloc_conf=expandable_segments:True peak_reserved 2.96 GiB (3177185280 B) <= 3.30 GiB" "$TMP/out"; ok $? "expandable segments pass, named by theirs"
+grep -q "^check resnet50-train-b32: policies caching, caching alloc_conf=expandable_segments:True, capacity unlimited\$" "$TMP/out"; ok $? "the title names both"
+check_fail 2 "gpumemsim: error: --baseline is one policy's saved run: give one --policy" \
+    check "$RESNET" --policy=caching --policy=grow-only --baseline="$TMP/base.json"
 done_testing

@@ -41,11 +41,14 @@ awk -F'\t' '
 	/^\t\t\t"device_allocs":/ { gsub(/,/, "", $5); if (p != "preallocate") print p, r, $5 }
 ' "$TMP/out" >"$TMP/got"
 is "$(cat "$TMP/got")" "$(cat "$TMP/expect")" "compare: each policy's peak reserved and device allocations equal the real allocators'"
-is "$(json_top winner)" '"no-cache"' "the winner fits and reserves least (3330277376 < 3703570432)"
+is "$(json_top winner)" '"caching"' "balanced: no-cache reserves less (3330277376 < 3703570432) but its driver time rules it out"
+is "$(json_top by)" '"balanced"' "JSON says how the winner was picked"
+gms compare "$RESNET" --format=json --by=memory
+is "$(json_top winner)" '"no-cache"' "--by=memory: the winner fits and reserves least (3330277376 < 3703570432)"
 is "$(json_top peak_live)" 3127304348 "compare reports the live peak"
 
-gms compare "$RESNET" --policies=caching,grow-only:flavor=jax,no-cache
-grep -q "^  caching  *3.45 GiB  *18.4%  *14.9%  *118 / 0  *fits\$" "$TMP/out"; ok $? "text: the caching row"
+gms compare "$RESNET" --policies=caching,grow-only:flavor=jax,no-cache --by=memory
+grep -q "^  caching  *3.45 GiB  *18.4%  *14.9%  *118 / 0  *[0-9.]* ms  *[0-9.]* ms  *fits\$" "$TMP/out"; ok $? "text: the caching row"
 grep -q "^  grow-only:flavor=jax  *4.00 GiB  *37.3%" "$TMP/out"; ok $? "text: a policy with options is labelled with them"
 grep -q "^winner: no-cache fits and reserves least: 3.10 GiB" "$TMP/out"; ok $? "text: the winner and why"
 grep -q "with 7669 device calls against 118\$" "$TMP/out"; ok $? "text: why mentions what the winner costs in device calls"
@@ -69,6 +72,9 @@ cmp -s "$TMP/one" "$TMP/out"; ok $? "--jobs=1 and --jobs=8 give the same output"
 # --option: to every policy with the key, or POLICY.KEY to one.
 gms compare "$TRACES/synth-kvcache-10.json" --capacity=1417691136 --policies=grow-only,preallocate --option flavor=jax --format=json
 is "$(grep -c '"flavor":.*"jax"' "$TMP/out")" 2 "--option KEY=VALUE reaches every policy that has KEY"
+gms compare "$RESNET" --policies=caching,grow-only --option flavor=jax --format=json
+is "$(grep -c '"error":' "$TMP/out") $(grep -c '"flavor":.*"jax"' "$TMP/out")" "0 1" \
+    "--option KEY=VALUE skips a policy without KEY (caching has no flavor) and reaches grow-only"
 gms compare "$RESNET" --policies=caching,grow-only --option grow-only.gc=off --format=json
 is "$(grep -c '"gc":.*"off"' "$TMP/out")" 1 "--option POLICY.KEY=VALUE reaches that policy only"
 

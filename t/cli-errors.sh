@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli-errors.sh - every way to hold gpumemsim wrong gets the exit code of
-# DESIGN.md and a message saying what is wrong and where: usage (2), bad
+# gpumemsim(1) and a message saying what is wrong and where: usage (2), bad
 # traces and bad options (3), I/O (4).  Messages are compared verbatim.
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli-replay.sh - `gpumemsim replay` (sim/cmd-replay.c, replay/): built or
-# not, it says so and exits as DESIGN.md says; on a machine with a GPU the
+# not, it says so and exits as gpumemsim(1) says; on a machine with a GPU the
 # replays must agree with PyTorch's real runs of ResNet-50 on the H200
 # (t/data/pytorch.json): 3703570432 bytes reserved in 118 cudaMalloc calls
 # uncapped, out of memory at event 2381 under 3150157824 bytes.  Without a
@@ -26,7 +26,7 @@ fi
 gms replay "$RESNET" --format=json
 if [ "$rc" -ne 0 ]; then
 	is "$rc" 4 "built, without a usable GPU: exit 4"
-	grep -q "^gpumemsim: error: no CUDA GPU here: " "$TMP/err"; ok $? "saying so: $(cat "$TMP/err")"
+	grep -q "^gpumemsim: error: no NVIDIA GPU or driver found " "$TMP/err"; ok $? "saying so: $(cat "$TMP/err")"
 	echo "# the GPU tests skip: $(cat "$TMP/err")"
 	done_testing
 	exit
@@ -40,13 +40,13 @@ is "$(sed -n '/"agree":/,/}/p' "$TMP/out" | grep -c ':[[:space:]]*true')" 5 \
 gms replay "$RESNET" --capacity=3150157824 --format=json --fail-on-mismatch
 is "$rc" 0 "capped at 3150157824: agrees with the simulation"
 is "$(grep -c '"oom_event":[[:space:]]*2381$' "$TMP/out")" 3 "out of memory at event 2381, as PyTorch"
-gms replay "$RESNET" --policy=no-cache --touch --baseline
-is "$rc" 0 "no-cache with --touch and --baseline"
+gms replay "$RESNET" --policy=no-cache --touch --no-cache-baseline
+is "$rc" 0 "no-cache with --touch and --no-cache-baseline"
 grep -q "^  cudaMalloc  *3836 calls" "$TMP/out"; ok $? "a cudaMalloc per allocation"
 gms replay "$RESNET" --alloc-conf=expandable_segments:True --format=json --fail-on-mismatch
 is "$rc" 0 "expandable segments over the driver's virtual memory API agree"
 grep -q '"peak_reserved":[[:space:]]*3177185280,' "$TMP/out"; ok $? "reserving PyTorch's 3177185280"
-gms replay "$RESNET" --device=99
-is "$rc" 4 "--device=99: exit 4"
+gms replay "$RESNET" --cuda-device=99
+is "$rc" 4 "--cuda-device=99: exit 4"
 grep -q "^gpumemsim: error: no GPU 99 here (there" "$TMP/err"; ok $? "saying there is no GPU 99"
 done_testing

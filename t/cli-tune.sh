@@ -58,7 +58,7 @@ cmp -s "$TMP/one" "$TMP/out"; ok $? "the same result on 1 or 4 threads"
 
 # Where PyTorch ran out at event 2381: nothing in the space fits.
 gms tune "$RESNET" --capacity=3150157824
-is "$rc" 0 "tune under a capacity that nothing fits exits 0"
+is "$rc" 1 "tune under a capacity that nothing fits exits 1"
 grep -q "^  no PyTorch setting fits in 2.93 GiB (the live peak is 2.91 GiB)\$" "$TMP/out"; ok $? "and says so"
 gms tune "$RESNET" --capacity=3.3GiB --format=json
 grep -q '"alloc_conf":.*"garbage_collection_threshold:0.8"' "$TMP/out"; ok $? "under a capacity, GC thresholds are tried"

@@ -1,6 +1,6 @@
 /*
  * policy-bfc.c - the BFC policies (grow-only, preallocate) step by step, every
- * value worked by hand from docs/bfc-allocator.md: region growth, the split
+ * value worked by hand from XLA's xla/tsl/framework/bfc_allocator.cc: region growth, the split
  * rule and its slack, the 128 MiB rule, merging, garbage collection of free
  * regions, the limit check and backpedalling.  Large regions are placed
  * descending from 2^52 and 2 MiB ones ascending from 2^46 by the simulated

@@ -1,6 +1,6 @@
 /*
  * policy-caching.c - the caching policy step by step, every expected value
- * worked by hand from docs/pytorch-caching-allocator.md.  The simulated
+ * worked by hand from PyTorch's c10/cuda/CUDACachingAllocator.cpp.  The simulated
  * device places small (2 MiB) segments ascending from 2^46 and large ones
  * descending from 2^52, so addresses below are exact.  The policy's check()
  * runs after every step.

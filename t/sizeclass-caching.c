@@ -1,7 +1,7 @@
 /*
  * sizeclass-caching.c - PyTorch's rounding, pool choice and segment sizes
  * (sim/sizeclass.c), with values worked by hand from
- * docs/pytorch-caching-allocator.md section 2.
+ * PyTorch's c10/cuda/CUDACachingAllocator.cpp (round_size, get_allocation_size).
  */
 #include "config.h"
 

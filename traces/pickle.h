@@ -1,6 +1,6 @@
 /*
  * pickle.h - a reader for the subset of Python's pickle format that PyTorch
- * memory snapshots use (docs/pytorch-caching-allocator.md section 10):
+ * memory snapshots use (PyTorch's torch/cuda/memory.py and the C++ snapshot writer):
  * protocols 2 to 5, frames, the memo (MEMOIZE, BINPUT, gets), dicts, lists,
  * tuples, strings, ints of every width (LONG1 and LONG4; past 64 bits kept
  * only as PK_BIGINT),

@@ -71,6 +71,8 @@ struct trace_reader;
 struct trace_opts {
 	int device;		/* PyTorch snapshots: the device trace to read;
 				   -1 for the one with the most entries */
+	int unknown_frees_warn;	/* not the readers': kept by trace_mem_load for
+				   the runs of what it read (--unknown-frees) */
 };
 
 /*

@@ -39,6 +39,7 @@ struct trace_mem {
 	struct trace_header hdr;
 	cJSON *hdr_json;	/* owns hdr's members */
 	char name[256], format[32];
+	int unknown_frees_warn;	/* from the trace_opts it was read with */
 };
 
 static uint32_t
@@ -95,6 +96,7 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 	int rc;
 
 	*out = NULL;
+	m->unknown_frees_warn = opts != NULL && opts->unknown_frees_warn;
 	if ((rc = trace_open_opts(path, opts, &r, cause)) < 0) {
 		free(m);
 		return rc;
@@ -197,4 +199,10 @@ trace_mem_free(struct trace_mem *m)
 	cJSON_Delete(m->hdr_json);
 	free(m->path);
 	free(m);
+}
+
+int
+trace_mem_unknown_frees_warn(const struct trace_mem *m)
+{
+	return m->unknown_frees_warn;
 }

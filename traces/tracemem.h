@@ -25,5 +25,7 @@ const struct trace_header *trace_mem_header(const struct trace_mem *m);
 /* "path: event N", for messages (into buf). */
 const char *trace_mem_where(const struct trace_mem *m, size_t i, char *buf, size_t len);
 void trace_mem_free(struct trace_mem *m);
+/* Were frees of unknown ids to be tolerated (trace_opts.unknown_frees_warn)? */
+int trace_mem_unknown_frees_warn(const struct trace_mem *m);
 
 #endif /* TRACES_TRACEMEM_H */

@@ -30,7 +30,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i;
 
 	if (base != NULL) {
-		if (check_baseline(&l, base, "resnet50-train-b32", "caching", &res, 2.0, &cause) < 0) {
+		if (check_baseline(&l, base, "resnet50-train-b32", "caching", &res, 0.02, &cause) < 0) {
 			fuzz_assert(cause != NULL, "a refused baseline without a message", NULL);
 		} else {
 			for (i = 0; i < l.n; i++)

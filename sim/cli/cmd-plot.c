@@ -17,7 +17,7 @@
 #include "analysis/plot.h"
 #include "analysis/timeline.h"
 #include "sim/batch.h"
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 #include "sim/device.h"
 #include "sim/gms.h"
 #include "sim/outfile.h"
@@ -25,44 +25,7 @@
 #include "sim/policy.h"
 #include "traces/tracemem.h"
 
-static const char plot_usage[] = "gpumemsim plot [options] -o <file.svg|file.png> <trace>";
-
 #define MAX_MARKS 120		/* more vertical lines than this are noise */
-
-static int
-plot_help(void)
-{
-	printf("usage: %s\n\n"
-	    "Draw a run. By default: live bytes and each policy's allocated (dashed) and\n"
-	    "reserved bytes over the trace's events, with the capacity, the trace's marks\n"
-	    "and a red point where a policy ran out of memory. With --map: one policy's\n"
-	    "segments (one row each) and their blocks, allocated in blue and cached free\n"
-	    "in red, at its peak reservation, at its out-of-memory, or --at an event.\n"
-	    "The format follows the output's name: .svg or .png. Needs gnuplot.\n\n"
-	    "Options:\n"
-	    "  -o, --output <file>        where to draw (required)\n"
-	    "      --policies <list>      policies to draw, as for compare\n"
-	    "                             (default: caching; --map draws the first)\n"
-	    "  -c, --capacity <size>      the most each allocator may reserve\n"
-	    "      --gpu <model>          ... or a catalogued GPU's memory\n"
-	    "      --context-overhead <size>\n"
-	    "                             taken off a --gpu's memory (default: 512MiB)\n"
-	    "      --alloc-conf <conf>    PYTORCH_CUDA_ALLOC_CONF settings for caching\n"
-	    "      --option <key=value>   a policy option, as for compare (repeatable)\n"
-	    "      --placement <model|recorded>\n"
-	    "                             where new segments land (default: model)\n"
-	    "      --points <n>           timeline rows kept, peaks included (default: 2000)\n"
-	    "      --map                  draw the memory map instead of the timeline\n"
-	    "      --at <event>           --map: at this event (0-based) instead\n"
-	    "      --title <text>         the picture's title\n"
-	    "      --device <n>           PyTorch snapshots: the device's trace to replay\n"
-	    "  -h, --help                 show this help\n\n"
-	    "Examples:\n"
-	    "  gpumemsim plot traces/resnet50-train-b32.json --policies=caching,grow-only \\\n"
-	    "      -o resnet.svg\n"
-	    "  gpumemsim plot traces/gpt2-finetune.jsonl.gz --map -o map.png\n", plot_usage);
-	return EXIT_DONE;
-}
 
 /* Where reserved first reaches its peak. */
 struct peak_at {
@@ -92,13 +55,17 @@ struct plot_opts {
 	int map;
 	uint64_t at;
 	int has_at;
+	int threads;
+	int device;
+	int unknown_frees_warn;
 };
 
 static struct run_spec
 spec_for(const struct trace_mem *m, const struct cli_entry *e, const struct plot_opts *o)
 {
 	return (struct run_spec){ .mem = m, .policy = e->ops, .opts = e->opts, .nopts = e->nopts,
-	    .capacity = o->capacity, .device = -1,
+	    .capacity = o->capacity, .device = o->device,
+	    .unknown_frees_warn = o->unknown_frees_warn,
 	    .gpu_total = o->model ? o->model->total : 0, .gpu_cc = o->model ? o->model->cc : 0,
 	    .placement = o->placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
 }
@@ -221,7 +188,7 @@ draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
 		jobs[i].spec.sampler_arg = &tls[i];
 		labels[i] = pols->ents[i].label;
 	}
-	batch_run(jobs, n, batch_default_threads());
+	batch_run(jobs, n, o->threads);
 	for (i = 0; i < n; i++) {
 		if ((rc = job_error(&jobs[i])) != 0)
 			goto out;
@@ -273,106 +240,43 @@ out:
 	return rc;
 }
 
+static int draw(struct cli_args *a, struct plot_opts *o, const struct trace_opts *topts);
+static int plot_to_stdout(struct cli_args *a, struct plot_opts *o);
+
 int
-cmd_plot(int argc, char **argv)
+cmd_plot(struct cli_args *a)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'O' },
-		{ "policies", required_argument, NULL, 'L' },
-		{ "capacity", required_argument, NULL, 'c' },
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "context-overhead", required_argument, NULL, 'X' },
-		{ "alloc-conf", required_argument, NULL, 'A' },
-		{ "option", required_argument, NULL, 'p' },
-		{ "placement", required_argument, NULL, 'P' },
-		{ "points", required_argument, NULL, 'N' },
-		{ "map", no_argument, NULL, 'M' },
-		{ "at", required_argument, NULL, 'a' },
-		{ "title", required_argument, NULL, 't' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct cli_policies pols = { .list = "caching" };
-	struct cli_target target = { .overhead = GPU_CONTEXT_OVERHEAD };
 	struct plot_opts o = { .points = 2000 };
 	struct trace_opts topts = { .device = -1 };
-	struct trace_mem *m = NULL;
-	char *cause = NULL, *end;
-	unsigned long long v;
+	char *cause = NULL;
 	struct outfile of;
-	int ch, rc, err;
+	int rc, err;
 
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:c:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'o':
-		case 'O':
-			o.out = optarg;
-			break;
-		case 'L':
-			pols.list = optarg;
-			break;
-		case 'c':
-		case 'g':
-		case 'X':
-			if ((rc = cli_target_opt(&target, ch, optarg)) != 0)
-				return rc;
-			break;
-		case 'A':
-			cli_add_kv(&pols.global, &pols.nglobal, "caching.alloc_conf", optarg);
-			break;
-		case 'p':
-			if (cli_add_option(&pols.global, &pols.nglobal, optarg) < 0)
-				return EXIT_INPUT;
-			break;
-		case 'P':
-			if ((rc = cli_choice("--placement", optarg, cli_placements, &o.placement)) != 0)
-				return rc;
-			break;
-		case 'N':
-			if ((rc = cli_count("--points", optarg, 10000000, &o.points)) != 0)
-				return rc;
-			break;
-		case 'M':
-			o.map = 1;
-			break;
-		case 'a':
-			errno = 0;
-			v = strtoull(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-') {
-				cli_error("--at takes an event number (0-based), not '%s'", optarg);
-				return EXIT_INPUT;
-			}
-			o.at = v;
-			o.has_at = 1;
-			break;
-		case 't':
-			o.title = optarg;
-			break;
-		case 'd':
-			if ((rc = cli_device(optarg, &topts.device)) != 0)
-				return rc;
-			break;
-		case 'h':
-			return plot_help();
-		default:
-			return cli_bad_option("plot", plot_usage, ch, argv);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_one_trace("plot", plot_usage, argc);
+	o.out = a->given[OPT_OUTPUT] ? a->v[OPT_OUTPUT].s : NULL;
+	o.title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL;
+	o.placement = a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1;
+	if (a->given[OPT_POINTS])
+		o.points = (long)a->v[OPT_POINTS].n;
+	o.map = a->given[OPT_MAP] > 0;
+	o.has_at = a->given[OPT_AT] > 0;
+	o.at = a->v[OPT_AT].n;
+	o.threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	o.device = topts.device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
+	o.unknown_frees_warn = topts.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] &&
+	    a->v[OPT_UNKNOWN_FREES].choice;
 	if (o.out == NULL)
-		return cli_usage_error("plot", plot_usage, "no output given (-o file.svg)");
+		return cli_usage_error(a->cmd, "no output given (-o file.svg)");
+	if (strcmp(o.out, "-") == 0)
+		return plot_to_stdout(a, &o);
 	if (plot_term(o.out, &cause) == NULL) {
 		cli_error("%s", cause);
 		free(cause);
 		return EXIT_INPUT;
 	}
 	if (o.has_at && !o.map)
-		return cli_usage_error("plot", plot_usage, "--at goes with --map");
+		return cli_usage_error(a->cmd, "--at goes with --map");
 	/* Fail before the simulations, not after, when the picture has nowhere to go. */
-	if ((err = outfile_open(o.out, (const char *const *)&argv[optind], 1, &of, &cause)) < 0) {
+	if ((err = outfile_open(o.out, (const char *const *)&a->argv[0], 1, &of, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(err);
@@ -382,24 +286,7 @@ cmd_plot(int argc, char **argv)
 	of.fd = -1;
 	if (of.tmp != NULL)
 		o.out = of.tmp;
-	if ((rc = cli_target(&target, &o.gpu_name, &o.capacity)) != 0)
-		goto out;
-	o.model = target.model;
-	if ((rc = cli_policies_parse(&pols)) != 0)
-		goto out;
-	if ((rc = trace_mem_load(argv[optind], &topts, &m, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		rc = gms_exit_code(rc);
-		goto out;
-	}
-	if (!o.map && trace_mem_count(m) == 0) {
-		cli_error("%s: the trace has no events: no timeline to draw", argv[optind]);
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	rc = o.map ? draw_map(m, &pols, &o) : draw_timeline(m, &pols, &o);
-out:
+	rc = draw(a, &o, &topts);
 	if (rc == EXIT_DONE && (err = outfile_commit(&of, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
@@ -407,7 +294,82 @@ out:
 	} else if (rc != EXIT_DONE) {
 		outfile_abort(&of);
 	}
+	return rc;
+}
+
+/* The target, the policies and the trace, then the picture at o->out. */
+static int
+draw(struct cli_args *a, struct plot_opts *o, const struct trace_opts *topts)
+{
+	struct cli_policies pols = { 0 };
+	struct cli_target target;
+	struct trace_mem *m = NULL;
+	char *cause = NULL;
+	int rc;
+
+	if ((rc = cli_target(a, &target)) != 0)
+		return rc;
+	o->capacity = target.capacity;
+	o->gpu_name = target.gpu_name;
+	o->model = target.model;
+	if ((rc = cli_policies(a, "caching", &pols)) != 0)
+		goto out;
+	if ((rc = trace_mem_load(a->argv[0], topts, &m, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(rc);
+		goto out;
+	}
+	if (!o->map && trace_mem_count(m) == 0) {
+		cli_error("%s: the trace has no events: no timeline to draw", a->argv[0]);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	rc = o->map ? draw_map(m, &pols, o) : draw_timeline(m, &pols, o);
+out:
 	trace_mem_free(m);
 	cli_policies_free(&pols);
+	return rc;
+}
+
+/* -o -: an SVG drawn in a private directory, then copied to standard output. */
+static int
+plot_to_stdout(struct cli_args *a, struct plot_opts *o)
+{
+	char dir[] = "/tmp/gpumemsim-plot.XXXXXX", *path = NULL, buf[65536];
+	struct trace_opts topts = { .device = o->device,
+	    .unknown_frees_warn = o->unknown_frees_warn };
+	const char *tmpdir = getenv("TMPDIR");
+	FILE *f;
+	size_t n;
+	int rc;
+
+	if (o->has_at && !o->map)
+		return cli_usage_error(a->cmd, "--at goes with --map");
+	if (tmpdir != NULL && tmpdir[0] != '\0' && strlen(tmpdir) < 3000)
+		path = gms_asprintf("%s/gpumemsim-plot.XXXXXX", tmpdir);
+	else
+		path = gms_strdup(dir);
+	if (mkdtemp(path) == NULL) {
+		cli_error("cannot make a temporary directory '%s': %s", path, strerror(errno));
+		free(path);
+		return EXIT_SYSTEM;
+	}
+	o->out = gms_asprintf("%s/plot.svg", path);
+	rc = draw(a, o, &topts);
+	if (rc == EXIT_DONE) {
+		if ((f = fopen(o->out, "rb")) == NULL) {
+			cli_error("cannot read '%s': %s", o->out, strerror(errno));
+			rc = EXIT_SYSTEM;
+		} else {
+			while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+				fwrite(buf, 1, n, stdout);
+			fclose(f);
+		}
+	}
+	unlink(o->out);
+	rmdir(path);
+	free((char *)o->out);
+	free(path);
 	return rc;
 }

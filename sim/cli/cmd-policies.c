@@ -4,50 +4,22 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <cJSON.h>
 
-#include "sim/cli.h"
+#include "sim/cli/cli.h"
 #include "sim/policy.h"
 
-static const char policies_usage[] = "gpumemsim policies [--format=text|json]";
-
 int
-cmd_policies(int argc, char **argv)
+cmd_policies(struct cli_args *a)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct policy_ops *const *p;
 	const struct policy_option *o;
-	int json = 0, ch, rc;
+	int json = a->v[OPT_FORMAT].choice == 1;
 	cJSON *root, *pol, *opts, *opt;
-	char *text;
 
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":f:h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'f':
-			if ((rc = cli_choice("--format", optarg, cli_formats, &json)) != 0)
-				return rc;
-			break;
-		case 'h':
-			printf("usage: %s\n\nList the allocator policies, the framework setting each "
-			    "stands for,\nand their options (give them with --option KEY=VALUE).\n",
-			    policies_usage);
-			return EXIT_DONE;
-		default:
-			return cli_bad_option("policies", policies_usage, ch, argv);
-		}
-	}
-	if (optind != argc)
-		return cli_usage_error("policies", policies_usage, "unexpected argument '%s'",
-		    argv[optind]);
 	if (json) {
 		root = cJSON_CreateArray();
 		for (p = policy_table; *p != NULL; p++) {
@@ -64,10 +36,7 @@ cmd_policies(int argc, char **argv)
 			}
 			cJSON_AddItemToArray(root, pol);
 		}
-		text = cJSON_Print(root);
-		printf("%s\n", text);
-		free(text);
-		cJSON_Delete(root);
+		cli_print_json(a, root);
 		return EXIT_DONE;
 	}
 	for (p = policy_table; *p != NULL; p++) {

@@ -4,7 +4,7 @@ gpumemsim trace and print what it did, with the keys of
 `gpumemsim run --format=json`, so anyone with a GPU can check the simulator
 against their framework:
 
-    python3 analysis/torch_replay.py traces/resnet50-train-b32.json \\
+    python3 replay/torch_replay.py traces/resnet50-train-b32.json \\
         --capacity 3150157824 --alloc-conf expandable_segments:True
 
 Each alloc is a uint8 torch.empty of exactly the traced size on the traced

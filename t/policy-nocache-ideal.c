@@ -1,5 +1,5 @@
 /*
- * policy-direct.c - no-cache (one device allocation per request; what it
+ * policy-nocache-ideal.c - no-cache (one device allocation per request; what it
  * reserves is what the driver backs) and ideal (exactly the live bytes).
  * The driver's page use is checked against what it really did on an H200
  * with PyTorch's caching off (t/data/nocache-h200.json).

@@ -1,5 +1,5 @@
 /*
- * policy-direct.c - the two policies that reserve per request, with no cache:
+ * policy-nocache-ideal.c - the two policies that reserve per request, with no cache:
  *
  *  - no-cache: every request is its own device allocation and every free
  *    returns it (PyTorch PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA's "platform"
