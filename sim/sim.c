@@ -1,7 +1,7 @@
 /*
- * sim.c - the event loop (sim.h has the contract).  The live set is a uthash
- * table of records from an object pool, so a steady-state replay makes no
- * host allocation per event.
+ * sim.c - the event loop (sim.h has the contract).  The live set is an
+ * open-addressing table (idtable.h), so a steady-state replay makes no host
+ * allocation per event and a lookup is one probe.
  */
 #include "config.h"
 
@@ -9,23 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
 
 #include "sim/device.h"
 #include "sim/gms.h"
-#include "sim/objpool.h"
+#include "sim/idtable.h"
 #include "sim/policy.h"
 #include "sim/sim.h"
 #include "traces/tracemem.h"
-
-struct live {
-	uint64_t id;
-	uint64_t size;		/* requested bytes */
-	uint64_t block;		/* bytes the policy counts for it */
-	uint64_t event;		/* where it was allocated */
-	void *handle;		/* the policy's block; NULL if never given to it */
-	UT_hash_handle hh;
-};
 
 /* Segment sizes recorded, or reserved, since the last alloc event. */
 #define PENDING_MAX 16
@@ -35,8 +25,7 @@ struct sim {
 	void *state;
 	struct device *dev;
 	unsigned flags;
-	struct live *live;		/* the hash table */
-	struct objpool records;		/* struct live: no malloc per event */
+	struct idtable live;		/* the trace's live ids */
 	uint64_t live_bytes;		/* requested bytes live in the trace */
 	uint64_t requested;		/* ... and in the policy */
 	uint64_t allocated;
@@ -78,7 +67,7 @@ sim_create(const struct policy_ops *policy, const struct policy_args *args,
 	}
 	s->ops = policy;
 	s->dev = dev;
-	objpool_init(&s->records, sizeof(struct live), 4096);
+	idtable_init(&s->live);
 	s->flags = flags;
 	dev->hook = reserve_hook;
 	dev->hook_arg = s;
@@ -129,15 +118,14 @@ note_oom(struct sim *s, uint64_t index, const struct trace_event *ev)
 static int
 do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
 {
-	struct live *l;
+	struct idrec *l;
 	void *handle = NULL;
 	uint64_t block = 0;
 
-	HASH_FIND(hh, s->live, &ev->id, sizeof(ev->id), l);
-	if (l != NULL)
+	if ((l = idtable_find(&s->live, ev->id)) != NULL)
 		return gms_fail(cause, GMS_ETRACE,
 		    "alloc of id %llu, which is already live (allocated at event %llu and not freed)",
-		    (unsigned long long)ev->id, (unsigned long long)l->event);
+		    (unsigned long long)ev->id, (unsigned long long)(l->event1 - 1));
 	if (ev->size > UINT64_MAX - s->live_bytes)
 		return gms_fail(cause, GMS_ETRACE, "alloc of id %llu: live bytes exceed 2^64",
 		    (unsigned long long)ev->id);
@@ -157,13 +145,10 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 		if (s->r.observed_segments > 0 && !s->stopped)
 			match_segments(s, index);
 	}
-	l = objpool_get(&s->records);
-	l->id = ev->id;
+	l = idtable_insert(&s->live, ev->id, index);
 	l->size = ev->size;
 	l->block = block;
-	l->event = index;
 	l->handle = handle;
-	HASH_ADD(hh, s->live, id, sizeof(l->id), l);
 	s->live_bytes += ev->size;
 	if (s->live_bytes > s->r.peak_live) {
 		s->r.peak_live = s->live_bytes;
@@ -175,10 +160,9 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 static int
 do_free(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
 {
-	struct live *l;
+	struct idrec *l;
 
-	HASH_FIND(hh, s->live, &ev->id, sizeof(ev->id), l);
-	if (l == NULL) {
+	if ((l = idtable_find(&s->live, ev->id)) == NULL) {
 		if (!(s->flags & SIM_UNKNOWN_FREES_WARN))
 			return gms_fail(cause, GMS_ETRACE, "free of unknown id %llu",
 			    (unsigned long long)ev->id);
@@ -195,8 +179,7 @@ do_free(struct sim *s, uint64_t index, const struct trace_event *ev, char **caus
 		s->allocated -= l->block;
 	}
 	s->live_bytes -= l->size;
-	HASH_DEL(s->live, l);
-	objpool_put(&s->records, l);
+	idtable_delete(&s->live, l);
 	return 0;
 }
 
@@ -332,7 +315,7 @@ sim_result(struct sim *s, struct sim_result *res)
 	res->steady_driver_ns = s->dev->c.driver_ns - (s->ops->limit == POLICY_LIMIT_PHYSICAL ?
 	    s->dev->c.driver_ns_grown_physical : s->dev->c.driver_ns_grown);
 	res->alloc_retries = st.alloc_retries;
-	res->end_live = HASH_COUNT(s->live);
+	res->end_live = s->live.n;
 	res->limit = s->dev->capacity;
 	if (st.limit != 0 && (res->limit == 0 || st.limit < res->limit))
 		res->limit = st.limit;
@@ -366,9 +349,8 @@ sim_device(const struct sim *s)
 int
 sim_lookup(const struct sim *s, uint64_t id, uint64_t *addr, uint64_t *block)
 {
-	struct live *l;
+	const struct idrec *l = idtable_find(&s->live, id);
 
-	HASH_FIND(hh, s->live, &id, sizeof(id), l);
 	if (l == NULL || l->handle == NULL)
 		return -1;
 	*addr = s->ops->addr(s->state, l->handle);
@@ -381,8 +363,7 @@ sim_destroy(struct sim *s)
 {
 	if (s == NULL)
 		return;
-	HASH_CLEAR(hh, s->live);
-	objpool_destroy(&s->records);
+	idtable_free(&s->live);
 	s->ops->destroy(s->state);
 	s->dev->hook = NULL;
 	free(s->r.oom.at);

@@ -48,18 +48,29 @@ int trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause);
 
 /* Reading a text format line by line. */
 struct trace_lines {
-	char *buf;		/* the current line, without its end */
-	size_t cap;
+	char *buf;		/* the current line, without its end (in data) */
+	char *data;		/* what was read and not yet handed out */
+	size_t cap, start, end;
+	int eof, zerr;		/* the input ended (zerr: in a gzip error) */
+	char *zmsg;		/* ... zlib's words for it */
 	unsigned long line;	/* 1-based number of the line last read */
 	int unterminated;	/* the line last read ended the file without a newline */
 };
-
 /*
  * Read the next line into ln (its "\n" or "\r\n" removed).  Returns 1, 0 at
  * the end, or GMS_ETRACE with *cause (a NUL byte, a line over 16 MiB, a gzip
  * stream cut short).
  */
 int trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *len, char **cause);
+void trace_lines_free(struct trace_lines *ln);
+
+/*
+ * The fast path for a native event object in line (NUL-terminated, changed
+ * in place when it is read: strings are cut out of it): 1 with *ev, or 0
+ * when the line needs trace_event_from_json (which then gives the same
+ * event, or the error).  Never fails on its own.
+ */
+int trace_event_scan(char *line, struct trace_event *ev);
 
 /* gzread the whole rest of the file into a NUL-terminated buffer. */
 int trace_slurp(struct trace_reader *r, char **buf, size_t *len, char **cause);

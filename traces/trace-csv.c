@@ -273,7 +273,7 @@ csv_close(struct trace_reader *r)
 
 	if (st == NULL)
 		return;
-	free(st->lines.buf);
+	trace_lines_free(&st->lines);
 	free(st);
 }
 

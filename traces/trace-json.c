@@ -134,6 +134,16 @@ blanks(struct trace_reader *r, struct json_state *st, char **cause)
 	}
 }
 
+/* The bytes value() must look at: inside a string, and outside one. */
+#define CONTROL_BYTES \
+	[0] = 1, [1] = 1, [2] = 1, [3] = 1, [4] = 1, [5] = 1, [6] = 1, [7] = 1, \
+	[8] = 1, [9] = 1, [10] = 1, [11] = 1, [12] = 1, [13] = 1, [14] = 1, [15] = 1, \
+	[16] = 1, [17] = 1, [18] = 1, [19] = 1, [20] = 1, [21] = 1, [22] = 1, [23] = 1, \
+	[24] = 1, [25] = 1, [26] = 1, [27] = 1, [28] = 1, [29] = 1, [30] = 1, [31] = 1
+static const unsigned char in_string[256] = { CONTROL_BYTES, ['"'] = 1, ['\\'] = 1 };
+static const unsigned char outside[256] = { ['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1,
+	[']'] = 1, [','] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1 };
+
 /*
  * Read one JSON value's bytes, matching brackets outside strings; kept in
  * st->val when capture is set (and at most MAX_VALUE), else only skipped.
@@ -159,6 +169,25 @@ value(struct trace_reader *r, struct json_state *st, int capture, uint64_t depth
 		start = q = st->buf + st->at;
 		end = st->buf + st->len;
 		for (; q < end; q++) {
+			/* bytes that change nothing, in bulk: most of a trace */
+			if (!esc) {
+				const unsigned char *from = q;
+				const unsigned char *cls = instr ? in_string : outside;
+
+				while (q < end && !cls[*q])
+					q++;
+				if (!capture) {
+					if (run + (uint64_t)(q - from) > MAX_VALUE) {
+						advance(st, (size_t)(from - start) +
+						    (size_t)(MAX_VALUE - run));
+						return at(r, &st->p, cause, "an event longer than "
+						    "16 MiB: not a trace");
+					}
+					run += (uint64_t)(q - from);
+				}
+				if (q == end)
+					break;
+			}
 			c = *q;
 			/* a skipped element is held to the limit a read one is */
 			if (!capture) {
@@ -259,15 +288,15 @@ parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON 
 }
 
 /*
- * The next element of the events array (st just past '[' or an element):
- * 1 with *out (caller deletes), 0 after the closing ']', or < 0.
+ * The next element of the events array (st just past '[' or an element),
+ * its bytes captured in st->val (NUL-terminated): 1, 0 after the closing
+ * ']', or < 0.
  */
 static int
-element(struct trace_reader *r, struct json_state *st, cJSON **out, char **cause)
+element_raw(struct trace_reader *r, struct json_state *st, char **cause)
 {
 	int c, err;
 
-	*out = NULL;
 	if (st->done)
 		return 0;
 	if ((c = blanks(r, st, cause)) < -1)
@@ -287,8 +316,25 @@ element(struct trace_reader *r, struct json_state *st, cJSON **out, char **cause
 	}
 	st->started = 1;
 	st->ev_at = st->p;
-	if ((err = value(r, st, 1, 0, cause)) < 0 || (err = parse(r, st, &st->ev_at, out, cause)) < 0)
+	if ((err = value(r, st, 1, 0, cause)) < 0)
 		return err;
+	if (st->vlen + 1 > st->vcap)
+		st->val = gms_realloc(st->val, st->vcap = st->vlen + 1);
+	st->val[st->vlen] = '\0';
+	return 1;
+}
+
+/* The next element parsed: 1 with *out (caller deletes), 0 after ']', or < 0. */
+static int
+element(struct trace_reader *r, struct json_state *st, cJSON **out, char **cause)
+{
+	int rc;
+
+	*out = NULL;
+	if ((rc = element_raw(r, st, cause)) <= 0)
+		return rc;
+	if ((rc = parse(r, st, &st->ev_at, out, cause)) < 0)
+		return rc;
 	return 1;
 }
 
@@ -507,10 +553,18 @@ json_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	for (;;) {
 		cJSON_Delete(st->cur);
 		st->cur = NULL;
+		if (st->k == NULL) {
+			/* the common event read directly; anything else through cJSON */
+			if ((rc = element_raw(r, st, cause)) <= 0)
+				return rc;
+			if (trace_event_scan(st->val, ev))
+				return 1;
+			if ((rc = parse(r, st, &st->ev_at, &st->cur, cause)) < 0)
+				return rc;
+			return trace_event_from_json(st->cur, ev, cause) < 0 ? GMS_ETRACE : 1;
+		}
 		if ((rc = element(r, st, &st->cur, cause)) <= 0)
 			return rc;
-		if (st->k == NULL)
-			return trace_event_from_json(st->cur, ev, cause) < 0 ? GMS_ETRACE : 1;
 		/* a profiler trace: only the chosen device's [memory] events are events */
 		if ((rc = kineto_event(st->k, st->cur, ev, cause)) != 0)
 			return rc;

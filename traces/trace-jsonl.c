@@ -18,18 +18,25 @@ struct jsonl_state {
 	cJSON *cur;		/* the parsed current event (owns its strings) */
 };
 
-/* Parse the next non-blank line into a cJSON object.  1, 0 at EOF, or < 0. */
+/* The next line that is not blank: 1, 0 at EOF, or < 0. */
 static int
-parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **cause)
+next_line(struct trace_reader *r, struct jsonl_state *st, size_t *len, char **cause)
 {
-	const char *end = NULL;
-	size_t len = 0;
 	int rc;
 
 	do {
-		if ((rc = trace_read_line(r, &st->lines, &len, cause)) <= 0)
+		if ((rc = trace_read_line(r, &st->lines, len, cause)) <= 0)
 			return rc;
 	} while (st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
+	return 1;
+}
+
+/* The current line (len bytes) as a cJSON object: 1, or < 0 saying why not. */
+static int
+parse_json(struct jsonl_state *st, size_t len, cJSON **out, char **cause)
+{
+	const char *end = NULL;
+
 	if (trace_json_has_nul(st->lines.buf, len))
 		return gms_fail(cause, GMS_ETRACE, "a string holds \\u0000 (a NUL character, "
 		    "which would cut it short)");
@@ -52,6 +59,18 @@ parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **c
 		    (size_t)(end - st->lines.buf) + 1);
 	}
 	return 1;
+}
+
+/* The next non-blank line parsed: 1, 0 at EOF, or < 0. */
+static int
+parse_line(struct trace_reader *r, struct jsonl_state *st, cJSON **out, char **cause)
+{
+	size_t len = 0;
+	int rc;
+
+	if ((rc = next_line(r, st, &len, cause)) <= 0)
+		return rc;
+	return parse_json(st, len, out, cause);
 }
 
 static int
@@ -87,9 +106,16 @@ jsonl_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	struct jsonl_state *st = r->priv;
 	int rc;
 
+	size_t len = 0;
+
 	cJSON_Delete(st->cur);
 	st->cur = NULL;
-	if ((rc = parse_line(r, st, &st->cur, cause)) <= 0)
+	if ((rc = next_line(r, st, &len, cause)) <= 0)
+		return rc;
+	/* the common line, read directly; anything else through cJSON */
+	if (trace_event_scan(st->lines.buf, ev))
+		return 1;
+	if ((rc = parse_json(st, len, &st->cur, cause)) <= 0)
 		return rc;
 	if ((rc = trace_event_from_json(st->cur, ev, cause)) < 0)
 		return rc;
@@ -112,7 +138,7 @@ jsonl_close(struct trace_reader *r)
 	if (st == NULL)
 		return;
 	cJSON_Delete(st->cur);
-	free(st->lines.buf);
+	trace_lines_free(&st->lines);
 	free(st);
 }
 

@@ -555,41 +555,84 @@ trace_close(struct trace_reader *r)
 /* No event is anywhere near this long; past it the input is not a trace. */
 #define MAX_LINE (16u << 20)
 
+#define READ_CHUNK (256u << 10)
+
+/*
+ * Lines are cut in place out of large reads (no copy, no allocation per
+ * line): the hot loop of every streamed trace.  An error of the compressed
+ * stream is kept until the lines read before it have been handed out, as a
+ * line-at-a-time reader would.
+ */
 int
 trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, char **cause)
 {
-	size_t len = 0;
-	int zerr;
+	size_t avail, len;
+	char *line, *nl;
+	const char *msg;
+	int n, zerr, terminated;
 
-	if (ln->buf == NULL)
-		ln->buf = gms_malloc(ln->cap = 4096);
 	for (;;) {
-		if (ln->cap - len < 2) {
-			if (ln->cap >= MAX_LINE)
-				return gms_fail(cause, GMS_ETRACE, "line longer than %u bytes: not a trace",
-				    MAX_LINE);
-			ln->buf = gms_realloc(ln->buf, ln->cap *= 2);
+		avail = ln->end - ln->start;
+		if (avail > 0 && (nl = memchr(ln->data + ln->start, '\n', avail)) != NULL) {
+			line = ln->data + ln->start;
+			len = (size_t)(nl - line);
+			ln->start += len + 1;
+			terminated = 1;
+			break;
 		}
-		if (gzgets(r->gz, ln->buf + len, (int)(ln->cap - len)) == NULL) {
-			gzerror(r->gz, &zerr);
-			if (zerr != Z_OK && zerr != Z_STREAM_END)
-				return gms_fail(cause, GMS_ETRACE, "%s", zerr == Z_BUF_ERROR ?
-				    "truncated compressed file" : gzerror(r->gz, &zerr));
-			if (len == 0)
+		if (ln->eof) {
+			if (ln->zerr != 0)
+				return gms_fail(cause, GMS_ETRACE, "%s", ln->zerr == Z_BUF_ERROR ?
+				    "truncated compressed file" : ln->zmsg);
+			if (avail == 0)
 				return 0;
+			line = ln->data + ln->start;
+			len = avail;
+			ln->start = ln->end;
+			terminated = 0;
 			break;
 		}
-		len += strlen(ln->buf + len);
-		if (len > 0 && ln->buf[len - 1] == '\n')
-			break;
-		/* gzgets stops at an embedded NUL too; that is not text. */
-		if (len < ln->cap - 1 && !gzeof(r->gz))
-			return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
+		if (avail >= MAX_LINE)
+			return gms_fail(cause, GMS_ETRACE, "line longer than %u bytes: not a trace",
+			    MAX_LINE);
+		if (ln->start > 0) {
+			memmove(ln->data, ln->data + ln->start, avail);
+			ln->start = 0;
+			ln->end = avail;
+		}
+		if (ln->cap - ln->end < READ_CHUNK / 2)
+			ln->data = gms_realloc(ln->data, ln->cap = ln->cap ? 2 * ln->cap :
+			    READ_CHUNK + 1);
+		/* one byte always spare, for the NUL after a last unterminated line */
+		n = gzread(r->gz, ln->data + ln->end, (unsigned)(ln->cap - ln->end - 1));
+		if (n > 0)
+			ln->end += (size_t)n;
+		msg = gzerror(r->gz, &zerr);
+		if (zerr != Z_OK && zerr != Z_STREAM_END) {
+			ln->eof = 1;
+			ln->zerr = zerr;
+			ln->zmsg = gms_strdup(msg ? msg : "corrupt compressed data");
+		} else if (n <= 0) {
+			ln->eof = 1;
+		}
 	}
+	/* a NUL inside a line is not text (and would cut its strings short) */
+	if (memchr(line, '\0', len) != NULL)
+		return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
 	ln->line++;
-	ln->unterminated = len == 0 || ln->buf[len - 1] != '\n';
-	while (len > 0 && (ln->buf[len - 1] == '\n' || ln->buf[len - 1] == '\r'))
-		ln->buf[--len] = '\0';
+	ln->unterminated = !terminated;
+	while (len > 0 && line[len - 1] == '\r')
+		len--;
+	line[len] = '\0';
+	ln->buf = line;
 	*lenp = len;
 	return 1;
+}
+
+void
+trace_lines_free(struct trace_lines *ln)
+{
+	free(ln->data);
+	free(ln->zmsg);
+	memset(ln, 0, sizeof(*ln));
 }

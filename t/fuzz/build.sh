@@ -43,3 +43,4 @@ link fuzz-csv fuzz-reader.c '-DFUZZ_SUFFIX=".csv"'
 link fuzz-allocconf fuzz-allocconf.c
 link fuzz-baseline fuzz-baseline.c
 link fuzz-sim fuzz-sim.c
+link fuzz-eventscan fuzz-eventscan.c

@@ -1,0 +1,95 @@
+/*
+ * incomplete.c - what every report says about an input that does not hold
+ * the whole run (report.h): a snapshot that starts mid-run or has no history
+ * at all, a log whose last record was cut off.  The numbers are then about the events the trace holds plus the
+ * blocks and segments seeded from the dump, so they bound what really
+ * happened from below; a report must say so, once, in text and in JSON.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "analysis/report.h"
+#include "sim/gms.h"
+
+static double
+source_num(const struct trace_header *hdr, const char *obj, const char *key)
+{
+	const cJSON *o = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, obj) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static int
+has_history(const struct trace_header *hdr)
+{
+	const cJSON *h = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "history") :
+	    NULL;
+
+	return !cJSON_IsFalse(h);
+}
+
+cJSON *
+report_incomplete_json(const struct trace_header *hdr)
+{
+	cJSON *o;
+
+	if (!hdr->starts_mid_run && hdr->cut == NULL)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	if (hdr->cut != NULL)
+		cJSON_AddStringToObject(o, "cut", hdr->cut);
+	if (!hdr->starts_mid_run)
+		return o;
+	cJSON_AddBoolToObject(o, "starts_mid_run", 1);
+	cJSON_AddBoolToObject(o, "history", has_history(hdr));
+	cJSON_AddNumberToObject(o, "seeded_allocs", source_num(hdr, "seeded", "allocs"));
+	cJSON_AddNumberToObject(o, "seeded_segments", source_num(hdr, "seeded", "segments"));
+	if (source_num(hdr, "seeded", "live_before") > 0)
+		cJSON_AddNumberToObject(o, "live_before", source_num(hdr, "seeded", "live_before"));
+	cJSON_AddStringToObject(o, "meaning", has_history(hdr) ?
+	    "the recording began after the job did: what was live before it is seeded from the "
+	    "dump at the start, so peaks are lower bounds and the order of the seeded "
+	    "allocations is unknown" :
+	    "the snapshot has no history: only the state at dump is replayed, so the numbers "
+	    "describe that moment, not the run's peak");
+	return o;
+}
+
+char *
+report_incomplete_text(const struct trace_header *hdr)
+{
+	double a = source_num(hdr, "seeded", "allocs"), s = source_num(hdr, "seeded", "segments");
+
+	if (hdr->cut != NULL && !hdr->starts_mid_run)
+		return gms_asprintf("CUT SHORT: %s: %s\n", hdr->name, hdr->cut);
+	if (!hdr->starts_mid_run)
+		return NULL;
+	if (source_num(hdr, "seeded", "live_before") > 0 ||
+	    source_num(hdr, "seeded", "frees_of_earlier_blocks") > 0) {
+		char before[32];
+
+		return gms_asprintf("STARTS MID-RUN: %s covers a window of the job: %s were live "
+		    "before it and are not in these numbers, and %.0f of its frees are of blocks "
+		    "from before; peaks are lower bounds\n", hdr->name,
+		    gms_fmt_size((uint64_t)source_num(hdr, "seeded", "live_before"), before,
+		    sizeof(before)), source_num(hdr, "seeded", "frees_of_earlier_blocks"));
+	}
+	if (!has_history(hdr)) {
+		double res = source_num(hdr, "dump", "reserved"), act = source_num(hdr, "dump", "active");
+		char r1[32], r2[32], r3[32];
+
+		return gms_asprintf("NO HISTORY: %s holds only the state at dump (%.0f block%s in "
+		    "%.0f segment%s); the numbers describe that moment, not the run's peak\n"
+		    "  at dump PyTorch held %s reserved, %s in blocks (fragmentation %.1f%%), the "
+		    "largest free block %s\n", hdr->name, a, a == 1 ? "" : "s", s, s == 1 ? "" : "s",
+		    gms_fmt_size((uint64_t)res, r1, sizeof(r1)), gms_fmt_size((uint64_t)act, r2,
+		    sizeof(r2)), res > 0 ? 100.0 * (1.0 - act / res) : 0.0,
+		    gms_fmt_size((uint64_t)source_num(hdr, "dump", "largest_free"), r3, sizeof(r3)));
+	}
+	return gms_asprintf("STARTS MID-RUN: %s was recorded after the job began; %.0f block%s "
+	    "and %.0f segment%s live before its first event are seeded from the dump, so peaks "
+	    "are lower bounds\n", hdr->name, a, a == 1 ? "" : "s", s, s == 1 ? "" : "s");
+}

@@ -1,0 +1,293 @@
+/*
+ * plan.c - capacity planning (plan.h).  Each policy's search, and each cell
+ * of the GPU table, is one task on the thread pool; every run replays the
+ * same in-memory trace.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plan.h"
+#include "sim/batch.h"
+#include "sim/gms.h"
+#include "sim/run.h"
+
+#define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+/* No search goes past this: far beyond any device. */
+#define PLAN_CEILING ((uint64_t)1 << 46)
+
+struct ctx {
+	const struct trace_mem *m;
+	struct plan_report *rep;
+};
+
+/* One run; 1 if it fits, 0 if it runs out of memory, < 0 if it cannot run. */
+static int
+fits_at(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
+    const struct gpu_model *gpu, struct sim_result *res)
+{
+	struct run_spec spec = { .mem = m, .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
+	    .capacity = capacity, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0 };
+	struct run_output out;
+	char *cause = NULL;
+	int rc;
+
+	rc = run_simulate(&spec, &out, &cause);
+	if (rc == 0) {
+		if (res != NULL)
+			*res = out.res;
+		rc = !out.res.oomed;
+	}
+	run_output_free(&out);
+	free(cause);
+	return rc;
+}
+
+static uint64_t
+up(uint64_t n)
+{
+	return (n + PLAN_STEP - 1) / PLAN_STEP * PLAN_STEP;
+}
+
+static void
+search(void *arg, size_t i)
+{
+	struct ctx *c = arg;
+	struct plan_policy *p = &c->rep->pols[i];
+	uint64_t lo, hi, mid, cap;
+	struct sim_result res;
+	size_t k;
+	int rc;
+
+	/* with no limit: where the search starts (a preallocated pool needs one) */
+	rc = fits_at(c->m, p, 0, NULL, &res);
+	if (rc == 1) {
+		p->unbounded_peak = res.peak_reserved;
+		hi = up(GMS_MAX(res.peak_reserved, PLAN_STEP));
+	} else {
+		hi = up(GMS_MAX(c->rep->peak_live, PLAN_STEP));
+	}
+	/* grow the top until it fits */
+	while ((rc = fits_at(c->m, p, hi, NULL, NULL)) == 0 && hi < PLAN_CEILING)
+		hi *= 2;
+	if (rc < 0) {
+		p->err = rc;
+		return;
+	}
+	if (rc == 0)
+		return;		/* nothing up to the ceiling */
+	/* below the live peak nothing fits: bisect between it (failing) and hi */
+	lo = c->rep->peak_live / PLAN_STEP * PLAN_STEP;
+	if (lo >= hi)
+		lo = hi - PLAN_STEP;
+	if (lo > 0 && fits_at(c->m, p, lo, NULL, NULL) == 1) {
+		hi = lo;
+	} else {
+		while (hi - lo > PLAN_STEP) {
+			mid = lo + (hi - lo) / 2 / PLAN_STEP * PLAN_STEP;
+			if (fits_at(c->m, p, mid, NULL, NULL) == 1)
+				hi = mid;
+			else
+				lo = mid;
+		}
+	}
+	p->min_capacity = hi;
+	p->verified = fits_at(c->m, p, hi, NULL, NULL) == 1 &&
+	    (hi <= PLAN_STEP || fits_at(c->m, p, hi - PLAN_STEP, NULL, NULL) == 0);
+	/* probe above: more memory must not fail, but with caching it can */
+	cap = p->unbounded_peak ? up(p->unbounded_peak) : hi * 2;
+	for (k = 1; k <= PLAN_PROBES && cap > hi; k++) {
+		uint64_t at = up(hi + (cap - hi) * k / (PLAN_PROBES + 1));
+
+		if (p->nfails > 0 && p->fails_above[p->nfails - 1] == at)
+			continue;	/* the same probe, rounded to 2 MiB */
+		if (at > hi && at < cap && fits_at(c->m, p, at, NULL, NULL) == 0 &&
+		    p->nfails < PLAN_PROBES)
+			p->fails_above[p->nfails++] = at;
+	}
+}
+
+static void
+cell(void *arg, size_t i)
+{
+	struct ctx *c = arg;
+	size_t g = i / c->rep->npols, k = i % c->rep->npols;
+	const struct gpu_model *gpu = c->rep->gpus[g];
+	struct plan_cell *cl = &c->rep->cells[i];
+	struct sim_result res;
+	int rc;
+
+	cl->capacity = gpu->total > c->rep->overhead ? gpu->total - c->rep->overhead : 0;
+	if (cl->capacity == 0) {
+		cl->err = -1;
+		return;
+	}
+	rc = fits_at(c->m, &c->rep->pols[k], cl->capacity, gpu, &res);
+	if (rc < 0) {
+		cl->err = rc;
+		return;
+	}
+	cl->fits = rc;
+	cl->peak_reserved = res.peak_reserved;
+	cl->oom_event = res.oomed ? res.oom.event : 0;
+}
+
+int
+plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause)
+{
+	struct ctx c = { .m = m, .rep = rep };
+	const struct trace_header *hdr = trace_mem_header(m);
+	struct plan_policy ideal = { .ops = &policy_ideal };
+	struct sim_result res;
+
+	rep->trace = hdr->name;
+	/* the live peak, once: the floor of every search */
+	if (fits_at(m, &ideal, 0, NULL, &res) < 0) {
+		struct run_spec spec = { .mem = m, .policy = &policy_ideal };
+		struct run_output out;
+		int rc = run_simulate(&spec, &out, cause);
+
+		run_output_free(&out);
+		return rc < 0 ? rc : GMS_ETRACE;
+	}
+	rep->peak_live = res.peak_live;
+	batch_map(rep->npols, search, &c, threads);
+	rep->cells = gms_calloc(rep->ngpus * rep->npols + 1, sizeof(*rep->cells));
+	batch_map(rep->ngpus * rep->npols, cell, &c, threads);
+	return 0;
+}
+
+void
+plan_free(struct plan_report *rep)
+{
+	free(rep->cells);
+	rep->cells = NULL;
+}
+
+cJSON *
+plan_json(const struct plan_report *rep)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *it, *f, *g, *r, *c;
+	size_t i, k, j;
+
+	cJSON_AddStringToObject(o, "trace", rep->trace);
+	cJSON_AddNumberToObject(o, "peak_live", (double)rep->peak_live);
+	cJSON_AddNumberToObject(o, "context_overhead", (double)rep->overhead);
+	a = cJSON_AddArrayToObject(o, "policies");
+	for (i = 0; i < rep->npols; i++) {
+		const struct plan_policy *p = &rep->pols[i];
+
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "policy", p->label);
+		if (p->err)
+			cJSON_AddStringToObject(it, "error", "could not run");
+		if (p->min_capacity)
+			cJSON_AddNumberToObject(it, "min_capacity", (double)p->min_capacity);
+		else
+			cJSON_AddNullToObject(it, "min_capacity");
+		cJSON_AddBoolToObject(it, "verified", p->verified);
+		if (p->unbounded_peak)
+			cJSON_AddNumberToObject(it, "unbounded_peak_reserved", (double)p->unbounded_peak);
+		f = cJSON_AddArrayToObject(it, "fails_above_min");
+		for (k = 0; k < p->nfails; k++)
+			cJSON_AddItemToArray(f, cJSON_CreateNumber((double)p->fails_above[k]));
+		cJSON_AddItemToArray(a, it);
+	}
+	g = cJSON_AddArrayToObject(o, "gpus");
+	for (j = 0; j < rep->ngpus; j++) {
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "gpu", rep->gpus[j]->name);
+		cJSON_AddNumberToObject(it, "total", (double)rep->gpus[j]->total);
+		r = cJSON_AddArrayToObject(it, "results");
+		for (i = 0; i < rep->npols; i++) {
+			const struct plan_cell *cl = &rep->cells[j * rep->npols + i];
+
+			c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "policy", rep->pols[i].label);
+			cJSON_AddNumberToObject(c, "capacity", (double)cl->capacity);
+			cJSON_AddBoolToObject(c, "fits", !cl->err && cl->fits);
+			if (!cl->err) {
+				cJSON_AddNumberToObject(c, "peak_reserved", (double)cl->peak_reserved);
+				if (cl->fits)
+					cJSON_AddNumberToObject(c, "headroom",
+					    (double)(cl->capacity - GMS_MIN(cl->capacity, cl->peak_reserved)));
+				else
+					cJSON_AddNumberToObject(c, "oom_event", (double)cl->oom_event);
+			}
+			cJSON_AddItemToArray(r, c);
+		}
+		cJSON_AddItemToArray(g, it);
+	}
+	return o;
+}
+
+char *
+plan_text(const struct plan_report *rep)
+{
+	char *out = NULL, buf[64];
+	size_t len = 0, i, j, k, width = 8;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		return gms_strdup("(out of memory)\n");
+	for (i = 0; i < rep->npols; i++)
+		width = GMS_MAX(width, strlen(rep->pols[i].label));
+	fprintf(f, "%s: peak live %s; a GPU's memory less %s of context\n\n", rep->trace,
+	    SZ(rep->peak_live), SZ(rep->overhead));
+	fprintf(f, "  smallest capacity that fits, to 2 MiB\n");
+	for (i = 0; i < rep->npols; i++) {
+		const struct plan_policy *p = &rep->pols[i];
+
+		if (p->err)
+			fprintf(f, "  %-*s  could not run\n", (int)width, p->label);
+		else if (p->min_capacity == 0)
+			fprintf(f, "  %-*s  nothing up to %s fits\n", (int)width, p->label, SZ(PLAN_CEILING));
+		else
+			fprintf(f, "  %-*s  %10s  %14llu B%s\n", (int)width, p->label, SZ(p->min_capacity),
+			    (unsigned long long)p->min_capacity,
+			    p->verified ? "" : "  (not confirmed: fits only at some capacities)");
+	}
+	for (i = 0; i < rep->npols; i++) {
+		const struct plan_policy *p = &rep->pols[i];
+
+		if (p->nfails == 0)
+			continue;
+		fprintf(f, "\n  finding: %s fits in %s but runs out of memory with more:", p->label,
+		    SZ(p->min_capacity));
+		for (k = 0; k < p->nfails; k++)
+			fprintf(f, "%s %s", k ? "," : "", SZ(p->fails_above[k]));
+		fprintf(f, "\n  (releasing cached segments at the limit changes later reuse; a larger\n"
+		    "  capacity releases later and can fragment worse)\n");
+	}
+	if (rep->ngpus == 0) {
+		fclose(f);
+		return out;
+	}
+	fprintf(f, "\n  %-10s %10s", "GPU", "memory");
+	for (i = 0; i < rep->npols; i++)
+		fprintf(f, "  %-16.16s", rep->pols[i].label);
+	fprintf(f, "\n");
+	for (j = 0; j < rep->ngpus; j++) {
+		fprintf(f, "  %-10s %10s", rep->gpus[j]->name, SZ(rep->gpus[j]->total));
+		for (i = 0; i < rep->npols; i++) {
+			const struct plan_cell *cl = &rep->cells[j * rep->npols + i];
+
+			if (cl->err)
+				snprintf(buf, sizeof(buf), "-");
+			else if (cl->fits)
+				snprintf(buf, sizeof(buf), "fits +%s",
+				    SZ(cl->capacity - GMS_MIN(cl->capacity, cl->peak_reserved)));
+			else
+				snprintf(buf, sizeof(buf), "OOM @%llu", (unsigned long long)cl->oom_event);
+			fprintf(f, "  %-16s", buf);
+		}
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n  memory: what the driver reports; each policy gets it less the context (BFC\n"
+	    "  policies: the framework's own limit on it); +: headroom at the peak;\n"
+	    "  OOM @: the event where it runs out\n");
+	fclose(f);
+	return out;
+}

@@ -1,0 +1,61 @@
+/*
+ * plan.h - capacity planning (`gpumemsim plan`): for each policy, the
+ * smallest capacity at which the trace runs without running out of memory,
+ * to 2 MiB, found by bisection, checked, and probed above for capacities
+ * that fail although a smaller one fits (a caching allocator's fit is not
+ * monotone in its capacity); and a fits/doesn't table over GPU models.
+ */
+#ifndef ANALYSIS_PLAN_H
+#define ANALYSIS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "sim/gpus.h"
+#include "sim/policy.h"
+#include "traces/tracemem.h"
+
+#define PLAN_STEP ((uint64_t)2 << 20)
+#define PLAN_PROBES 8
+
+struct plan_policy {
+	const char *label;
+	const struct policy_ops *ops;
+	const struct policy_kv *opts;
+	size_t nopts;
+	/* results */
+	int err;			/* could not run at all */
+	uint64_t min_capacity;		/* 0: none found */
+	int verified;			/* fits at min, fails 2 MiB below (or min is the floor) */
+	uint64_t unbounded_peak;	/* its peak reserved with no limit */
+	uint64_t fails_above[PLAN_PROBES];	/* capacities above min that fail */
+	size_t nfails;
+};
+
+struct plan_cell {
+	int err;
+	int fits;
+	uint64_t capacity;		/* what the policy got on that GPU */
+	uint64_t peak_reserved;
+	uint64_t oom_event;
+};
+
+struct plan_report {
+	const char *trace;
+	uint64_t peak_live;
+	uint64_t overhead;
+	struct plan_policy *pols;
+	size_t npols;
+	const struct gpu_model **gpus;
+	size_t ngpus;
+	struct plan_cell *cells;	/* [gpu * npols + policy] */
+};
+
+int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);
+void plan_free(struct plan_report *rep);
+cJSON *plan_json(const struct plan_report *rep);
+char *plan_text(const struct plan_report *rep);
+
+#endif /* ANALYSIS_PLAN_H */

@@ -1,0 +1,373 @@
+/*
+ * plot.c - drawing with gnuplot (plot.h): the data goes to files in a
+ * private temporary directory, the built-in script to another, and gnuplot
+ * runs on them with the parameters as -e assignments.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis/plot.h"
+#include "sim/gms.h"
+
+extern const char plot_plot_timeline_gp[];
+extern const char plot_plot_map_gp[];
+extern char **environ;
+
+#define GiB 1073741824.0
+
+const char *
+plot_term(const char *out, char **cause)
+{
+	size_t n = strlen(out);
+
+	if (n > 4 && strcmp(out + n - 4, ".svg") == 0)
+		return "svg";
+	if (n > 4 && strcmp(out + n - 4, ".png") == 0)
+		return "png";
+	gms_fail(cause, GMS_ECONFIG, "cannot tell what to draw '%s' as: name it .svg or .png", out);
+	return NULL;
+}
+
+/* A gnuplot single-quoted string: quotes doubled. */
+static char *
+quoted(const char *s)
+{
+	size_t n = strlen(s), i, j = 0;
+	char *q = gms_malloc(2 * n + 3);
+
+	q[j++] = '\'';
+	for (i = 0; i < n; i++) {
+		if (s[i] == '\'')
+			q[j++] = '\'';
+		q[j++] = s[i] == '\n' ? ' ' : s[i];
+	}
+	q[j++] = '\'';
+	q[j] = '\0';
+	return q;
+}
+
+struct tmp {
+	char dir[256];
+	char paths[6][300];
+	int n;
+};
+
+static FILE *
+tmp_file(struct tmp *t, const char *name, char **path)
+{
+	char dir[sizeof(t->dir)];
+	FILE *f;
+
+	GMS_ASSERT(t->n < (int)ARRAY_SIZE(t->paths));
+	/* a copy: t->dir and t->paths live in one object, which -Wrestrict flags */
+	memcpy(dir, t->dir, sizeof(dir));
+	snprintf(t->paths[t->n], sizeof(t->paths[0]), "%s/%s", dir, name);
+	*path = t->paths[t->n++];
+	f = fopen(*path, "w");
+	return f;
+}
+
+static void
+tmp_clean(struct tmp *t)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		unlink(t->paths[i]);
+	if (t->dir[0])
+		rmdir(t->dir);
+}
+
+static int
+tmp_dir(struct tmp *t, char **cause)
+{
+	const char *base = getenv("TMPDIR");
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->dir, sizeof(t->dir), "%s/gpumemsim-plot.XXXXXX", base && *base ? base : "/tmp");
+	if (mkdtemp(t->dir) == NULL) {
+		int e = errno;
+
+		t->dir[0] = '\0';
+		return gms_fail(cause, GMS_EIO, "cannot make a temporary directory: %s", strerror(e));
+	}
+	return 0;
+}
+
+/* The last line gnuplot wrote to errpath that says something, for a message. */
+static void
+last_words(const char *errpath, char *buf, size_t len)
+{
+	char line[512];
+	FILE *f = fopen(errpath, "r");
+
+	buf[0] = '\0';
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[strspn(line, " \t^")] != '\0')
+			snprintf(buf, len, "%s", line);
+	}
+	fclose(f);
+}
+
+/*
+ * Run gnuplot -e assigns script, its messages kept in errpath (warnings about
+ * a sparse picture are not the user's business); check that out was written.
+ */
+static int
+gnuplot(const char *assigns, const char *script, const char *out, const char *errpath,
+    char **cause)
+{
+	char *argv[] = { "gnuplot", "-e", (char *)assigns, (char *)script, NULL };
+	posix_spawn_file_actions_t fa;
+	char said[512];
+	struct stat st;
+	pid_t pid;
+	int status, rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, errpath, O_WRONLY | O_CREAT | O_TRUNC,
+	    0600);
+	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc == ENOENT)
+		return gms_fail(cause, GMS_ENOTBUILT, "plot needs gnuplot, which is not installed "
+		    "(Debian: apt-get install gnuplot-nox)");
+	if (rc != 0)
+		return gms_fail(cause, GMS_EIO, "cannot run gnuplot: %s", strerror(rc));
+	if (waitpid(pid, &status, 0) < 0)
+		return gms_fail(cause, GMS_EIO, "waiting for gnuplot: %s", strerror(errno));
+	/* the caller's outfile removes half a picture */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		last_words(errpath, said, sizeof(said));
+		return gms_fail(cause, GMS_EIO, "gnuplot failed (exit status %d)%s%s",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
+	}
+	if (stat(out, &st) != 0 || (S_ISREG(st.st_mode) && st.st_size == 0))
+		return gms_fail(cause, GMS_EIO, "gnuplot wrote nothing to '%s'", out);
+	return 0;
+}
+
+static int
+write_script(struct tmp *t, const char *text, char **path, char **cause)
+{
+	FILE *f = tmp_file(t, "script.gp", path);
+
+	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+		return gms_fail(cause, GMS_EIO, "cannot write %s: %s", *path, strerror(errno));
+	return 0;
+}
+
+int
+plot_timeline(const struct plot_timeline_args *a, char **cause)
+{
+	const char *term = plot_term(a->out, cause);
+	char *data, *ann, *oom, *script, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp, *errpath;
+	char *labels = NULL, *oomplot = NULL;
+	struct tmp t;
+	size_t i, every;
+	FILE *f;
+	int err;
+
+	if (term == NULL)
+		return GMS_ECONFIG;
+	if ((err = tmp_dir(&t, cause)) < 0)
+		return err;
+	if ((f = tmp_file(&t, "timeline.csv", &data)) == NULL ||
+	    timeline_write_csv(f, a->tls, a->labels, a->n) < 0 || fclose(f) != 0) {
+		err = gms_fail(cause, GMS_EIO, "cannot write %s: %s", data, strerror(errno));
+		goto out;
+	}
+	/* marks: a thin line each; labels for at most 24 of them */
+	if ((f = tmp_file(&t, "annotations.gp", &ann)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write %s: %s", ann, strerror(errno));
+		goto out;
+	}
+	every = a->nmarks / 24 + 1;
+	for (i = 0; i < a->nmarks; i++) {
+		char *ql = quoted(a->marks[i].label ? a->marks[i].label : "");
+
+		fprintf(f, "set arrow from first %llu, graph 0 to first %llu, graph 1 nohead lw 0.6 "
+		    "lc rgb \"#999999\"\n", (unsigned long long)a->marks[i].event,
+		    (unsigned long long)a->marks[i].event);
+		if (i % every == 0)
+			fprintf(f, "set label %s at first %llu, graph 0.98 rotate by 90 right font \",8\" "
+			    "tc rgb \"#666666\" noenhanced\n", ql, (unsigned long long)a->marks[i].event);
+		free(ql);
+	}
+	/* each series' peak, marked and named from the rows drawn: the picture says its extremes */
+	for (i = 0; i < a->n; i++) {
+		const struct timeline_row *best = NULL;
+		size_t r;
+		char size[32], *ql, *label;
+
+		for (r = 0; r < a->tls[i]->n; r++)
+			if (!a->tls[i]->rows[r].stopped &&
+			    (best == NULL || a->tls[i]->rows[r].reserved > best->reserved))
+				best = &a->tls[i]->rows[r];
+		if (best == NULL || best->reserved == 0)
+			continue;
+		label = gms_asprintf("%s peak %s at event %llu", a->labels ? a->labels[i] : "reserved",
+		    gms_fmt_size(best->reserved, size, sizeof(size)), (unsigned long long)best->event);
+		ql = quoted(label);
+		fprintf(f, "set label %s at first %llu, first %.6f / GiB point pt 6 ps 1.2 lc %zu "
+		    "offset 0.8, 0.8 font \",9\" noenhanced\n", ql, (unsigned long long)best->event,
+		    (double)best->reserved, i + 1);
+		free(ql);
+		free(label);
+	}
+	fclose(f);
+	if ((f = tmp_file(&t, "oom.csv", &oom)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write %s: %s", oom, strerror(errno));
+		goto out;
+	}
+	oomplot = gms_strdup("");
+	for (i = 0; i < a->nooms; i++) {
+		char *ql = quoted(a->ooms[i].label ? a->ooms[i].label : "out of memory");
+
+		fprintf(f, "%llu,%llu\n", (unsigned long long)a->ooms[i].event,
+		    (unsigned long long)a->ooms[i].bytes);
+		tmp = gms_asprintf("%s, oomfile every ::%zu::%zu using 1:($2 / GiB) with points pt 7 "
+		    "ps 1.8 lc %zu title %s", oomplot, i, i, a->ooms[i].series + 1, ql);
+		free(oomplot);
+		free(ql);
+		oomplot = tmp;
+	}
+	fclose(f);
+	if ((err = write_script(&t, plot_plot_timeline_gp, &script, cause)) < 0)
+		goto out;
+	for (i = 0; i < a->n; i++) {
+		tmp = gms_asprintf("%s%s%s", labels ? labels : "", labels ? " " : "", a->labels[i]);
+		free(labels);
+		labels = tmp;
+	}
+	qd = quoted(data);
+	qo = quoted(a->out);
+	qt = quoted(a->title);
+	qa = quoted(ann);
+	qm = quoted(oom);
+	tmp = quoted(labels ? labels : "");
+	qp = quoted(oomplot);
+	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; labels=%s; "
+	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s", qd, qo, term, a->n, tmp,
+	    qt, (double)a->capacity, qa, qm, qp);
+	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
+	} else {
+		fclose(f);
+		err = gnuplot(assigns, script, a->out, errpath, cause);
+	}
+	free(qd);
+	free(qo);
+	free(qt);
+	free(qa);
+	free(qm);
+	free(qp);
+	free(tmp);
+	free(assigns);
+	free(labels);
+out:
+	free(oomplot);
+	tmp_clean(&t);
+	return err;
+}
+
+struct map_ctx {
+	FILE *data, *tics;
+	int row;
+	uint64_t seg_addr;
+	size_t nsegs;
+};
+
+static void
+map_segment(void *arg, const struct policy_walk_segment *s)
+{
+	struct map_ctx *c = arg;
+
+	c->row++;
+	c->seg_addr = s->addr;
+	if (c->nsegs <= 48)
+		fprintf(c->tics, "set ytics add (\"%s %.0f MiB\" %d)\n", s->pool,
+		    (double)s->size / 1048576.0, c->row);
+}
+
+static void
+map_block(void *arg, const struct policy_walk_block *b)
+{
+	struct map_ctx *c = arg;
+
+	fprintf(c->data, "%d,%.6f,%.6f,%d\n", c->row, (double)(b->addr - c->seg_addr) / 1048576.0,
+	    (double)(b->addr - c->seg_addr + b->size) / 1048576.0,
+	    b->allocated ? 0x3366cc : 0xdd5555);
+}
+
+static void
+count_segment(void *arg, const struct policy_walk_segment *s)
+{
+	(*(size_t *)arg)++;
+}
+
+int
+plot_map(const char *out, const char *title, const struct policy_ops *ops, void *state,
+    char **cause)
+{
+	const char *term = plot_term(out, cause);
+	struct map_ctx c = { .row = -1 };
+	char *data, *tics, *script, *assigns, *qd, *qo, *qt, *qs, *errpath;
+	FILE *f;
+	struct tmp t;
+	int err;
+
+	if (term == NULL)
+		return GMS_ECONFIG;
+	if ((err = tmp_dir(&t, cause)) < 0)
+		return err;
+	ops->walk(state, count_segment, NULL, &c.nsegs);
+	if ((c.data = tmp_file(&t, "map.csv", &data)) == NULL ||
+	    (c.tics = tmp_file(&t, "tics.gp", &tics)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write in %s: %s", t.dir, strerror(errno));
+		if (c.data)
+			fclose(c.data);
+		goto out;
+	}
+	if (c.nsegs <= 48)
+		fprintf(c.tics, "set ytics ()\n");
+	ops->walk(state, map_segment, map_block, &c);
+	if (c.nsegs == 0)
+		fprintf(c.data, "0,0,0,16777215\n");	/* an empty map still draws */
+	fclose(c.data);
+	fclose(c.tics);
+	if ((err = write_script(&t, plot_plot_map_gp, &script, cause)) < 0)
+		goto out;
+	qd = quoted(data);
+	qo = quoted(out);
+	qt = quoted(title);
+	qs = quoted(tics);
+	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; title=%s; nrows=%zu; "
+	    "ticfile=%s", qd, qo, term, qt, c.nsegs ? c.nsegs : 1, qs);
+	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
+	} else {
+		fclose(f);
+		err = gnuplot(assigns, script, out, errpath, cause);
+	}
+	free(qd);
+	free(qo);
+	free(qt);
+	free(qs);
+	free(assigns);
+out:
+	tmp_clean(&t);
+	return err;
+}

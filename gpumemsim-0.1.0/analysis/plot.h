@@ -1,0 +1,46 @@
+/*
+ * plot.h - pictures drawn with gnuplot (a dependency of `gpumemsim plot`
+ * only): a timeline of live, allocated and reserved bytes per policy, and a
+ * memory map of segments and their blocks.  The gnuplot scripts are
+ * analysis/plot-*.gp, built into the binary.
+ */
+#ifndef ANALYSIS_PLOT_H
+#define ANALYSIS_PLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/timeline.h"
+#include "sim/policy.h"
+
+struct plot_point {
+	uint64_t event;
+	uint64_t bytes;		/* OOM points: reserved there */
+	const char *label;
+	size_t series;		/* OOM points: the policy's index in tls */
+};
+
+struct plot_timeline_args {
+	const char *out;		/* .svg or .png */
+	const char *title;
+	struct timeline *const *tls;	/* one per policy */
+	const char *const *labels;
+	size_t n;
+	uint64_t capacity;		/* drawn as a line; 0: none */
+	const struct plot_point *marks;	/* vertical lines */
+	size_t nmarks;
+	const struct plot_point *ooms;
+	size_t nooms;
+};
+
+/* 0, GMS_ENOTBUILT when gnuplot is missing, GMS_EIO, GMS_ECONFIG (bad name). */
+int plot_timeline(const struct plot_timeline_args *a, char **cause);
+
+/* Render the segments and blocks a walk of (ops, state) reports. */
+int plot_map(const char *out, const char *title, const struct policy_ops *ops, void *state,
+    char **cause);
+
+/* "svg" or "png" from the output's name; NULL with *cause otherwise. */
+const char *plot_term(const char *out, char **cause);
+
+#endif /* ANALYSIS_PLOT_H */

@@ -1,0 +1,288 @@
+/*
+ * report-run.c - the report of one run: JSON with exactly the keys of
+ * the keys scripts depend on (gpumemsim-run(1), OUTPUT), and a text summary a person reads in five
+ * seconds (peaks, fragmentation, overhead over the live peak, device calls,
+ * the out-of-memory story, and whether the recording is reproduced).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "sim/gms.h"
+
+uint64_t
+report_capacity(const struct report_run *run)
+{
+	return run->res->limit;
+}
+
+double
+report_fragmentation(const struct sim_result *res)
+{
+	if (res->peak_reserved == 0)
+		return 0.0;
+	return 1.0 - (double)res->peak_allocated / (double)res->peak_reserved;
+}
+
+int
+report_observed(const struct report_run *run, struct report_observed_key *keys,
+    int *all_match)
+{
+	const struct sim_result *r = run->res;
+	const struct { const char *key; uint64_t sim; } cand[REPORT_OBSERVED_KEYS] = {
+		{ "peak_reserved", r->peak_reserved },
+		{ "peak_allocated", r->peak_allocated },
+		{ "peak_requested", r->peak_requested },
+		{ "device_allocs", r->device_allocs },
+		{ "alloc_retries", r->alloc_retries },
+		{ "ooms", (uint64_t)r->oomed },
+	};
+	const cJSON *obs = run->hdr->observed, *it;
+	int i, n = 0;
+
+	if (obs == NULL)
+		return -1;
+	*all_match = r->segment_mismatches == 0;
+	for (i = 0; i < REPORT_OBSERVED_KEYS; i++) {
+		it = cJSON_GetObjectItemCaseSensitive(obs, cand[i].key);
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0)
+			continue;
+		keys[n].key = cand[i].key;
+		keys[n].simulated = cand[i].sim;
+		keys[n].observed = (uint64_t)it->valuedouble;
+		if (keys[n].simulated != keys[n].observed)
+			*all_match = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Where the recorded job itself ran out of memory, when the trace says. */
+static void
+recorded_oom_json(cJSON *o, const struct sim_result *r)
+{
+	cJSON *ro;
+
+	if (r->recorded_ooms == 0)
+		return;
+	ro = cJSON_AddObjectToObject(o, "recorded_oom");
+	cJSON_AddNumberToObject(ro, "event", (double)r->recorded_oom_event);
+	cJSON_AddNumberToObject(ro, "size", (double)r->recorded_oom_size);
+	cJSON_AddNumberToObject(ro, "count", (double)r->recorded_ooms);
+}
+
+static cJSON *
+observed_json(const struct report_run *run)
+{
+	struct report_observed_key keys[REPORT_OBSERVED_KEYS];
+	cJSON *o, *mm;
+	int n, i, all;
+
+	if ((n = report_observed(run, keys, &all)) < 0) {
+		if (run->res->recorded_ooms == 0)
+			return cJSON_CreateNull();
+		o = cJSON_CreateObject();
+		recorded_oom_json(o, run->res);
+		return o;
+	}
+	o = cJSON_Duplicate(run->hdr->observed, 1);
+	recorded_oom_json(o, run->res);
+	cJSON_AddBoolToObject(o, "matches", all);
+	mm = cJSON_AddObjectToObject(o, "mismatches");
+	for (i = 0; i < n; i++) {
+		cJSON *m;
+
+		if (keys[i].simulated == keys[i].observed)
+			continue;
+		m = cJSON_AddObjectToObject(mm, keys[i].key);
+		cJSON_AddNumberToObject(m, "simulated", (double)keys[i].simulated);
+		cJSON_AddNumberToObject(m, "observed", (double)keys[i].observed);
+	}
+	if (run->res->observed_segments > 0) {
+		cJSON *seg = cJSON_AddObjectToObject(o, "segments");
+
+		cJSON_AddNumberToObject(seg, "observed", (double)run->res->observed_segments);
+		cJSON_AddBoolToObject(seg, "match", run->res->segment_mismatches == 0);
+		if (run->res->segment_mismatches > 0)
+			cJSON_AddNumberToObject(seg, "first_mismatch_event",
+			    (double)run->res->first_segment_mismatch);
+	}
+	return o;
+}
+
+cJSON *
+report_run_json(const struct report_run *run)
+{
+	const struct sim_result *r = run->res;
+	cJSON *o = cJSON_CreateObject(), *opts, *oom;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "trace", run->trace);
+	cJSON_AddStringToObject(o, "policy", run->policy);
+	opts = cJSON_AddObjectToObject(o, "options");
+	cJSON_AddStringToObject(opts, "placement", run->placement);
+	for (i = 0; i < run->nopts; i++)
+		cJSON_AddStringToObject(opts, run->opts[i].key, run->opts[i].value);
+	if (run->gpu)
+		cJSON_AddStringToObject(opts, "gpu", run->gpu);
+	if (report_capacity(run))
+		cJSON_AddNumberToObject(o, "capacity", (double)report_capacity(run));
+	else
+		cJSON_AddNullToObject(o, "capacity");
+	cJSON_AddNumberToObject(o, "events", (double)r->events);
+	cJSON_AddNumberToObject(o, "peak_live", (double)r->peak_live);
+	cJSON_AddNumberToObject(o, "peak_reserved", (double)r->peak_reserved);
+	cJSON_AddNumberToObject(o, "peak_allocated", (double)r->peak_allocated);
+	cJSON_AddNumberToObject(o, "peak_requested", (double)r->peak_requested);
+	cJSON_AddNumberToObject(o, "device_allocs", (double)r->device_allocs);
+	cJSON_AddNumberToObject(o, "device_frees", (double)r->device_frees);
+	cJSON_AddNumberToObject(o, "alloc_retries", (double)r->alloc_retries);
+	cJSON_AddNumberToObject(o, "fragmentation", report_fragmentation(r));
+	if (r->oomed) {
+		oom = cJSON_AddObjectToObject(o, "oom");
+		cJSON_AddNumberToObject(oom, "event", (double)r->oom.event);
+		cJSON_AddNumberToObject(oom, "size", (double)r->oom.size);
+		cJSON_AddNumberToObject(oom, "live", (double)r->oom.live);
+		cJSON_AddNumberToObject(oom, "allocated", (double)r->oom.allocated);
+		cJSON_AddNumberToObject(oom, "reserved", (double)r->oom.reserved);
+		cJSON_AddNumberToObject(oom, "largest_free", (double)r->oom.largest_free);
+		if (r->oom.at)
+			cJSON_AddStringToObject(oom, "at", r->oom.at);
+		else
+			cJSON_AddNullToObject(oom, "at");
+		if (r->oom.mark)
+			cJSON_AddStringToObject(oom, "mark", r->oom.mark);
+		else
+			cJSON_AddNullToObject(oom, "mark");
+	} else {
+		cJSON_AddNullToObject(o, "oom");
+	}
+	cJSON_AddItemToObject(o, "observed", observed_json(run));
+	cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(run->hdr));
+	return o;
+}
+
+#define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+
+char *
+report_run_text(const struct report_run *run)
+{
+	const struct sim_result *r = run->res;
+	struct report_observed_key keys[REPORT_OBSERVED_KEYS];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	uint64_t cap = report_capacity(run);
+	char *note;
+	size_t k;
+	int n, i, all;
+
+	if (f == NULL)
+		return gms_strdup("(out of memory)\n");
+	fprintf(f, "%s: %llu events (%llu allocs, %llu frees)\n", run->trace,
+	    (unsigned long long)r->events, (unsigned long long)r->allocs,
+	    (unsigned long long)r->frees);
+	fprintf(f, "policy %s", run->policy);
+	for (k = 0; k < run->nopts; k++)
+		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
+	fprintf(f, "%s, capacity %s%s%s%s%s, placement %s\n\n", run->nopts ? ")" : "",
+	    cap ? SZ(cap) : "unlimited", run->gpu ? " (" : "",
+	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "",
+	    cap != run->capacity ? " (per_process_memory_fraction)" : "", run->placement);
+	if ((note = report_incomplete_text(run->hdr)) != NULL) {
+		fprintf(f, "%s\n", note);
+		free(note);
+	}
+
+	fprintf(f, "  peak reserved   %12s  %14llu B\n", SZ(r->peak_reserved),
+	    (unsigned long long)r->peak_reserved);
+	fprintf(f, "  peak allocated  %12s  %14llu B\n", SZ(r->peak_allocated),
+	    (unsigned long long)r->peak_allocated);
+	fprintf(f, "  peak requested  %12s  %14llu B\n", SZ(r->peak_requested),
+	    (unsigned long long)r->peak_requested);
+	fprintf(f, "  peak live       %12s  %14llu B  the lower bound (event %llu)\n",
+	    SZ(r->peak_live), (unsigned long long)r->peak_live,
+	    (unsigned long long)r->peak_live_event);
+	fprintf(f, "  fragmentation   %11.1f%%  1 - peak allocated / peak reserved\n",
+	    100.0 * report_fragmentation(r));
+	if (r->peak_live > 0 && !r->oomed)
+		fprintf(f, "  overhead        %11.1f%%  peak reserved over the live peak\n",
+		    100.0 * ((double)r->peak_reserved / (double)r->peak_live - 1.0));
+	fprintf(f, "  device calls    %llu allocs, %llu frees, %llu retries\n",
+	    (unsigned long long)r->device_allocs, (unsigned long long)r->device_frees,
+	    (unsigned long long)r->alloc_retries);
+
+	if (r->oomed) {
+		fprintf(f, "\nOUT OF MEMORY at event %llu: a request for %s (%llu B) on stream %lld",
+		    (unsigned long long)r->oom.event, SZ(r->oom.size),
+		    (unsigned long long)r->oom.size, (long long)r->oom.stream);
+		if (r->oom.at)
+			fprintf(f, ", at %s", r->oom.at);
+		fprintf(f, "\n");
+		if (r->oom.mark)
+			fprintf(f, "  after mark \"%s\" (event %llu)\n", r->oom.mark,
+			    (unsigned long long)r->oom.mark_event);
+		fprintf(f, "  capacity %s: reserved %s after releasing the cache, "
+		    "allocated %s, live %s\n", cap ? SZ(cap) : "unlimited",
+		    SZ(r->oom.reserved), SZ(r->oom.allocated), SZ(r->oom.live));
+		if (!cap && strcmp(run->policy, "caching") == 0)
+			fprintf(f, "  with no capacity set, no expandable segment can hold this "
+			    "request: one spans the device's memory (%s)\n",
+			    run->hdr->device_total ? SZ(run->hdr->device_total) :
+			    "80.00 GiB when the trace does not say");
+		else if (!cap)
+			fprintf(f, "  with no capacity set, the policy itself cannot serve a "
+			    "request this large\n");
+		if (r->oom.reserved > r->oom.allocated)
+			fprintf(f, "  %s reserved but unallocated; the largest free block is %s\n",
+			    SZ(r->oom.reserved - r->oom.allocated), SZ(r->oom.largest_free));
+		fprintf(f, "  the trace needs at least %s live (its peak, event %llu)\n",
+		    SZ(r->peak_live), (unsigned long long)r->peak_live_event);
+	}
+
+	if (r->empty_caches_ignored > 0)
+		fprintf(f, "\n  the trace calls torch.cuda.empty_cache() %llu time%s; %s has no such "
+		    "call (its framework keeps what it reserved): ignored\n",
+		    (unsigned long long)r->empty_caches_ignored,
+		    r->empty_caches_ignored == 1 ? "" : "s", run->policy);
+	if (r->recorded_ooms > 0) {
+		fprintf(f, "\nRECORDED OUT OF MEMORY: the job itself ran out at event %llu, asking "
+		    "for %s (%llu B)", (unsigned long long)r->recorded_oom_event,
+		    SZ(r->recorded_oom_size), (unsigned long long)r->recorded_oom_size);
+		if (r->recorded_ooms > 1)
+			fprintf(f, "; %llu failures in all", (unsigned long long)r->recorded_ooms);
+		fprintf(f, "\n");
+	}
+
+	if ((n = report_observed(run, keys, &all)) >= 0) {
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(run->hdr->observed, "allocator");
+
+		fprintf(f, "\nobserved (%s, as recorded): ",
+		    cJSON_IsString(a) ? a->valuestring : "recording allocator");
+		if (all && n > 0) {
+			fprintf(f, "reproduced exactly (%d number%s%s)\n", n, n == 1 ? "" : "s",
+			    r->observed_segments ? " and every segment" : "");
+		} else if (cap) {
+			fprintf(f, "recorded without this capacity: not comparable\n");
+			n = 0;
+		} else if (n == 0) {
+			fprintf(f, "nothing this run reports was recorded: not compared\n");
+		} else {
+			fprintf(f, "NOT reproduced\n");
+		}
+		for (i = 0; i < n; i++)
+			if (keys[i].simulated != keys[i].observed)
+				fprintf(f, "  %-15s simulated %llu, observed %llu\n", keys[i].key,
+				    (unsigned long long)keys[i].simulated,
+				    (unsigned long long)keys[i].observed);
+		if (r->segment_mismatches > 0 && !cap)
+			fprintf(f, "  segments        %llu events differ, the first at event %llu\n",
+			    (unsigned long long)r->segment_mismatches,
+			    (unsigned long long)r->first_segment_mismatch);
+	}
+	fclose(f);
+	return out;
+}

@@ -1,0 +1,51 @@
+/*
+ * timeline.h - live, allocated and reserved bytes over a run, for
+ * `run --timeline`, `compare --timeline` and `plot`.  Fed by the engine's
+ * sampler after every event; keeps either every change, or (points > 0) an
+ * envelope of about that many rows that keeps every peak: events fall into
+ * buckets of a width that doubles as the trace goes on, and each bucket keeps
+ * its largest values and the event where reserved peaked in it.  Memory is
+ * O(points), whatever the trace's length.
+ */
+#ifndef ANALYSIS_TIMELINE_H
+#define ANALYSIS_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/sim.h"
+
+struct timeline_row {
+	uint64_t event;
+	int64_t t_us;
+	int has_time;
+	uint64_t live, allocated, reserved;
+	int stopped;		/* after an OOM: allocated and reserved mean nothing */
+};
+
+struct timeline {
+	size_t points;		/* 0: every change */
+	struct timeline_row *rows;
+	size_t n, cap;
+	uint64_t width;		/* events per bucket (points > 0) */
+	struct timeline_row last;
+	int have_last;
+};
+
+void timeline_init(struct timeline *tl, size_t points);
+/* The sampler to give sim_set_sampler (arg: the timeline). */
+void timeline_sample(void *arg, const struct sim_sample *smp);
+void timeline_free(struct timeline *tl);
+
+/*
+ * Write one or more timelines of the same trace as CSV: event, t_us, live,
+ * then allocated and reserved per timeline (columns named after labels[i]
+ * when there are several).  Rows are the union of their events; a timeline
+ * without a row at an event repeats its last value there.  Returns 0 or -1
+ * (errno set) when f cannot be written.
+ */
+int timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labels,
+    size_t n);
+
+#endif /* ANALYSIS_TIMELINE_H */

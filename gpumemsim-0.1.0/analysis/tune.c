@@ -1,0 +1,507 @@
+/*
+ * tune.c - the settings search of tune.h.  The caching policy's space is
+ * searched greedily rather than whole (2 x 8 x 5 x 6 settings would take
+ * minutes on a long trace): every single change from the default first, then
+ * coordinate descent from the best, one dimension at a time, until nothing
+ * improves.  Settings rank by fitting, then peak reserved, then device calls,
+ * then fewer keys.  Every run replays the same in-memory trace; a batch runs
+ * on all cores.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/tune.h"
+#include "sim/batch.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+
+#define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+#define MAX_CANDS 512
+
+/* The dimensions; index 0 of each is "unset". */
+static const char *const expandable[] = { NULL, "expandable_segments:True" };
+static const char *const max_split[] = { NULL, "max_split_size_mb:20", "max_split_size_mb:32",
+	"max_split_size_mb:64", "max_split_size_mb:128", "max_split_size_mb:256",
+	"max_split_size_mb:512", "max_split_size_mb:1024" };
+static const char *const roundup[] = { NULL, "roundup_power2_divisions:2",
+	"roundup_power2_divisions:4", "roundup_power2_divisions:8",
+	"roundup_power2_divisions:16" };
+static const char *const gc[] = { NULL, "garbage_collection_threshold:0.5",
+	"garbage_collection_threshold:0.6", "garbage_collection_threshold:0.7",
+	"garbage_collection_threshold:0.8", "garbage_collection_threshold:0.9" };
+
+struct dim {
+	const char *const *values;
+	int n;
+};
+
+#define NDIMS 4
+
+struct point {
+	int v[NDIMS];
+};
+
+static void
+point_conf(const struct dim *dims, const struct point *p, char *buf, size_t len)
+{
+	size_t used = 0;
+	int d;
+
+	buf[0] = '\0';
+	for (d = 0; d < NDIMS; d++)
+		if (p->v[d] != 0)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+			    dims[d].values[p->v[d]]);
+}
+
+static int
+nkeys(const char *conf)
+{
+	int n = conf[0] != '\0';
+
+	for (; *conf; conf++)
+		n += *conf == ',';
+	return n;
+}
+
+/* < 0 when a ranks before b. */
+static int
+rank(const struct tune_candidate *a, const struct tune_candidate *b)
+{
+	int fa = a->err == 0 && !a->res.oomed, fb = b->err == 0 && !b->res.oomed;
+	uint64_t ca, cb;
+
+	if (fa != fb)
+		return fb - fa;
+	if (!fa) {
+		/* neither fits: the one that gets further */
+		uint64_t ea = a->err ? 0 : a->res.oom.event, eb = b->err ? 0 : b->res.oom.event;
+
+		if (ea != eb)
+			return ea > eb ? -1 : 1;
+	}
+	if (a->res.peak_reserved != b->res.peak_reserved)
+		return a->res.peak_reserved < b->res.peak_reserved ? -1 : 1;
+	ca = a->res.device_allocs + a->res.device_frees;
+	cb = b->res.device_allocs + b->res.device_frees;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	if (nkeys(a->conf) != nkeys(b->conf))
+		return nkeys(a->conf) - nkeys(b->conf);
+	return strcmp(a->conf, b->conf);
+}
+
+struct search {
+	const struct trace_mem *m;
+	uint64_t capacity;
+	int threads;
+	struct tune_candidate *cands;
+	size_t n;
+	char **cause;
+};
+
+static struct tune_candidate *
+find(struct search *s, const char *conf)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strcmp(s->cands[i].conf, conf) == 0)
+			return &s->cands[i];
+	return NULL;
+}
+
+/* Run every point not run yet, as one batch. */
+static int
+run_points(struct search *s, const struct dim *dims, const struct point *pts, size_t npts)
+{
+	char (*confs)[192] = gms_calloc(npts ? npts : 1, sizeof(*confs));
+	size_t nconf = npts;
+	struct batch_job *jobs = gms_calloc(nconf ? nconf : 1, sizeof(*jobs));
+	struct policy_kv *kv = gms_calloc(nconf ? nconf : 1, sizeof(*kv));
+	size_t i, nj = 0, *which = gms_calloc(nconf ? nconf : 1, sizeof(*which));
+	int err = 0;
+
+	for (i = 0; i < nconf; i++) {
+		point_conf(dims, &pts[i], confs[i], sizeof(confs[i]));
+		if (find(s, confs[i]) != NULL || s->n + nj >= MAX_CANDS)
+			continue;
+		for (size_t k = 0; k < nj; k++)
+			if (strcmp(confs[which[k]], confs[i]) == 0)
+				goto dup;
+		kv[nj] = (struct policy_kv){ "alloc_conf", confs[i] };
+		jobs[nj].spec = (struct run_spec){ .mem = s->m, .policy = &policy_caching,
+		    .opts = &kv[nj], .nopts = 1, .capacity = s->capacity };
+		which[nj++] = i;
+dup:
+		;
+	}
+	batch_run(jobs, nj, s->threads);
+	for (i = 0; i < nj; i++) {
+		struct tune_candidate *c = &s->cands[s->n++];
+
+		snprintf(c->conf, sizeof(c->conf), "%s", confs[which[i]]);
+		memcpy(c->point, pts[which[i]].v, sizeof(c->point));
+		c->err = jobs[i].err;
+		if (jobs[i].err == 0) {
+			c->res = jobs[i].out.res;
+		} else if (jobs[i].err == GMS_ETRACE && err == 0) {
+			err = gms_fail(s->cause, jobs[i].err, "%s", jobs[i].cause);
+		}
+	}
+	batch_free(jobs, nj);
+	free(jobs);
+	free(kv);
+	free(which);
+	free(confs);
+	return err;
+}
+
+static struct tune_candidate *
+best_of(struct search *s)
+{
+	struct tune_candidate *bc = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (bc == NULL || rank(&s->cands[i], bc) < 0)
+			bc = &s->cands[i];
+	return bc;
+}
+
+static int
+search_caching(struct search *s, int with_gc)
+{
+	struct dim dims[NDIMS] = {
+		{ expandable, 2 }, { max_split, 8 }, { roundup, 5 }, { gc, with_gc ? 6 : 1 },
+	};
+	struct point pts[64], best = { { 0 } }, p;
+	struct tune_candidate *bc;
+	int d, v, round, err;
+	size_t n = 0;
+
+	/* the default and every single change from it */
+	pts[n++] = best;
+	for (d = 0; d < NDIMS; d++)
+		for (v = 1; v < dims[d].n; v++) {
+			p = best;
+			p.v[d] = v;
+			pts[n++] = p;
+		}
+	if ((err = run_points(s, dims, pts, n)) < 0)
+		return err;
+	/* coordinate descent from the best so far, until nothing improves */
+	for (round = 0; round < 4; round++) {
+		bc = best_of(s);
+		memcpy(best.v, bc->point, sizeof(best.v));
+		n = 0;
+		for (d = 0; d < NDIMS; d++)
+			for (v = 0; v < dims[d].n; v++) {
+				if (v == best.v[d])
+					continue;
+				p = best;
+				p.v[d] = v;
+				pts[n++] = p;
+			}
+		if ((err = run_points(s, dims, pts, n)) < 0)
+			return err;
+		if (best_of(s) == bc)
+			break;
+	}
+	return 0;
+}
+
+static int
+cmp_cands(const void *a, const void *b)
+{
+	return rank(a, b);
+}
+
+/* One BFC run over the in-memory trace. */
+static int
+bfc_run(const struct trace_mem *m, const struct policy_ops *ops, const struct policy_kv *kv,
+    size_t nkv, uint64_t capacity, struct sim_result *res)
+{
+	struct batch_job job = { .spec = { .mem = m, .policy = ops, .opts = kv, .nopts = nkv,
+	    .capacity = capacity } };
+	int err;
+
+	batch_run(&job, 1, 1);
+	err = job.err;
+	if (err == 0)
+		*res = job.out.res;
+	batch_free(&job, 1);
+	return err;
+}
+
+/*
+ * The smallest limit (2 MiB steps) in [lo, hi] under which ops fits, by
+ * bisection, then checked: fitting is not always monotone in the limit.
+ */
+static uint64_t
+min_fitting_limit(const struct trace_mem *m, const struct policy_ops *ops,
+    const struct policy_kv *kv, size_t nkv, uint64_t lo, uint64_t hi)
+{
+	struct sim_result res;
+	uint64_t step = 2 * GMS_MiB, mid;
+
+	lo = lo / step * step;
+	hi = (hi + step - 1) / step * step;
+	if (bfc_run(m, ops, kv, nkv, hi, &res) != 0 || res.oomed)
+		return 0;
+	while (hi - lo > step) {
+		mid = lo + (hi - lo) / 2 / step * step;
+		if (bfc_run(m, ops, kv, nkv, mid, &res) == 0 && !res.oomed)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+int
+tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_report *rep,
+    char **cause)
+{
+	static const struct policy_kv tf[] = { { "flavor", "tensorflow" } };
+	static const struct policy_kv jax[] = { { "flavor", "jax" } };
+	struct search s = { .m = m, .capacity = capacity, .threads = threads, .cause = cause };
+	const struct trace_header *hdr = trace_mem_header(m);
+	uint64_t card = capacity ? capacity : hdr->device_total, hi;
+	size_t i;
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->trace = hdr->name;
+	rep->capacity = capacity;
+	rep->card = card;
+	s.cands = gms_calloc(MAX_CANDS, sizeof(*s.cands));
+	if ((err = search_caching(&s, capacity != 0)) < 0) {
+		free(s.cands);
+		return err;
+	}
+	qsort(s.cands, s.n, sizeof(*s.cands), cmp_cands);
+	rep->cands = s.cands;
+	rep->ncands = s.n;
+	for (i = 0; i < s.n; i++) {
+		if (s.cands[i].conf[0] == '\0')
+			rep->default_index = i;
+		if (s.cands[i].err == 0)
+			rep->peak_live = s.cands[i].res.peak_live;
+	}
+
+	rep->bfc[0] = (struct tune_bfc){ .label = "growth, TensorFlow",
+	    .setting = "TF_FORCE_GPU_ALLOW_GROWTH=true (GC of free regions on)" };
+	rep->bfc[0].err = bfc_run(m, &policy_grow_only, tf, 1, capacity, &rep->bfc[0].res);
+	rep->bfc[1] = (struct tune_bfc){ .label = "growth, JAX",
+	    .setting = "XLA_PYTHON_CLIENT_PREALLOCATE=false" };
+	rep->bfc[1].err = bfc_run(m, &policy_grow_only, jax, 1, capacity, &rep->bfc[1].res);
+	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ?
+	    "the default of both (the whole limit at the first allocation)" :
+	    "JAX's default: 75% of the card at the first allocation" };
+	rep->bfc[2].err = bfc_run(m, &policy_preallocate, jax, 1, capacity, &rep->bfc[2].res);
+
+	/* the smallest limits: between the live peak and what growth reserved */
+	hi = capacity;
+	if (hi == 0 && rep->bfc[1].err == 0)
+		hi = rep->bfc[1].res.peak_reserved;
+	if (hi != 0 && rep->peak_live != 0 && rep->peak_live <= hi) {
+		rep->bfc_min_limit = min_fitting_limit(m, &policy_grow_only, jax, 1,
+		    rep->peak_live, hi);
+		rep->bfc_min_prealloc = min_fitting_limit(m, &policy_preallocate, jax, 1,
+		    rep->peak_live, hi);
+	}
+	return 0;
+}
+
+void
+tune_free(struct tune_report *rep)
+{
+	free(rep->cands);
+	rep->cands = NULL;
+}
+
+static int
+fits(const struct tune_candidate *c)
+{
+	return c->err == 0 && !c->res.oomed;
+}
+
+int
+tune_fits(const struct tune_report *rep)
+{
+	return rep->ncands > 0 && fits(&rep->cands[0]);
+}
+
+/* A setting that changes nothing over a simpler one says nothing new. */
+static int
+said_before(const struct tune_candidate *c, const struct tune_candidate *p)
+{
+	return c->err == 0 && p->err == 0 && c->res.peak_reserved == p->res.peak_reserved &&
+	    c->res.device_allocs == p->res.device_allocs &&
+	    c->res.device_frees == p->res.device_frees && c->res.oomed == p->res.oomed &&
+	    c->conf[0] != '\0';
+}
+
+static double
+pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+cJSON *
+tune_json(const struct tune_report *rep)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *it, *rec, *b;
+	const struct tune_candidate *best = rep->ncands ? &rep->cands[0] : NULL;
+	const struct tune_candidate *def = rep->ncands ? &rep->cands[rep->default_index] : NULL;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "trace", rep->trace);
+	if (rep->capacity)
+		cJSON_AddNumberToObject(o, "capacity", (double)rep->capacity);
+	else
+		cJSON_AddNullToObject(o, "capacity");
+	cJSON_AddNumberToObject(o, "peak_live", (double)rep->peak_live);
+	cJSON_AddNumberToObject(o, "tried", (double)rep->ncands);
+	if (best != NULL && fits(best)) {
+		rec = cJSON_AddObjectToObject(o, "recommended");
+		cJSON_AddStringToObject(rec, "PYTORCH_CUDA_ALLOC_CONF", best->conf);
+		cJSON_AddNumberToObject(rec, "peak_reserved", (double)best->res.peak_reserved);
+		if (def != NULL && def->err == 0)
+			cJSON_AddNumberToObject(rec, "default_peak_reserved",
+			    (double)def->res.peak_reserved);
+		cJSON_AddBoolToObject(rec, "default_fits", def != NULL && fits(def));
+	} else {
+		cJSON_AddNullToObject(o, "recommended");
+	}
+	a = cJSON_AddArrayToObject(o, "caching");
+	for (i = 0; i < rep->ncands; i++) {
+		const struct tune_candidate *c = &rep->cands[i];
+
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "alloc_conf", c->conf);
+		cJSON_AddBoolToObject(it, "fits", fits(c));
+		if (c->err == 0) {
+			cJSON_AddNumberToObject(it, "peak_reserved", (double)c->res.peak_reserved);
+			cJSON_AddNumberToObject(it, "device_allocs", (double)c->res.device_allocs);
+			cJSON_AddNumberToObject(it, "device_frees", (double)c->res.device_frees);
+			if (c->res.oomed)
+				cJSON_AddNumberToObject(it, "oom_event", (double)c->res.oom.event);
+		}
+		cJSON_AddItemToArray(a, it);
+	}
+	b = cJSON_AddArrayToObject(o, "bfc");
+	for (i = 0; i < 3; i++) {
+		const struct tune_bfc *t = &rep->bfc[i];
+
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "mode", t->label);
+		cJSON_AddStringToObject(it, "setting", t->setting);
+		cJSON_AddBoolToObject(it, "fits", t->err == 0 && !t->res.oomed);
+		if (t->err == 0)
+			cJSON_AddNumberToObject(it, "peak_reserved", (double)t->res.peak_reserved);
+		cJSON_AddItemToArray(b, it);
+	}
+	if (rep->bfc_min_limit)
+		cJSON_AddNumberToObject(o, "bfc_min_growth_limit", (double)rep->bfc_min_limit);
+	else
+		cJSON_AddNullToObject(o, "bfc_min_growth_limit");
+	if (rep->bfc_min_prealloc)
+		cJSON_AddNumberToObject(o, "bfc_min_preallocated", (double)rep->bfc_min_prealloc);
+	else
+		cJSON_AddNullToObject(o, "bfc_min_preallocated");
+	return o;
+}
+
+char *
+tune_text(const struct tune_report *rep)
+{
+	const struct tune_candidate *best = rep->ncands ? &rep->cands[0] : NULL;
+	const struct tune_candidate *def = rep->ncands ? &rep->cands[rep->default_index] : NULL;
+	char *out = NULL, result[64];
+	size_t len = 0, i, shown, width;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		return gms_strdup("(out of memory)\n");
+	fprintf(f, "%s: capacity %s, peak live %s; %zu PyTorch settings tried\n\n", rep->trace,
+	    rep->capacity ? SZ(rep->capacity) : "unlimited", SZ(rep->peak_live), rep->ncands);
+	if (best != NULL && fits(best)) {
+		fprintf(f, "  PYTORCH_CUDA_ALLOC_CONF=%s\n\n", best->conf[0] ? best->conf : "\"\"  (the default)");
+		fprintf(f, "  peak reserved %s", SZ(best->res.peak_reserved));
+		if (def != NULL && fits(def) && def != best && def->res.peak_reserved > best->res.peak_reserved)
+			fprintf(f, ", %s (%.1f%%) less than the default's %s",
+			    SZ(def->res.peak_reserved - best->res.peak_reserved),
+			    pct(def->res.peak_reserved - best->res.peak_reserved, def->res.peak_reserved),
+			    SZ(def->res.peak_reserved));
+		else if (def != NULL && !fits(def))
+			fprintf(f, "; the default runs out of memory at event %llu",
+			    (unsigned long long)def->res.oom.event);
+		else if (def == best)
+			fprintf(f, ": the default is best");
+		fprintf(f, "\n  %.1f%% over ideal (the live peak); %llu device allocations, %llu frees\n",
+		    rep->peak_live ? pct(best->res.peak_reserved - GMS_MIN(best->res.peak_reserved,
+		    rep->peak_live), rep->peak_live) : 0.0,
+		    (unsigned long long)best->res.device_allocs, (unsigned long long)best->res.device_frees);
+	} else {
+		fprintf(f, "  no PyTorch setting fits in %s (the live peak is %s)\n",
+		    SZ(rep->capacity), SZ(rep->peak_live));
+	}
+	/* the rows shown, first, so the columns fit the longest setting */
+	for (i = 1, shown = 0, width = 60; i < rep->ncands && shown < 5; i++) {
+		if (said_before(&rep->cands[i], &rep->cands[i - 1]))
+			continue;
+		shown++;
+		width = GMS_MAX(width, strlen(rep->cands[i].conf));
+	}
+	fprintf(f, "\n  %-*s  peak reserved  result\n", (int)width, "runner-ups");
+	for (i = 1, shown = 0; i < rep->ncands && shown < 5; i++) {
+		const struct tune_candidate *c = &rep->cands[i];
+
+		if (said_before(c, &rep->cands[i - 1]))
+			continue;
+		shown++;
+
+		if (c->err)
+			snprintf(result, sizeof(result), "not run");
+		else if (c->res.oomed)
+			snprintf(result, sizeof(result), "OOM at event %llu", (unsigned long long)c->res.oom.event);
+		else
+			snprintf(result, sizeof(result), "fits");
+		fprintf(f, "  %-*s  %13s  %s\n", (int)width, c->conf[0] ? c->conf : "(default)",
+		    c->err ? "-" : SZ(c->res.peak_reserved), result);
+	}
+	fprintf(f, "\n  TensorFlow / JAX (BFC allocator)\n");
+	for (i = 0; i < 3; i++) {
+		const struct tune_bfc *t = &rep->bfc[i];
+
+		if (t->err)
+			snprintf(result, sizeof(result), "not run");
+		else if (t->res.oomed)
+			snprintf(result, sizeof(result), "OOM at event %llu", (unsigned long long)t->res.oom.event);
+		else
+			snprintf(result, sizeof(result), "fits");
+		fprintf(f, "  %-20s %12s  %-22s %s\n", t->label, t->err ? "-" : SZ(t->res.peak_reserved),
+		    result, t->setting);
+	}
+	if (rep->bfc_min_limit) {
+		fprintf(f, "  growth fits in a limit of %s: TensorFlow memory_limit=%llu (MB)",
+		    SZ(rep->bfc_min_limit), (unsigned long long)((rep->bfc_min_limit + GMS_MiB - 1) / GMS_MiB));
+		if (rep->card)
+			fprintf(f, ", XLA_PYTHON_CLIENT_MEM_FRACTION=%.3f of %s",
+			    ceil((double)rep->bfc_min_limit / (double)rep->card * 1000.0) / 1000.0,
+			    SZ(rep->card));
+		fprintf(f, "\n");
+	}
+	else if (rep->capacity)
+		fprintf(f, "  growth does not fit in %s with any limit\n", SZ(rep->capacity));
+	if (rep->bfc_min_prealloc)
+		fprintf(f, "  preallocated, it fits in %s\n", SZ(rep->bfc_min_prealloc));
+	fclose(f);
+	return out;
+}

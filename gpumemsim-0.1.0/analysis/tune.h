@@ -1,0 +1,58 @@
+/*
+ * tune.h - searching allocator settings for a trace (`gpumemsim tune`):
+ * PyTorch's PYTORCH_CUDA_ALLOC_CONF space for the caching policy (expandable
+ * segments, max_split_size_mb, roundup_power2_divisions, and under a capacity
+ * garbage_collection_threshold), and for the BFC family whether growth,
+ * preallocation or a limit fits and the smallest limit that does.
+ */
+#ifndef ANALYSIS_TUNE_H
+#define ANALYSIS_TUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "sim/sim.h"
+#include "traces/tracemem.h"
+
+struct tune_candidate {
+	char conf[192];			/* PYTORCH_CUDA_ALLOC_CONF, "" for the default */
+	int point[4];			/* its value in each searched dimension */
+	int err;			/* 0, or why it could not run */
+	struct sim_result res;
+};
+
+struct tune_bfc {
+	const char *label;		/* "growth (TensorFlow)" ... */
+	const char *setting;		/* the framework setting */
+	int err;
+	struct sim_result res;
+};
+
+struct tune_report {
+	const char *trace;
+	uint64_t capacity;		/* 0: unlimited */
+	uint64_t card;			/* the GPU's memory for fractions: capacity, else
+					   the trace's device, else 0 */
+	uint64_t peak_live;
+	struct tune_candidate *cands;	/* every setting tried, best first */
+	size_t ncands;
+	size_t default_index;		/* the default setting among cands */
+	struct tune_bfc bfc[3];		/* growth TF, growth JAX, preallocate */
+	uint64_t bfc_min_limit;		/* smallest BFC growth limit that fits (2 MiB
+					   steps), 0 if none up to the capacity */
+	uint64_t bfc_min_prealloc;	/* ... preallocated */
+};
+
+/* Search; threads as batch_run.  Returns 0 or a GMS_E* code with *cause. */
+int tune_run(const struct trace_mem *m, uint64_t capacity, int threads,
+    struct tune_report *rep, char **cause);
+void tune_free(struct tune_report *rep);
+/* Does the best PyTorch setting fit? */
+int tune_fits(const struct tune_report *rep);
+
+cJSON *tune_json(const struct tune_report *rep);
+char *tune_text(const struct tune_report *rep);
+
+#endif /* ANALYSIS_TUNE_H */

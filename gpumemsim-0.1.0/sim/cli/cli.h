@@ -1,0 +1,234 @@
+/*
+ * cli.h - the command line's one declaration: every option (its letter, long
+ * name, value grammar and help) is declared once in sim/cli/table.c, and every
+ * command there names the options and shared option groups it takes.  One
+ * parser (parse.c) serves every command; --help, the man pages and the bash
+ * completion (help.c, written out by gendoc.c at build time) come from the
+ * same table, so none of them can drift from what the parser accepts.
+ *
+ * A command's exec() gets the parsed values and does parse -> one library
+ * entry -> print.  Exit codes are gms.h's enum gms_exit.
+ */
+#ifndef SIM_CLI_H
+#define SIM_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/gms.h"
+
+struct policy_kv;
+struct policy_ops;
+struct gpu_model;
+struct run_spec;
+struct timeline;
+
+/* Every option of every command: one meaning each. */
+enum cli_opt {
+	OPT_NONE = 0,
+	/* the trace */
+	OPT_DEVICE, OPT_UNKNOWN_FREES,
+	/* the target */
+	OPT_CAPACITY, OPT_GPU, OPT_CONTEXT_OVERHEAD,
+	/* the policy */
+	OPT_POLICY, OPT_POLICIES, OPT_OPTION, OPT_ALLOC_CONF, OPT_PLACEMENT,
+	/* the output */
+	OPT_FORMAT, OPT_OUTPUT, OPT_TIMELINE, OPT_POINTS,
+	/* progress */
+	OPT_QUIET, OPT_JOBS,
+	/* commands' own */
+	OPT_FAIL_ON_OOM, OPT_CHECK, OPT_BY, OPT_TIME_BOUND, OPT_GPUS,
+	OPT_MAX_PEAK_RESERVED, OPT_MAX_FRAGMENTATION, OPT_MAX_OVERHEAD, OPT_MUST_FIT,
+	OPT_MAX_DEVICE_ALLOCS, OPT_BASELINE, OPT_TOLERANCE,
+	OPT_MAP, OPT_AT, OPT_TITLE,
+	OPT_TOUCH, OPT_NO_CACHE_BASELINE, OPT_CUDA_DEVICE, OPT_FAIL_ON_MISMATCH,
+	OPT_HELP,
+	OPT__N
+};
+
+/* The grammar of an option's value, checked by the parser. */
+enum cli_kind {
+	K_FLAG,		/* no value */
+	K_STRING,	/* any text */
+	K_FILE,		/* a path; '-' is standard input or output */
+	K_SIZE,		/* "24GiB", "1.5 GB", "512k": above 0 */
+	K_SIZE0,	/* a size, 0 allowed */
+	K_RATIO,	/* "0.2" or "20%"; a bare number above 1 is ambiguous */
+	K_COUNT,	/* 1 to max */
+	K_INDEX,	/* 0 to max */
+	K_CHOICE,	/* one of choices */
+	K_POLICY,	/* "caching alloc_conf=..." (policy_parse_spec) */
+	K_KV,		/* KEY=VALUE */
+};
+
+struct cli_optdef {
+	enum cli_opt id;
+	int letter;			/* 0: long only */
+	const char *name;
+	const char *arg;		/* shown as <arg>; NULL for a flag */
+	enum cli_kind kind;
+	const char *help;
+	const char *const *choices;	/* K_CHOICE */
+	unsigned long long max;		/* K_COUNT, K_INDEX */
+	int repeat;			/* every value kept, in order */
+	const char *complete;		/* completion: "file", "policy", "gpu", "conf" */
+};
+
+extern const struct cli_optdef cli_optdefs[];	/* indexed by enum cli_opt */
+
+/* A command's use of an option: its own help or choices where they differ. */
+struct cli_use {
+	enum cli_opt id;
+	const char *help;		/* NULL: the option's */
+	const char *const *choices;	/* NULL: the option's */
+};
+
+/* The shared option groups (a command takes a set of them). */
+enum cli_group {
+	G_TRACE = 1 << 0,	/* --device --unknown-frees */
+	G_TARGET = 1 << 1,	/* --capacity --gpu --context-overhead */
+	G_POLICY = 1 << 2,	/* --policy --option --alloc-conf */
+	G_POLICIES = 1 << 3,	/* G_POLICY, --policy repeatable, and --policies */
+	G_OUTPUT = 1 << 4,	/* --format --output */
+	G_TIMELINE = 1 << 5,	/* --timeline --points */
+	G_PROGRESS = 1 << 6,	/* --quiet */
+};
+#define CLI_NGROUPS 7
+extern const char *const cli_group_names[CLI_NGROUPS];
+extern const enum cli_opt *const cli_group_opts[CLI_NGROUPS];
+
+struct cli_args;
+
+struct cli_command {
+	const char *name;
+	const char *args;		/* positional arguments: "<trace>" */
+	const char *summary;		/* one line */
+	const char *description;	/* paragraphs, blank-line separated */
+	const char *examples;		/* "command\n" lines; "# text" lines explain */
+	const char *more;		/* man page only: more sections, "== TITLE" headed */
+	unsigned groups;
+	const struct cli_use *opts;	/* its own, ended by OPT_NONE */
+	int min_args, max_args;
+	int own_output;			/* --output is the command's own (not its report) */
+	int (*exec)(struct cli_args *a);
+};
+
+extern const struct cli_command cli_commands[];	/* ended by name NULL */
+
+/* gpumemsim(1)'s own prose: its description, and "== TITLE" sections. */
+extern const char cli_manual_intro[];
+extern const char cli_manual_more[];
+
+/* A parsed value (the last given, for options that are not repeatable). */
+struct cli_val {
+	const char *s;			/* as written */
+	uint64_t size;			/* K_SIZE, K_SIZE0 */
+	double ratio;			/* K_RATIO */
+	unsigned long long n;		/* K_COUNT, K_INDEX */
+	int choice;			/* K_CHOICE: the index */
+};
+
+struct cli_args {
+	const struct cli_command *cmd;
+	int given[OPT__N];		/* how many times */
+	struct cli_val v[OPT__N];
+	const char **all[OPT__N];	/* repeatable options: every value, in order */
+	int argc;			/* positional arguments */
+	char **argv;
+	FILE *report;			/* stdout, or stderr when --timeline=- has it */
+};
+
+/* Does the command take the option? */
+int cli_takes(const struct cli_command *c, enum cli_opt id);
+/* Its use entry (help, default) for an option it takes, or NULL. */
+const struct cli_use *cli_use_of(const struct cli_command *c, enum cli_opt id);
+
+/*
+ * Parse argv (argv[0] the command name) for command c into a.  Returns -1
+ * when the command should run, or the exit status to return now (--help
+ * printed: 0; a usage error said: 2; a bad value said: 3).
+ */
+int cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a);
+void cli_args_free(struct cli_args *a);
+
+/* Help, man pages and completion, all from the table (help.c). */
+void cli_help(FILE *f, const struct cli_command *c);
+void cli_help_main(FILE *f);
+void cli_man_main(FILE *f, const char *date);
+void cli_man(FILE *f, const struct cli_command *c, const char *date);
+void cli_completion_bash(FILE *f);
+
+/* Messages, git-style: "gpumemsim: error: ..." on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Silenced by --quiet. */
+void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern int cli_quiet;
+/* The command's usage and a pointer to --help on stderr; returns EXIT_USAGE. */
+int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * The policies the command runs: every --policy (and --policies list) in
+ * order, or dflt (a spec; NULL: every policy) when none is given, each with
+ * the --option and --alloc-conf values that apply to it (KEY=VALUE to every
+ * policy that has the key, POLICY.KEY=VALUE to one; --alloc-conf to caching).
+ */
+struct cli_entry {
+	const struct policy_ops *ops;
+	char *label;			/* "caching", "caching expandable_segments:True" */
+	char *store;			/* owns the strings opts point to */
+	struct policy_kv *opts;
+	size_t nopts;
+	char **keys;			/* owns the keys --option gave */
+	size_t nkeys;
+};
+struct cli_policies {
+	struct cli_entry *ents;
+	size_t n;
+};
+/* 0, or EXIT_INPUT after saying what is wrong. */
+int cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p);
+void cli_policies_free(struct cli_policies *p);
+
+/*
+ * Where a run happens: --capacity, or --gpu (its memory less
+ * --context-overhead).  0, or an exit status after saying what is wrong.
+ */
+struct cli_target {
+	uint64_t capacity;		/* 0: unlimited */
+	uint64_t overhead;
+	const struct gpu_model *model;	/* --gpu, or NULL */
+	const char *gpu_name;
+};
+int cli_target(const struct cli_args *a, struct cli_target *t);
+
+/* The trace, target and placement options into a run spec. */
+void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
+
+/*
+ * Write timelines as CSV to path ("-": stdout) through sim/outfile.h (never
+ * onto input, never half a file).  0, or an exit status after saying why.
+ */
+int write_timeline(const char *path, const char *input, struct timeline *const *tls,
+    const char *const *labels, size_t n);
+
+/* Print a cJSON document, or a string, to the report stream. */
+struct cJSON;
+void cli_print_json(struct cli_args *a, struct cJSON *o);
+
+int cmd_run(struct cli_args *a);
+int cmd_convert(struct cli_args *a);
+int cmd_info(struct cli_args *a);
+int cmd_tune(struct cli_args *a);
+int cmd_plan(struct cli_args *a);
+int cmd_check(struct cli_args *a);
+int cmd_plot(struct cli_args *a);
+int cmd_replay(struct cli_args *a);
+int cmd_compare(struct cli_args *a);
+int cmd_policies(struct cli_args *a);
+
+/* The whole command line (main.c); gendoc.c links everything but main(). */
+int cli_main(int argc, char **argv);
+
+#endif /* SIM_CLI_H */

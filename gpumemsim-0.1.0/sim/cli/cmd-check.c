@@ -1,0 +1,241 @@
+/*
+ * cmd-check.c - `gpumemsim check TRACE`: thresholds on a run, for CI.  Exit
+ * 0 when every check holds, 1 when one fails (2, 3, 4 as for every command).
+ * Output as text, JSON or TAP, one test per check.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/check.h"
+#include "analysis/report.h"
+#include "sim/cli/cli.h"
+#include "sim/gms.h"
+#include "sim/gpus.h"
+#include "sim/policy.h"
+#include "sim/run.h"
+
+/* A saved run result is about 1 KiB. */
+#define BASELINE_MAX (1u << 20)
+
+static int
+load_baseline(const char *path, cJSON **out)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (f == NULL) {
+		cli_error("cannot open baseline '%s': %s", path, strerror(errno));
+		return EXIT_SYSTEM;
+	}
+	const char *end = NULL;
+	int rerr;
+
+	do {
+		if (cap - len < 4096)
+			buf = gms_realloc(buf, cap = cap ? cap * 2 : 65536);
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0 && len <= BASELINE_MAX);
+	rerr = ferror(f);
+	fclose(f);
+	if (rerr) {
+		free(buf);
+		cli_error("cannot read baseline '%s': %s", path, strerror(EIO));
+		return EXIT_SYSTEM;
+	}
+	if (len > BASELINE_MAX) {
+		free(buf);
+		cli_error("%s: larger than 1 MiB: not a saved run result", path);
+		return EXIT_INPUT;
+	}
+	buf[len] = '\0';
+	*out = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	if (*out != NULL && end != NULL && end[strspn(end, " \t\r\n")] != '\0') {
+		cJSON_Delete(*out);
+		*out = NULL;
+		cli_error("%s: unexpected data after the JSON result (at byte %zu)", path,
+		    (size_t)(end - buf));
+		free(buf);
+		return EXIT_INPUT;
+	}
+	free(buf);
+	if (*out == NULL) {
+		cli_error("%s: not JSON (save it with 'gpumemsim run --format=json')", path);
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* A check's name: "peak_reserved", or with several policies "LABEL peak_reserved". */
+static const char *
+name(const char *prefix, const char *what, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", prefix ? prefix : "", prefix ? " " : "", what);
+	return buf;
+}
+
+/*
+ * One policy's run and its checks into l.  The first run's output is kept in
+ * *first (the trace's header, for the report); 0 or an exit status.
+ */
+static int
+check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct cli_entry *e,
+    const char *prefix, uint64_t fit_capacity, const cJSON *base, struct check_list *l,
+    struct run_output *first)
+{
+	struct run_spec spec = *tmpl;
+	struct run_output own, fit, *out = first->hdr == NULL ? first : &own;
+	char *cause = NULL, detail[160], buf[256];
+	int err, rc = 0;
+
+	memset(&own, 0, sizeof(own));
+	memset(&fit, 0, sizeof(fit));
+	spec.policy = e->ops;
+	spec.opts = e->opts;
+	spec.nopts = e->nopts;
+	if ((err = run_simulate(&spec, out, &cause)) < 0)
+		goto fail;
+	if (spec.capacity != 0)
+		check_fits(l, name(prefix, "fits", buf, sizeof(buf)), spec.capacity, &out->res);
+	if (a->given[OPT_MAX_PEAK_RESERVED])
+		check_le(l, name(prefix, "peak_reserved", buf, sizeof(buf)), CHECK_BYTES,
+		    (double)out->res.peak_reserved, (double)a->v[OPT_MAX_PEAK_RESERVED].size, NULL);
+	if (a->given[OPT_MAX_FRAGMENTATION])
+		check_le(l, name(prefix, "fragmentation", buf, sizeof(buf)), CHECK_RATIO,
+		    report_fragmentation(&out->res), a->v[OPT_MAX_FRAGMENTATION].ratio,
+		    "1 - peak allocated / peak reserved");
+	if (a->given[OPT_MAX_OVERHEAD]) {
+		snprintf(detail, sizeof(detail), "peak reserved over the live peak of %llu B",
+		    (unsigned long long)out->res.peak_live);
+		check_le(l, name(prefix, "overhead", buf, sizeof(buf)), CHECK_RATIO,
+		    out->res.peak_live ? (double)out->res.peak_reserved /
+		    (double)out->res.peak_live - 1.0 : 0.0, a->v[OPT_MAX_OVERHEAD].ratio, detail);
+	}
+	if (a->given[OPT_MAX_DEVICE_ALLOCS])
+		check_le(l, name(prefix, "device_allocs", buf, sizeof(buf)), CHECK_COUNT,
+		    (double)out->res.device_allocs, (double)a->v[OPT_MAX_DEVICE_ALLOCS].n, NULL);
+	if (a->given[OPT_MUST_FIT]) {
+		spec.capacity = fit_capacity;
+		if ((err = run_simulate(&spec, &fit, &cause)) < 0)
+			goto fail;
+		check_fits(l, name(prefix, "must_fit", buf, sizeof(buf)), fit_capacity, &fit.res);
+	}
+	if (base != NULL && check_baseline(l, base, out->hdr->name, e->ops->name, &out->res,
+	    a->v[OPT_TOLERANCE].ratio, &cause) < 0) {
+		cli_error("%s: %s", a->v[OPT_BASELINE].s, cause);
+		free(cause);
+		rc = EXIT_INPUT;
+	}
+	goto out;
+fail:
+	cli_error("%s", cause);
+	free(cause);
+	rc = gms_exit_code(err);
+out:
+	run_output_free(&own);
+	run_output_free(&fit);
+	return rc;
+}
+
+int
+cmd_check(struct cli_args *a)
+{
+	struct cli_target target;
+	struct cli_policies pols = { 0 };
+	struct run_spec spec = { 0 };
+	struct run_output out;
+	struct check_list l = { 0 };
+	const char *baseline = a->given[OPT_BASELINE] ? a->v[OPT_BASELINE].s : NULL;
+	const char *must_fit = a->given[OPT_MUST_FIT] ? a->v[OPT_MUST_FIT].s : NULL;
+	uint64_t fit_capacity = 0;
+	int format = a->v[OPT_FORMAT].choice, rc = 0;
+	char *cause = NULL, *text, *note, *what = NULL, *tmp, title[1024];
+	cJSON *base = NULL, *o, *arr;
+	size_t i;
+
+	memset(&out, 0, sizeof(out));
+	if (!a->given[OPT_MAX_PEAK_RESERVED] && !a->given[OPT_MAX_FRAGMENTATION] &&
+	    !a->given[OPT_MAX_OVERHEAD] && !must_fit && !a->given[OPT_MAX_DEVICE_ALLOCS] &&
+	    !baseline && !a->given[OPT_CAPACITY] && !a->given[OPT_GPU])
+		return cli_usage_error(a->cmd, "nothing to check: give a threshold, "
+		    "--must-fit, --capacity, --gpu or --baseline");
+	if ((rc = cli_target(a, &target)) != 0)
+		goto out;
+	cli_run_spec(a, &target, &spec);
+	spec.path = a->argv[0];
+	if (must_fit != NULL) {
+		const struct gpu_model *g;
+
+		if (gms_parse_size(must_fit, &fit_capacity, NULL) < 0 || fit_capacity == 0) {
+			if ((g = gpu_find(must_fit, &cause)) == NULL) {
+				cli_error("--must-fit takes a size or a GPU model: %s", cause);
+				free(cause);
+				rc = EXIT_INPUT;
+				goto out;
+			}
+			fit_capacity = g->total > target.overhead ? g->total - target.overhead : 0;
+		}
+	}
+	if ((rc = cli_policies(a, "caching", &pols)) != 0)
+		goto out;
+	if (baseline != NULL && pols.n > 1) {
+		rc = cli_usage_error(a->cmd, "--baseline is one policy's saved run: give one --policy");
+		goto out;
+	}
+	if (baseline != NULL && (rc = load_baseline(baseline, &base)) != 0)
+		goto out;
+	for (i = 0; i < pols.n; i++) {
+		if ((rc = check_policy(a, &spec, &pols.ents[i], pols.n > 1 ? pols.ents[i].label :
+		    NULL, fit_capacity, base, &l, &out)) != 0)
+			goto out;
+		tmp = gms_asprintf("%s%s%s", what ? what : "", what ? ", " : "",
+		    pols.n > 1 ? pols.ents[i].label : pols.ents[i].ops->name);
+		free(what);
+		what = tmp;
+	}
+
+	snprintf(title, sizeof(title), "check %s: polic%s %s, capacity %s", out.hdr->name,
+	    pols.n > 1 ? "ies" : "y", what, spec.capacity ?
+	    gms_fmt_size(spec.capacity, (char[32]){ 0 }, 32) : "unlimited");
+	if (format == 1) {
+		o = check_json(&l);
+		cJSON_AddStringToObject(o, "trace", out.hdr->name);
+		if (pols.n == 1) {
+			cJSON_AddStringToObject(o, "policy", pols.ents[0].ops->name);
+		} else {
+			arr = cJSON_AddArrayToObject(o, "policies");
+			for (i = 0; i < pols.n; i++)
+				cJSON_AddItemToArray(arr, cJSON_CreateString(pols.ents[i].label));
+		}
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(out.hdr));
+		cli_print_json(a, o);
+		text = NULL;
+	} else if (format == 2) {
+		text = check_tap(&l);
+		if ((note = report_incomplete_text(out.hdr)) != NULL)
+			fprintf(a->report, "# %s", note);
+		free(note);
+		fputs(text, a->report);
+	} else {
+		text = check_text(&l, title);
+		fputs(text, a->report);
+		if ((note = report_incomplete_text(out.hdr)) != NULL)
+			fprintf(a->report, "\n%s", note);
+		free(note);
+	}
+	free(text);
+	rc = check_failed(&l) ? EXIT_CHECK : EXIT_DONE;
+out:
+	free(what);
+	run_output_free(&out);
+	check_free(&l);
+	cJSON_Delete(base);
+	cli_policies_free(&pols);
+	return rc;
+}

@@ -1,0 +1,130 @@
+/*
+ * cmd-compare.c - `gpumemsim compare`: every policy (or --policies) on one
+ * trace, side by side, run concurrently, with the winner and why.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "analysis/timeline.h"
+#include "sim/batch.h"
+#include "sim/cli/cli.h"
+#include "sim/gms.h"
+#include "sim/gpus.h"
+#include "sim/policy.h"
+
+/* A label as a CSV column name: letters, digits, '-' and '_' only. */
+static char *
+csv_label(const char *label)
+{
+	char *s = gms_strdup(label), *p;
+
+	for (p = s; *p; p++)
+		if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
+			*p = '_';
+	return s;
+}
+
+int
+cmd_compare(struct cli_args *a)
+{
+	struct cli_policies pols = { 0 };
+	struct cli_target target;
+	struct batch_job *jobs;
+	struct report_row *rows;
+	struct report_compare how;
+	const char *trace = NULL;
+	char *text;
+	size_t n = 0, i;
+	int json = a->v[OPT_FORMAT].choice == 1, rc = 0;
+	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	const char *timeline_path = a->given[OPT_TIMELINE] ? a->v[OPT_TIMELINE].s : NULL;
+	struct timeline *tls = NULL, **tlp = NULL;
+	char **labels = NULL;
+	uint64_t capacity;
+
+	if ((rc = cli_target(a, &target)) != 0)
+		return rc;
+	capacity = target.capacity;
+	how = (struct report_compare){ .capacity = capacity,
+	    .by_memory = a->v[OPT_BY].choice == 1,
+	    .time_bound = a->given[OPT_TIME_BOUND] ? a->v[OPT_TIME_BOUND].ratio : 1.0 };
+	rc = cli_policies(a, NULL, &pols);
+	n = pols.n;
+	jobs = gms_calloc(n ? n : 1, sizeof(*jobs));
+	rows = gms_calloc(n ? n : 1, sizeof(*rows));
+	tls = gms_calloc(n ? n : 1, sizeof(*tls));
+	tlp = gms_calloc(n ? n : 1, sizeof(*tlp));
+	labels = gms_calloc(n ? n : 1, sizeof(*labels));
+	if (rc != 0)
+		goto out;
+	for (i = 0; i < n; i++) {
+		jobs[i].spec = (struct run_spec){ .path = a->argv[0], .policy = pols.ents[i].ops,
+		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts };
+		cli_run_spec(a, &target, &jobs[i].spec);
+		timeline_init(&tls[i], (size_t)a->v[OPT_POINTS].n);
+		tlp[i] = &tls[i];
+		labels[i] = csv_label(pols.ents[i].label);
+		if (timeline_path != NULL) {
+			jobs[i].spec.sampler = timeline_sample;
+			jobs[i].spec.sampler_arg = &tls[i];
+		}
+	}
+	batch_run(jobs, n, threads);
+
+	for (i = 0; i < n; i++) {
+		/* A broken trace breaks every run: report it once, as `run` would. */
+		if (jobs[i].err == GMS_ETRACE || jobs[i].err == GMS_EIO) {
+			cli_error("%s", jobs[i].cause);
+			rc = gms_exit_code(jobs[i].err);
+			goto out;
+		}
+		rows[i].label = pols.ents[i].label;
+		rows[i].err = jobs[i].err;
+		rows[i].cause = jobs[i].cause;
+		if (jobs[i].err != 0)
+			continue;
+		trace = jobs[i].out.hdr->name;
+		rows[i].run = (struct report_run){ .trace = trace, .path = a->argv[0],
+		    .gpu = target.gpu_name, .policy = pols.ents[i].ops->name,
+		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts,
+		    .placement = jobs[i].spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" :
+		    "model", .capacity = capacity,
+		    .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
+	}
+	if (trace == NULL) {
+		cli_error("no policy could run: %s", n ? jobs[0].cause : "none named");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (timeline_path != NULL &&
+	    (rc = write_timeline(timeline_path, a->argv[0], tlp, (const char *const *)labels, n)) != 0)
+		goto out;
+	if (json) {
+		cli_print_json(a, report_compare_json(rows, n, trace, &how));
+	} else {
+		text = report_compare_text(rows, n, trace, &how);
+		fputs(text, a->report);
+		free(text);
+	}
+out:
+	batch_free(jobs, n);
+	for (i = 0; i < n; i++) {
+		if (tls != NULL)
+			timeline_free(&tls[i]);
+		if (labels != NULL)
+			free(labels[i]);
+	}
+	free(tls);
+	free(tlp);
+	free(labels);
+	cli_policies_free(&pols);
+	free(jobs);
+	free(rows);
+	return rc;
+}

@@ -1,0 +1,97 @@
+/*
+ * cmd-info.c - `gpumemsim info TRACE`: what a trace holds (counts, streams,
+ * duration, the live peak and when, a size histogram, the largest
+ * allocations and where they were made, what the recording allocator did).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/info.h"
+#include "analysis/report.h"
+#include "sim/cli/cli.h"
+#include "sim/gms.h"
+#include "sim/run.h"
+
+struct info_ctx {
+	struct info in;
+	cJSON *hdr_copy;	/* the header, kept past the walk */
+	struct trace_header hdr;
+	char name[256], format[32];
+};
+
+static int
+begin(void *arg, const struct trace_header *hdr, char **cause)
+{
+	struct info_ctx *c = arg;
+
+	c->hdr = *hdr;
+	snprintf(c->name, sizeof(c->name), "%s", hdr->name);
+	snprintf(c->format, sizeof(c->format), "%s", hdr->format);
+	c->hdr.name = c->name;
+	c->hdr.format = c->format;
+	/* The reader goes away with the walk; the report needs these after. */
+	c->hdr_copy = cJSON_CreateObject();
+	if (hdr->observed)
+		cJSON_AddItemToObject(c->hdr_copy, "observed", cJSON_Duplicate(hdr->observed, 1));
+	if (hdr->source)
+		cJSON_AddItemToObject(c->hdr_copy, "source", cJSON_Duplicate(hdr->source, 1));
+	if (hdr->device)
+		cJSON_AddItemToObject(c->hdr_copy, "device", cJSON_Duplicate(hdr->device, 1));
+	c->hdr.observed = cJSON_GetObjectItemCaseSensitive(c->hdr_copy, "observed");
+	c->hdr.source = cJSON_GetObjectItemCaseSensitive(c->hdr_copy, "source");
+	c->hdr.device = cJSON_GetObjectItemCaseSensitive(c->hdr_copy, "device");
+	return 0;
+}
+
+static int
+each(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	info_event(&((struct info_ctx *)arg)->in, index, ev);
+	return 0;
+}
+
+int
+cmd_info(struct cli_args *a)
+{
+	struct info_ctx ctx;
+	struct run_walk w = { .device = -1, .begin = begin, .fn = each, .arg = &ctx };
+	struct sim_result res;
+	char *cause = NULL, *text, *note;
+	int rc;
+	cJSON *o;
+
+	if (a->given[OPT_DEVICE])
+		w.device = (int)a->v[OPT_DEVICE].n;
+	w.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice;
+	memset(&ctx, 0, sizeof(ctx));
+	info_init(&ctx.in);
+	w.path = a->argv[0];
+	rc = run_walk(&w, &res, &cause);
+	if (rc < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		info_free(&ctx.in);
+		cJSON_Delete(ctx.hdr_copy);
+		return gms_exit_code(rc);
+	}
+	ctx.hdr.cut = w.cut;
+	if (a->v[OPT_FORMAT].choice == 1) {
+		o = info_json(&ctx.in, &ctx.hdr, &res);
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(&ctx.hdr));
+		cli_print_json(a, o);
+	} else {
+		text = info_text(&ctx.in, &ctx.hdr, &res);
+		fputs(text, a->report);
+		free(text);
+		if ((note = report_incomplete_text(&ctx.hdr)) != NULL)
+			fprintf(a->report, "\n%s", note);
+		free(note);
+	}
+	info_free(&ctx.in);
+	cJSON_Delete(ctx.hdr_copy);
+	return EXIT_DONE;
+}

@@ -1,0 +1,92 @@
+/*
+ * cmd-plan.c - `gpumemsim plan TRACE`: the smallest capacity each policy
+ * needs, and which GPU models the trace fits on.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plan.h"
+#include "sim/batch.h"
+#include "analysis/report.h"
+#include "sim/cli/cli.h"
+#include "traces/tracemem.h"
+#include "sim/gms.h"
+#include "sim/gpus.h"
+
+int
+cmd_plan(struct cli_args *a)
+{
+	struct trace_opts topts = { .device = -1 };
+	struct plan_report rep = { .overhead = GPU_CONTEXT_OVERHEAD };
+	struct cli_policies pols = { 0 };
+	struct trace_mem *m = NULL;
+	const char *gpus = a->given[OPT_GPUS] ? a->v[OPT_GPUS].s : NULL;
+	char *cause = NULL, *text, *note, *copy, *tok, *save;
+	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads(), rc;
+	const struct gpu_model *g;
+	size_t i;
+	cJSON *o;
+
+	if (a->given[OPT_CONTEXT_OVERHEAD])
+		rep.overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
+	if (a->given[OPT_DEVICE])
+		topts.device = (int)a->v[OPT_DEVICE].n;
+	topts.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice;
+	if ((rc = cli_policies(a, NULL, &pols)) != 0)
+		goto out;
+	rep.gpus = gms_calloc(64, sizeof(*rep.gpus));
+	if (gpus == NULL) {
+		for (g = gpu_catalogue; g->name != NULL && rep.ngpus < 64; g++)
+			rep.gpus[rep.ngpus++] = g;
+	} else {
+		copy = gms_strdup(gpus);
+		for (tok = strtok_r(copy, ",", &save); tok != NULL && rep.ngpus < 64;
+		    tok = strtok_r(NULL, ",", &save)) {
+			if ((g = gpu_find(tok, &cause)) == NULL) {
+				cli_error("--gpus: %s", cause);
+				free(cause);
+				free(copy);
+				rc = EXIT_INPUT;
+				goto out;
+			}
+			rep.gpus[rep.ngpus++] = g;
+		}
+		free(copy);
+	}
+	rep.npols = pols.n;
+	rep.pols = gms_calloc(pols.n ? pols.n : 1, sizeof(*rep.pols));
+	for (i = 0; i < pols.n; i++)
+		rep.pols[i] = (struct plan_policy){ .label = pols.ents[i].label,
+		    .ops = pols.ents[i].ops, .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts };
+	if ((rc = trace_mem_load(a->argv[0], &topts, &m, &cause)) < 0 ||
+	    (rc = plan_run(m, &rep, threads, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(rc);
+		goto out;
+	}
+	if (a->v[OPT_FORMAT].choice == 1) {
+		o = plan_json(&rep);
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(trace_mem_header(m)));
+		cli_print_json(a, o);
+	} else {
+		text = plan_text(&rep);
+		fputs(text, a->report);
+		free(text);
+		if ((note = report_incomplete_text(trace_mem_header(m))) != NULL)
+			fprintf(a->report, "\n%s", note);
+		free(note);
+	}
+	rc = EXIT_DONE;
+out:
+	plan_free(&rep);
+	free(rep.pols);
+	free(rep.gpus);
+	trace_mem_free(m);
+	cli_policies_free(&pols);
+	return rc;
+}

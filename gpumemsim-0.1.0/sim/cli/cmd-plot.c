@@ -1,0 +1,375 @@
+/*
+ * cmd-plot.c - `gpumemsim plot`: pictures of a run, drawn by gnuplot.  By
+ * default a timeline of live bytes and each policy's allocated and reserved
+ * bytes, with the capacity, the trace's marks and where each policy ran out
+ * of memory; with --map, the segments and blocks of one policy at its peak
+ * reservation (or its OOM, or --at an event): where the fragmentation is.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/plot.h"
+#include "analysis/timeline.h"
+#include "sim/batch.h"
+#include "sim/cli/cli.h"
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/outfile.h"
+#include "sim/gpus.h"
+#include "sim/policy.h"
+#include "traces/tracemem.h"
+
+#define MAX_MARKS 120		/* more vertical lines than this are noise */
+
+/* Where reserved first reaches its peak. */
+struct peak_at {
+	uint64_t reserved, event;
+	int seen;
+};
+
+static void
+peak_sample(void *arg, const struct sim_sample *smp)
+{
+	struct peak_at *p = arg;
+
+	if (!smp->stopped && (!p->seen || smp->reserved > p->reserved)) {
+		p->reserved = smp->reserved;
+		p->event = smp->event;
+		p->seen = 1;
+	}
+}
+
+struct plot_opts {
+	const char *out, *title;
+	const char *gpu_name;
+	uint64_t capacity;
+	const struct gpu_model *model;
+	int placement;
+	long points;
+	int map;
+	uint64_t at;
+	int has_at;
+	int threads;
+	int device;
+	int unknown_frees_warn;
+};
+
+static struct run_spec
+spec_for(const struct trace_mem *m, const struct cli_entry *e, const struct plot_opts *o)
+{
+	return (struct run_spec){ .mem = m, .policy = e->ops, .opts = e->opts, .nopts = e->nopts,
+	    .capacity = o->capacity, .device = o->device,
+	    .unknown_frees_warn = o->unknown_frees_warn,
+	    .gpu_total = o->model ? o->model->total : 0, .gpu_cc = o->model ? o->model->cc : 0,
+	    .placement = o->placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
+}
+
+/* The picture's title; an incomplete trace says so in it. */
+static char *
+default_title(const struct trace_header *hdr, const char *what, const struct plot_opts *o)
+{
+	const char *mid = hdr->starts_mid_run ? " (starts mid-run: seeded from the dump)" : "";
+	char size[32];
+
+	if (o->gpu_name != NULL)
+		return gms_asprintf("%s: %s on %s%s", hdr->name, what, o->gpu_name, mid);
+	if (o->capacity != 0) {
+		gms_fmt_size(o->capacity, size, sizeof(size));
+		return gms_asprintf("%s: %s in %s%s", hdr->name, what, size, mid);
+	}
+	return gms_asprintf("%s: %s%s", hdr->name, what, mid);
+}
+
+/* A run failing on the trace itself is reported as such; 0 when it ran. */
+static int
+job_error(const struct batch_job *j)
+{
+	if (j->err == 0)
+		return 0;
+	cli_error("%s", j->cause);
+	return gms_exit_code(j->err);
+}
+
+static int
+draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struct plot_opts *o)
+{
+	const struct cli_entry *e = &pols->ents[0];
+	struct batch_job job = { 0 };
+	struct peak_at peak = { 0 };
+	char *title = NULL, *cause = NULL, size[32];
+	uint64_t at, n = trace_mem_count(m);
+	const char *why;
+	int rc;
+
+	if (o->has_at && o->at >= n) {
+		cli_error("--at %llu: the trace has %llu events (0 to %llu)",
+		    (unsigned long long)o->at, (unsigned long long)n,
+		    (unsigned long long)(n ? n - 1 : 0));
+		return EXIT_INPUT;
+	}
+	/* First find the moment, unless given; then stop there. */
+	at = o->at;
+	why = "at event";
+	if (!o->has_at) {
+		job.spec = spec_for(m, e, o);
+		job.spec.sampler = peak_sample;
+		job.spec.sampler_arg = &peak;
+		batch_run(&job, 1, 1);
+		if ((rc = job_error(&job)) != 0)
+			goto out;
+		if (job.out.res.oomed) {
+			at = job.out.res.oom.event;
+			why = "out of memory at event";
+		} else {
+			at = peak.event;
+			why = "peak reserved at event";
+		}
+		batch_free(&job, 1);
+		memset(&job, 0, sizeof(job));
+	}
+	job.spec = spec_for(m, e, o);
+	job.spec.stop_after = at + 1;
+	batch_run(&job, 1, 1);
+	if ((rc = job_error(&job)) != 0)
+		goto out;
+	if (o->title != NULL) {
+		title = gms_strdup(o->title);
+	} else {
+		char *what;
+
+		gms_fmt_size(job.out.res.oomed ? job.out.res.oom.reserved :
+		    job.out.dev->c.reserved, size, sizeof(size));
+		what = gms_asprintf("%s, %s %llu (%s reserved)", e->label, why,
+		    (unsigned long long)at, size);
+		title = default_title(job.out.hdr, what, o);
+		free(what);
+	}
+	if ((rc = plot_map(o->out, title, sim_policy(job.out.sim), sim_policy_state(job.out.sim),
+	    &cause)) < 0) {
+		cli_error("%s", cause);
+		rc = gms_exit_code(rc);
+		free(cause);
+		goto out;
+	}
+	rc = EXIT_DONE;
+out:
+	free(title);
+	batch_free(&job, 1);
+	return rc;
+}
+
+static int
+draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
+    const struct plot_opts *o)
+{
+	size_t n = pols->n, i, nmarks = 0, nooms = 0, count = trace_mem_count(m), stride;
+	struct batch_job *jobs = gms_calloc(n, sizeof(*jobs));
+	struct timeline *tls = gms_calloc(n, sizeof(*tls));
+	struct timeline **tlp = gms_calloc(n, sizeof(*tlp));
+	const char **labels = gms_calloc(n, sizeof(*labels));
+	struct plot_point *ooms = gms_calloc(n, sizeof(*ooms)), *marks = NULL;
+	char **oom_labels = gms_calloc(n, sizeof(*oom_labels));
+	char *title = NULL, *cause = NULL, *what = NULL, *tmp;
+	struct trace_event ev;
+	size_t total_marks = 0;
+	int rc = 0, err;
+
+	for (i = 0; i < n; i++) {
+		jobs[i].spec = spec_for(m, &pols->ents[i], o);
+		timeline_init(&tls[i], (size_t)o->points);
+		tlp[i] = &tls[i];
+		jobs[i].spec.sampler = timeline_sample;
+		jobs[i].spec.sampler_arg = &tls[i];
+		labels[i] = pols->ents[i].label;
+	}
+	batch_run(jobs, n, o->threads);
+	for (i = 0; i < n; i++) {
+		if ((rc = job_error(&jobs[i])) != 0)
+			goto out;
+		if (jobs[i].out.res.oomed) {
+			oom_labels[i] = gms_asprintf("%s: out of memory at event %llu",
+			    pols->ents[i].label, (unsigned long long)jobs[i].out.res.oom.event);
+			ooms[nooms++] = (struct plot_point){ .event = jobs[i].out.res.oom.event,
+			    .bytes = jobs[i].out.res.oom.reserved, .label = oom_labels[i], .series = i };
+		}
+		tmp = gms_asprintf("%s%s%s", what ? what : "", what ? ", " : "", pols->ents[i].label);
+		free(what);
+		what = tmp;
+	}
+	for (i = 0; i < count; i++) {
+		trace_mem_event(m, i, &ev);
+		total_marks += ev.op == TRACE_MARK;
+	}
+	stride = total_marks / MAX_MARKS + 1;
+	marks = gms_calloc(total_marks / stride + 1, sizeof(*marks));
+	for (i = 0, total_marks = 0; i < count; i++) {
+		trace_mem_event(m, i, &ev);
+		if (ev.op == TRACE_MARK && total_marks++ % stride == 0)
+			marks[nmarks++] = (struct plot_point){ .event = i, .label = ev.label };
+	}
+	title = o->title ? gms_strdup(o->title) : default_title(jobs[0].out.hdr, what, o);
+	err = plot_timeline(&(struct plot_timeline_args){ .out = o->out, .title = title,
+	    .tls = tlp, .labels = labels, .n = n, .capacity = o->capacity, .marks = marks,
+	    .nmarks = nmarks, .ooms = ooms, .nooms = nooms }, &cause);
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(err);
+	}
+out:
+	batch_free(jobs, n);
+	for (i = 0; i < n; i++) {
+		timeline_free(&tls[i]);
+		free(oom_labels[i]);
+	}
+	free(jobs);
+	free(tls);
+	free(tlp);
+	free(labels);
+	free(ooms);
+	free(oom_labels);
+	free(marks);
+	free(title);
+	free(what);
+	return rc;
+}
+
+static int draw(struct cli_args *a, struct plot_opts *o, const struct trace_opts *topts);
+static int plot_to_stdout(struct cli_args *a, struct plot_opts *o);
+
+int
+cmd_plot(struct cli_args *a)
+{
+	struct plot_opts o = { .points = 2000 };
+	struct trace_opts topts = { .device = -1 };
+	char *cause = NULL;
+	struct outfile of;
+	int rc, err;
+
+	o.out = a->given[OPT_OUTPUT] ? a->v[OPT_OUTPUT].s : NULL;
+	o.title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL;
+	o.placement = a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1;
+	if (a->given[OPT_POINTS])
+		o.points = (long)a->v[OPT_POINTS].n;
+	o.map = a->given[OPT_MAP] > 0;
+	o.has_at = a->given[OPT_AT] > 0;
+	o.at = a->v[OPT_AT].n;
+	o.threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	o.device = topts.device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
+	o.unknown_frees_warn = topts.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] &&
+	    a->v[OPT_UNKNOWN_FREES].choice;
+	if (o.out == NULL)
+		return cli_usage_error(a->cmd, "no output given (-o file.svg)");
+	if (strcmp(o.out, "-") == 0)
+		return plot_to_stdout(a, &o);
+	if (plot_term(o.out, &cause) == NULL) {
+		cli_error("%s", cause);
+		free(cause);
+		return EXIT_INPUT;
+	}
+	if (o.has_at && !o.map)
+		return cli_usage_error(a->cmd, "--at goes with --map");
+	/* Fail before the simulations, not after, when the picture has nowhere to go. */
+	if ((err = outfile_open(o.out, (const char *const *)&a->argv[0], 1, &of, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	/* gnuplot opens it by name */
+	close(of.fd);
+	of.fd = -1;
+	if (of.tmp != NULL)
+		o.out = of.tmp;
+	rc = draw(a, &o, &topts);
+	if (rc == EXIT_DONE && (err = outfile_commit(&of, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(err);
+	} else if (rc != EXIT_DONE) {
+		outfile_abort(&of);
+	}
+	return rc;
+}
+
+/* The target, the policies and the trace, then the picture at o->out. */
+static int
+draw(struct cli_args *a, struct plot_opts *o, const struct trace_opts *topts)
+{
+	struct cli_policies pols = { 0 };
+	struct cli_target target;
+	struct trace_mem *m = NULL;
+	char *cause = NULL;
+	int rc;
+
+	if ((rc = cli_target(a, &target)) != 0)
+		return rc;
+	o->capacity = target.capacity;
+	o->gpu_name = target.gpu_name;
+	o->model = target.model;
+	if ((rc = cli_policies(a, "caching", &pols)) != 0)
+		goto out;
+	if ((rc = trace_mem_load(a->argv[0], topts, &m, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(rc);
+		goto out;
+	}
+	if (!o->map && trace_mem_count(m) == 0) {
+		cli_error("%s: the trace has no events: no timeline to draw", a->argv[0]);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	rc = o->map ? draw_map(m, &pols, o) : draw_timeline(m, &pols, o);
+out:
+	trace_mem_free(m);
+	cli_policies_free(&pols);
+	return rc;
+}
+
+/* -o -: an SVG drawn in a private directory, then copied to standard output. */
+static int
+plot_to_stdout(struct cli_args *a, struct plot_opts *o)
+{
+	char dir[] = "/tmp/gpumemsim-plot.XXXXXX", *path = NULL, buf[65536];
+	struct trace_opts topts = { .device = o->device,
+	    .unknown_frees_warn = o->unknown_frees_warn };
+	const char *tmpdir = getenv("TMPDIR");
+	FILE *f;
+	size_t n;
+	int rc;
+
+	if (o->has_at && !o->map)
+		return cli_usage_error(a->cmd, "--at goes with --map");
+	if (tmpdir != NULL && tmpdir[0] != '\0' && strlen(tmpdir) < 3000)
+		path = gms_asprintf("%s/gpumemsim-plot.XXXXXX", tmpdir);
+	else
+		path = gms_strdup(dir);
+	if (mkdtemp(path) == NULL) {
+		cli_error("cannot make a temporary directory '%s': %s", path, strerror(errno));
+		free(path);
+		return EXIT_SYSTEM;
+	}
+	o->out = gms_asprintf("%s/plot.svg", path);
+	rc = draw(a, o, &topts);
+	if (rc == EXIT_DONE) {
+		if ((f = fopen(o->out, "rb")) == NULL) {
+			cli_error("cannot read '%s': %s", o->out, strerror(errno));
+			rc = EXIT_SYSTEM;
+		} else {
+			while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+				fwrite(buf, 1, n, stdout);
+			fclose(f);
+		}
+	}
+	unlink(o->out);
+	rmdir(path);
+	free((char *)o->out);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,122 @@
+/*
+ * cmd-run.c - `gpumemsim run`: replay one trace through one policy and report
+ * peaks, fragmentation, device calls and the out-of-memory story, as text for
+ * people or JSON for scripts.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "analysis/timeline.h"
+#include "sim/cli/cli.h"
+#include "sim/gpus.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "sim/run.h"
+
+int
+cmd_run(struct cli_args *a)
+{
+	struct run_spec spec = { 0 };
+	struct run_output out;
+	struct report_run rep;
+	struct cli_policies pols;
+	struct cli_target target;
+	char *cause = NULL, *text;
+	struct policy_kv *opts;
+	size_t nopts;
+	int fail_on_oom = a->given[OPT_FAIL_ON_OOM] > 0, json = a->v[OPT_FORMAT].choice == 1;
+	int err, rc;
+	const char *timeline_path = a->given[OPT_TIMELINE] ? a->v[OPT_TIMELINE].s : NULL;
+	const char *gpu_name;
+	struct timeline tl;
+
+	if ((rc = cli_target(a, &target)) != 0)
+		return rc;
+	if ((rc = cli_policies(a, "caching", &pols)) != 0) {
+		cli_policies_free(&pols);
+		return rc;
+	}
+	cli_run_spec(a, &target, &spec);
+	gpu_name = target.gpu_name;
+	spec.path = a->argv[0];
+	spec.policy = pols.ents[0].ops;
+	spec.opts = opts = pols.ents[0].opts;
+	spec.nopts = nopts = pols.ents[0].nopts;
+	spec.check_every = a->given[OPT_CHECK] > 0;
+	timeline_init(&tl, (size_t)a->v[OPT_POINTS].n);
+	if (timeline_path != NULL) {
+		spec.sampler = timeline_sample;
+		spec.sampler_arg = &tl;
+	}
+
+	err = run_simulate(&spec, &out, &cause);
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		run_output_free(&out);
+		cli_policies_free(&pols);
+		timeline_free(&tl);
+		return gms_exit_code(err);
+	}
+	if (timeline_path != NULL) {
+		struct timeline *one = &tl;
+
+		rc = write_timeline(timeline_path, spec.path, &one, NULL, 1);
+		timeline_free(&tl);
+		if (rc != 0) {
+			run_output_free(&out);
+			cli_policies_free(&pols);
+			return rc;
+		}
+	}
+	if (out.res.unknown_frees > 0)
+		cli_warning("%s: %llu frees of ids the trace never allocated (the first at "
+		    "event %llu): the trace starts mid-run, so its first numbers are low",
+		    spec.path, (unsigned long long)out.res.unknown_frees,
+		    (unsigned long long)out.res.first_unknown_free);
+	{
+		const cJSON *conf = cJSON_GetObjectItemCaseSensitive(out.hdr->source,
+		    "alloc_conf");
+
+		if (spec.policy == &policy_caching && cJSON_IsString(conf) &&
+		    conf->valuestring[0] != '\0' && policy_opt(&(struct policy_args){ .opts = opts,
+		    .nopts = nopts }, "alloc_conf") == NULL)
+			cli_warning("%s was recorded with PYTORCH_CUDA_ALLOC_CONF=%s; this run "
+			    "simulates the default settings (give --alloc-conf='%s' to simulate "
+			    "those)", spec.path, conf->valuestring, conf->valuestring);
+	}
+	if (out.recorded_diverged > 0)
+		cli_warning("%s: %llu of %llu segments did not follow the recording; the "
+		    "placement model placed them", spec.path,
+		    (unsigned long long)out.recorded_diverged,
+		    (unsigned long long)out.res.device_allocs);
+
+	rep = (struct report_run){
+		.gpu = gpu_name,
+		.trace = out.hdr->name,
+		.path = spec.path,
+		.policy = spec.policy->name,
+		.opts = opts,
+		.nopts = nopts,
+		.placement = spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" : "model",
+		.capacity = spec.capacity,
+		.hdr = out.hdr,
+		.res = &out.res,
+	};
+	if (json) {
+		cli_print_json(a, report_run_json(&rep));
+	} else {
+		text = report_run_text(&rep);
+		fputs(text, a->report);
+		free(text);
+	}
+	rc = fail_on_oom && out.res.oomed ? EXIT_CHECK : EXIT_DONE;
+	run_output_free(&out);
+	cli_policies_free(&pols);
+	return rc;
+}

@@ -1,0 +1,437 @@
+/*
+ * table.c - the command line, declared once: every option with its grammar
+ * and help, the shared option groups, and every command with the options it
+ * takes, its description and examples.  The parser, --help, the man pages
+ * and the bash completion all read this; nothing else lists options.
+ */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "sim/cli/cli.h"
+
+static const char *const formats[] = { "text", "json", NULL };
+static const char *const check_formats[] = { "text", "json", "tap", NULL };
+static const char *const placements[] = { "model", "recorded", NULL };
+static const char *const unknown_frees[] = { "error", "warn", NULL };
+static const char *const by[] = { "balanced", "memory", NULL };
+
+#define MAX_POINTS 100000000ULL
+
+const struct cli_optdef cli_optdefs[OPT__N] = {
+	[OPT_DEVICE] = { OPT_DEVICE, 0, "device", "n", K_INDEX,
+	    "PyTorch snapshots: the device whose trace to read (default: the one with "
+	    "the most entries)", .max = 4096 },
+	[OPT_UNKNOWN_FREES] = { OPT_UNKNOWN_FREES, 0, "unknown-frees", "error|warn", K_CHOICE,
+	    "frees of ids the trace never allocated: an error, or counted and warned "
+	    "about, for traces that start mid-run (default: error, or warn when the trace "
+	    "says \"starts_mid_run\": true)", .choices = unknown_frees },
+	[OPT_CAPACITY] = { OPT_CAPACITY, 'c', "capacity", "size", K_SIZE,
+	    "the most the allocator may reserve, e.g. 24GiB (default: unlimited)" },
+	[OPT_GPU] = { OPT_GPU, 'g', "gpu", "model", K_STRING,
+	    "run on a catalogued GPU instead of --capacity: its memory less the context "
+	    "overhead (and for BFC policies the framework's own limit for it); "
+	    "'gpumemsim plan --help' lists the models", .complete = "gpu" },
+	[OPT_CONTEXT_OVERHEAD] = { OPT_CONTEXT_OVERHEAD, 0, "context-overhead", "size", K_SIZE0,
+	    "memory the CUDA context and libraries take off a GPU's (default: 512MiB; "
+	    "the H200 measured 526.8 MiB)" },
+	[OPT_POLICY] = { OPT_POLICY, 'p', "policy", "spec", K_POLICY,
+	    "an allocator policy and its settings, as one word ('grow-only') or with "
+	    "key=value settings after a space or a colon ('caching "
+	    "alloc_conf=expandable_segments:True', 'grow-only:flavor=jax'); 'gpumemsim "
+	    "policies' lists them", .repeat = 1, .complete = "policy" },
+	[OPT_POLICIES] = { OPT_POLICIES, 0, "policies", "list", K_STRING,
+	    "several policies at once, comma-separated: caching,grow-only:flavor=jax "
+	    "(the same as one --policy each)", .complete = "policy" },
+	[OPT_OPTION] = { OPT_OPTION, 0, "option", "key=value", K_KV,
+	    "a policy setting, for every policy that has the key, or "
+	    "<policy>.<key>=<value> for one (repeatable)", .repeat = 1 },
+	[OPT_ALLOC_CONF] = { OPT_ALLOC_CONF, 0, "alloc-conf", "conf", K_STRING,
+	    "caching: PYTORCH_CUDA_ALLOC_CONF settings, e.g. "
+	    "expandable_segments:True,max_split_size_mb:128", .complete = "conf" },
+	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded", K_CHOICE,
+	    "where new segments land: the driver model, or the addresses of the trace's "
+	    "segment_alloc events (default: model)", .choices = placements },
+	[OPT_FORMAT] = { OPT_FORMAT, 'f', "format", "text|json", K_CHOICE,
+	    "output format (default: text)", .choices = formats },
+	[OPT_OUTPUT] = { OPT_OUTPUT, 'o', "output", "file", K_FILE,
+	    "write the report to this file instead of standard output ('-'), whole or "
+	    "not at all", .complete = "file" },
+	[OPT_TIMELINE] = { OPT_TIMELINE, 0, "timeline", "file.csv", K_FILE,
+	    "write live, allocated and reserved bytes at every change as CSV ('-': "
+	    "standard output, and the report goes to standard error)", .complete = "file" },
+	[OPT_POINTS] = { OPT_POINTS, 0, "points", "n", K_COUNT,
+	    "the timeline as an envelope of about n rows that keeps every peak",
+	    .max = MAX_POINTS },
+	[OPT_QUIET] = { OPT_QUIET, 'q', "quiet", NULL, K_FLAG,
+	    "no warnings on standard error, only errors" },
+	[OPT_JOBS] = { OPT_JOBS, 'j', "jobs", "n", K_COUNT,
+	    "simulations at once (default: the cores)", .max = 1024 },
+	[OPT_FAIL_ON_OOM] = { OPT_FAIL_ON_OOM, 0, "fail-on-oom", NULL, K_FLAG,
+	    "exit 1 when the run runs out of memory" },
+	[OPT_CHECK] = { OPT_CHECK, 0, "check", NULL, K_FLAG,
+	    "verify the policy's invariants after every event (exit 5 if one breaks)" },
+	[OPT_BY] = { OPT_BY, 0, "by", "balanced|memory", K_CHOICE,
+	    "how to pick the winner: the least memory among the policies whose steady "
+	    "driver time is within --time-bound of the least, or memory alone "
+	    "(default: balanced)", .choices = by },
+	[OPT_TIME_BOUND] = { OPT_TIME_BOUND, 0, "time-bound", "ratio", K_RATIO,
+	    "--by=balanced: how much more steady driver time than the least a winner may "
+	    "take (default: 100%, twice the time; 1 ms more is always allowed)" },
+	[OPT_GPUS] = { OPT_GPUS, 0, "gpus", "list", K_STRING,
+	    "the GPU models to tabulate, comma-separated (default: every catalogued one)",
+	    .complete = "gpu" },
+	[OPT_MAX_PEAK_RESERVED] = { OPT_MAX_PEAK_RESERVED, 0, "max-peak-reserved", "size",
+	    K_SIZE0, "peak reserved at most this" },
+	[OPT_MAX_FRAGMENTATION] = { OPT_MAX_FRAGMENTATION, 0, "max-fragmentation", "ratio",
+	    K_RATIO, "1 - peak allocated / peak reserved at most this (0.15 or 15%)" },
+	[OPT_MAX_OVERHEAD] = { OPT_MAX_OVERHEAD, 0, "max-overhead", "ratio", K_RATIO,
+	    "peak reserved / live peak - 1 at most this (0.2 or 20%)" },
+	[OPT_MUST_FIT] = { OPT_MUST_FIT, 0, "must-fit", "size|gpu", K_STRING,
+	    "runs without running out of memory in this capacity, or on this GPU (its "
+	    "memory less the context overhead)", .complete = "gpu" },
+	[OPT_MAX_DEVICE_ALLOCS] = { OPT_MAX_DEVICE_ALLOCS, 0, "max-device-allocs", "n",
+	    K_COUNT, "at most n segment allocations", .max = 2000000000ULL },
+	[OPT_BASELINE] = { OPT_BASELINE, 0, "baseline", "file", K_FILE,
+	    "a saved 'run --format=json' result: no metric may grow past it by more than "
+	    "--tolerance", .complete = "file" },
+	[OPT_TOLERANCE] = { OPT_TOLERANCE, 0, "tolerance", "ratio", K_RATIO,
+	    "for --baseline: how much a metric may grow (0.02 or 2%; default: 0)" },
+	[OPT_MAP] = { OPT_MAP, 0, "map", NULL, K_FLAG,
+	    "draw the memory map instead of the timeline" },
+	[OPT_AT] = { OPT_AT, 0, "at", "event", K_INDEX,
+	    "--map: at this event (0-based) instead", .max = UINT64_MAX >> 1 },
+	[OPT_TITLE] = { OPT_TITLE, 0, "title", "text", K_STRING, "the picture's title" },
+	[OPT_TOUCH] = { OPT_TOUCH, 0, "touch", NULL, K_FLAG,
+	    "write every block once (cudaMemset), so the memory is truly backed" },
+	[OPT_NO_CACHE_BASELINE] = { OPT_NO_CACHE_BASELINE, 0, "no-cache-baseline", NULL,
+	    K_FLAG, "replay with no-cache too: the device calls and time caching saves" },
+	[OPT_CUDA_DEVICE] = { OPT_CUDA_DEVICE, 0, "cuda-device", "n", K_INDEX,
+	    "the GPU to replay on (default: 0)", .max = 4096 },
+	[OPT_FAIL_ON_MISMATCH] = { OPT_FAIL_ON_MISMATCH, 0, "fail-on-mismatch", NULL, K_FLAG,
+	    "exit 1 unless the replay agrees with the simulation" },
+	[OPT_HELP] = { OPT_HELP, 'h', "help", NULL, K_FLAG, "show this help" },
+};
+
+static const enum cli_opt g_trace[] = { OPT_DEVICE, OPT_UNKNOWN_FREES, OPT_NONE };
+static const enum cli_opt g_target[] = { OPT_CAPACITY, OPT_GPU, OPT_CONTEXT_OVERHEAD,
+	OPT_NONE };
+static const enum cli_opt g_policy[] = { OPT_POLICY, OPT_OPTION, OPT_ALLOC_CONF, OPT_NONE };
+static const enum cli_opt g_policies[] = { OPT_POLICY, OPT_POLICIES, OPT_OPTION,
+	OPT_ALLOC_CONF, OPT_NONE };
+static const enum cli_opt g_output[] = { OPT_FORMAT, OPT_OUTPUT, OPT_NONE };
+static const enum cli_opt g_timeline[] = { OPT_TIMELINE, OPT_POINTS, OPT_NONE };
+static const enum cli_opt g_progress[] = { OPT_QUIET, OPT_NONE };
+
+const char *const cli_group_names[CLI_NGROUPS] = { "The trace", "Where it runs",
+	"The policy", "The policies", "Output", "Timeline", "Progress" };
+const enum cli_opt *const cli_group_opts[CLI_NGROUPS] = { g_trace, g_target, g_policy,
+	g_policies, g_output, g_timeline, g_progress };
+
+/* --- the commands ------------------------------------------------------ */
+
+static const struct cli_use run_opts[] = {
+	{ OPT_PLACEMENT, NULL, NULL },
+	{ OPT_FAIL_ON_OOM, NULL, NULL },
+	{ OPT_CHECK, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
+
+static const struct cli_use compare_opts[] = {
+	{ OPT_PLACEMENT, NULL, NULL },
+	{ OPT_BY, NULL, NULL },
+	{ OPT_TIME_BOUND, NULL, NULL },
+	{ OPT_JOBS, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
+
+static const struct cli_use check_opts[] = {
+	{ OPT_MAX_PEAK_RESERVED, NULL, NULL },
+	{ OPT_MAX_FRAGMENTATION, NULL, NULL },
+	{ OPT_MAX_OVERHEAD, NULL, NULL },
+	{ OPT_MUST_FIT, NULL, NULL },
+	{ OPT_MAX_DEVICE_ALLOCS, NULL, NULL },
+	{ OPT_BASELINE, NULL, NULL },
+	{ OPT_TOLERANCE, NULL, NULL },
+	{ OPT_FORMAT, "output format: text, JSON, or TAP with one test per check "
+	  "(default: text)", check_formats },
+	{ OPT_NONE, NULL, NULL },
+};
+
+static const struct cli_use plan_opts[] = {
+	{ OPT_GPUS, NULL, NULL },
+	{ OPT_CONTEXT_OVERHEAD, "taken off each GPU's memory for the CUDA context and "
+	  "libraries (default: 512MiB)", NULL },
+	{ OPT_JOBS, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
+
+static const struct cli_use plot_opts[] = {
+	{ OPT_OUTPUT, "where to draw: file.svg or file.png (required; '-' writes SVG to "
+	  "standard output)", NULL },
+	{ OPT_PLACEMENT, NULL, NULL },
+	{ OPT_POINTS, "timeline rows kept, peaks included (default: 2000)", NULL },
+	{ OPT_MAP, NULL, NULL },
+	{ OPT_AT, NULL, NULL },
+	{ OPT_TITLE, NULL, NULL },
+	{ OPT_JOBS, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
+
+static const struct cli_use tune_opts[] = { { OPT_JOBS, NULL, NULL }, { OPT_NONE, NULL, NULL } };
+static const struct cli_use info_opts[] = { { OPT_NONE, NULL, NULL } };
+static const struct cli_use policies_opts[] = { { OPT_NONE, NULL, NULL } };
+
+static const struct cli_use convert_opts[] = { { OPT_NONE, NULL, NULL } };
+
+static const struct cli_use replay_opts[] = {
+	{ OPT_CAPACITY, "the most the allocator may reserve, enforced as PyTorch enforces "
+	  "its memory fraction: a capped replay on a large GPU meets a small GPU's OOM", NULL },
+	{ OPT_TOUCH, NULL, NULL },
+	{ OPT_NO_CACHE_BASELINE, NULL, NULL },
+	{ OPT_CUDA_DEVICE, NULL, NULL },
+	{ OPT_FAIL_ON_MISMATCH, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
+
+const struct cli_command cli_commands[] = {
+	{ "run", "<trace>", "replay a trace through one allocator policy and report",
+	  "Replay a trace through one allocator policy and report peak reservation, "
+	  "fragmentation, device calls and, under a capacity, the event where memory runs "
+	  "out: what was live, allocated and reserved there, and the largest free block.\n\n"
+	  "When the trace says what the recording allocator did (PyTorch snapshots, RMM "
+	  "logs, converted traces), the report compares the simulation with it. An "
+	  "incomplete trace (a snapshot that starts mid-run, one with no history, a log "
+	  "cut short) is said so in every output, with how it bounds the numbers.",
+	  "gpumemsim run traces/resnet50-train-b32.json --policy=caching --capacity=3GiB\n"
+	  "# the same job under PyTorch's expandable segments, as JSON:\n"
+	  "gpumemsim run traces/resnet50-train-b32.json --policy 'caching "
+	  "alloc_conf=expandable_segments:True' --format=json\n"
+	  "gpumemsim run snapshot.pickle --gpu=A10 --timeline=run.csv --points=2000\n",
+	  "== OUTPUT\n"
+	  "The text report gives the peaks (reserved, allocated, requested, live), "
+	  "fragmentation (1 - peak allocated / peak reserved), overhead (peak reserved "
+	  "over the live peak) and the device calls. --format=json prints one object with "
+	  "at least: trace, policy, options, capacity (null or bytes), events, peak_live, "
+	  "peak_reserved, peak_allocated, peak_requested, device_allocs, device_frees, "
+	  "alloc_retries, fragmentation, oom (null or {event, size, live, allocated, "
+	  "reserved, largest_free, at, mark}), observed and incomplete. oom.event is the "
+	  "0-based index into the trace's events; sizes are bytes.\n",
+	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_TIMELINE | G_PROGRESS,
+	  run_opts, 1, 1, 0, cmd_run },
+	{ "compare", "<trace>",
+	  "run several policies on a trace, side by side, and name the winner",
+	  "Run several allocator policies on one trace, at once on every core, and compare "
+	  "peak reservation, overhead over the live peak, fragmentation, device calls, the "
+	  "time those calls take in the driver, and whether each fits.\n\n"
+	  "The driver time is priced from the cudaMalloc, cudaFree and mapping costs "
+	  "measured on an H200 by size (replay/results-h200/drivercost.txt): an estimate "
+	  "of what each policy spends in the driver, which is where turning caching off "
+	  "costs a training job its speed. Its steady part, the calls after the "
+	  "reservation last grew, is what every further iteration of the job pays; the "
+	  "warm-up before it is paid once.\n\n"
+	  "The winner fits and, among the policies whose steady driver time is within "
+	  "--time-bound of the least, reserves least (--by=memory: least memory "
+	  "alone); ties go to fewer device calls. 'ideal' is the bound, never the winner; "
+	  "'preallocate' without --capacity or --gpu has no size to take, and says so.\n\n"
+	  "Several settings of one policy go side by side: give --policy once for each.",
+	  "gpumemsim compare traces/resnet50-train-b32.json --capacity=3.2GiB\n"
+	  "# two PyTorch settings side by side:\n"
+	  "gpumemsim compare traces/resnet50-train-b32.json --policy=caching \\\n"
+	  "    --policy 'caching alloc_conf=expandable_segments:True'\n",
+	  "== OUTPUT\n"
+	  "--format=json prints {trace, capacity, peak_live, results, by, time_bound, winner, "
+	  "why, incomplete}; each result has the keys of run --format=json (but incomplete, "
+	  "said once) and label, driver_time_ms and steady_driver_time_ms; a policy that "
+	  "could not run has {policy, error, label}, preallocate without a size {policy, "
+	  "needs, label}.\n\n"
+	  "--timeline writes a column pair (allocated, reserved) per policy beside the live "
+	  "bytes, labelled by the policies' labels with other characters as '_'.\n",
+	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_TIMELINE | G_PROGRESS,
+	  compare_opts, 1, 1, 0, cmd_compare },
+	{ "check", "<trace>",
+	  "check a run against thresholds or a baseline, for CI (exit 1 if not)",
+	  "Run a trace and check the result against thresholds, for CI: exit 0 when every "
+	  "check holds, 1 when one fails. Give at least one threshold, --capacity, --gpu "
+	  "or a baseline; under --capacity or --gpu the run must also fit. With several "
+	  "--policy (two settings of caching, say), every check applies to each, named by "
+	  "the policy's label.\n\n"
+	  "Ratios are written 0.15 or 15%; a bare number above 1 is refused as ambiguous.",
+	  "gpumemsim check trace.json --max-fragmentation=15% --baseline=base.json "
+	  "--tolerance=2% --format=tap\n"
+	  "gpumemsim check trace.json --must-fit=A10 --max-overhead=0.25\n",
+	  "== CHECKS\n"
+	  "A baseline is a saved 'run --format=json' of the same trace and policy: peak "
+	  "reserved, peak allocated, fragmentation, device allocations and retries may each "
+	  "grow by --tolerance at most, and a baseline that fitted must still fit. --format=tap "
+	  "prints one TAP test per check, with what an incomplete trace means as a comment.\n",
+	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS,
+	  check_opts, 1, 1, 0, cmd_check },
+	{ "plan", "<trace>", "the smallest capacity each policy needs, and which GPUs fit",
+	  "For each policy, the smallest capacity at which the trace runs without running "
+	  "out of memory, to 2 MiB (found by bisection, checked, and probed above: a "
+	  "caching allocator can fail with more memory where it fits with less), and a "
+	  "table of which GPU models it fits on, with the headroom or the failing event.",
+	  "gpumemsim plan traces/resnet50-train-b32.json --gpus=T4,A10,A100-40GB\n",
+	  "== OUTPUT\n"
+	  "The smallest capacity is checked: it fits and 2 MiB less does not. A caching "
+	  "allocator can fail with more memory where it fits with less (its retries free "
+	  "different segments); such capacities above the smallest are listed in JSON as "
+	  "fails_above_min. Each GPU's memory is what the driver reports "
+	  "(cudaMemGetInfo's total), less --context-overhead; gpumemsim(1) lists the "
+	  "models.\n",
+	  G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS,
+	  plan_opts, 1, 1, 0, cmd_plan },
+	{ "tune", "<trace>", "find the PyTorch allocator setting that reserves least and fits",
+	  "Search PyTorch's allocator settings (PYTORCH_CUDA_ALLOC_CONF: expandable "
+	  "segments, max_split_size_mb, roundup_power2_divisions and, under a capacity, "
+	  "garbage_collection_threshold) for the one that reserves least and fits, and say "
+	  "what TensorFlow's and JAX's allocator modes (growth, preallocation, a memory "
+	  "limit) would cost. The trace is read once and replayed on all cores. Exit 1 "
+	  "when no setting fits.",
+	  "gpumemsim tune traces/resnet50-train-b32.json --capacity=3.3GiB\n"
+	  "gpumemsim tune snapshot.pickle --gpu=L4\n",
+	  "== SEARCH\n"
+	  "Every single change from the default (expandable_segments:True, a grid of "
+	  "max_split_size_mb, roundup_power2_divisions of 1 to 16, and under a capacity "
+	  "garbage_collection_threshold), then coordinate descent from the best until "
+	  "nothing improves. The runner-ups are listed, each setting that changes nothing "
+	  "over a simpler one left out. For TensorFlow and JAX: what growth and "
+	  "preallocation reserve, and the smallest memory limit under which they fit, as "
+	  "memory_limit and XLA_PYTHON_CLIENT_MEM_FRACTION.\n",
+	  G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS,
+	  tune_opts, 1, 1, 0, cmd_tune },
+	{ "plot", "-o <file.svg|file.png> <trace>", "draw a run: a timeline per policy, or a memory map (SVG or PNG)",
+	  "Draw a run. By default: live bytes and each policy's allocated (dashed) and "
+	  "reserved bytes over the trace's events, with the capacity, the trace's marks "
+	  "and a red point where a policy ran out of memory. With --map: one policy's "
+	  "segments (one row each) and their blocks, allocated in blue and cached free in "
+	  "red, at its peak reservation, at its out-of-memory, or --at an event.\n\n"
+	  "The format follows the output's name: .svg or .png. Needs gnuplot. Without "
+	  "--policy it draws caching; --map draws the first policy.",
+	  "gpumemsim plot traces/resnet50-train-b32.json --policies=caching,grow-only "
+	  "-o resnet.svg\n"
+	  "gpumemsim plot traces/gpt2-train-varlen-bf16.jsonl.gz --map -o map.png\n",
+	  "== TIMELINES\n"
+	  "The numbers behind a timeline come from run --timeline=FILE.csv (compare "
+	  "--timeline: a column pair per policy): event,t_us,live,allocated,reserved at "
+	  "every change, or with --points=N an envelope of about N rows that keeps every "
+	  "bucket's maxima, in memory proportional to N.\n",
+	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
+	  plot_opts, 1, 1, 1, cmd_plot },
+	{ "replay", "<trace>", "replay a trace on a real GPU beside the simulation (needs CUDA)",
+	  "Replay a trace on a real GPU: the policy's own code, its segments from cudaMalloc "
+	  "and cudaFree (expandable segments: the driver's virtual memory API). Reports the "
+	  "simulation's prediction beside the replay (peak reserved, device calls, the OOM "
+	  "event) and whether they agree; the device memory in use (cudaMemGetInfo) before, "
+	  "at its peak and at the end; the time spent in cudaMalloc and cudaFree; and a "
+	  "re-simulation given the addresses the GPU handed out, which must agree exactly.\n\n"
+	  "Needs a build with --with-cuda (exit 2 otherwise) and an NVIDIA GPU and driver. "
+	  "A built binary needs, on the GPU machine, the driver and libcjson.so.1 (or a "
+	  "build with --enable-static-deps).",
+	  "gpumemsim replay traces/resnet50-train-b32.json --policy=caching --touch\n"
+	  "gpumemsim replay traces/resnet50-train-b32.json --no-cache-baseline\n",
+	  NULL,
+	  G_TRACE | G_POLICY | G_OUTPUT | G_PROGRESS,
+	  replay_opts, 1, 1, 0, cmd_replay },
+	{ "info", "<trace>", "describe a trace: counts, live peak, sizes, largest allocations",
+	  "Describe a trace: events, allocations, frees, streams, duration, the live peak "
+	  "and when, a power-of-two size histogram, the largest allocations and where they "
+	  "were made, and what the recording allocator did.",
+	  "gpumemsim info traces/resnet50-train-b32.pickle\n",
+	  NULL,
+	  G_TRACE | G_OUTPUT | G_PROGRESS,
+	  info_opts, 1, 1, 0, cmd_info },
+	{ "convert", "<in> <out>",
+	  "convert a trace (snapshot pickle, RMM log, ...) to the native format",
+	  "Convert a trace to gpumemsim's native format. <in> is any trace gpumemsim reads: "
+	  ".json, .jsonl, a PyTorch memory snapshot (.pickle), an RMM log (.csv), each "
+	  "optionally gzip'd, or '-' for standard input. <out> is named .json (one "
+	  "document), .jsonl (JSON Lines, for traces too long to hold in memory) or either "
+	  "with .gz; '-' writes JSON Lines to standard output. The trace is checked on the "
+	  "way: a bad one leaves no output, and the output never replaces the input.",
+	  "gpumemsim convert snapshot.pickle trace.jsonl.gz\n",
+	  NULL,
+	  G_TRACE | G_PROGRESS,
+	  convert_opts, 2, 2, 1, cmd_convert },
+	{ "policies", "", "list the policies, what they model and their options",
+	  "List the allocator policies, the framework setting each stands for, and their "
+	  "settings with defaults: write them after the policy's name in --policy "
+	  "('grow-only flavor=jax') or with --option KEY=VALUE.",
+	  "gpumemsim policies --format=json\n",
+	  NULL,
+	  G_OUTPUT,
+	  policies_opts, 0, 0, 0, cmd_policies },
+	{ NULL },
+};
+
+/* --- gpumemsim(1): what no single command owns ---------------------------- */
+
+const char cli_manual_intro[] =
+    "gpumemsim replays a recorded GPU memory trace (every allocation and free a "
+    "training or inference job made) through faithful simulations of the frameworks' "
+    "allocators: PyTorch's caching allocator with its PYTORCH_CUDA_ALLOC_CONF "
+    "settings, the BFC allocator of TensorFlow and JAX growing or preallocated, no "
+    "caching at all, and a perfect allocator as the bound. It reports how much the "
+    "job reserves, how much of that is fragmentation, the exact event where a "
+    "smaller GPU would run out of memory, which setting wins, and, with CUDA, "
+    "whether a real GPU does the same.\n\n"
+    "Every command reads one trace (convert: and writes one) and prints a report, as "
+    "text for people or JSON for scripts (--format=json). Options may come before or "
+    "after the trace; a unique prefix of a command's name is enough (gpumemsim comp).";
+
+const char cli_manual_more[] =
+    "== VALUES\n"
+    "Sizes are bytes, or a number with a unit: B, KiB, MiB, GiB, TiB (powers of 1024; "
+    "K, M, G, T the same) or KB, MB, GB, TB (powers of 1000): 24GiB, 1.5GB, 512k.\n\n"
+    "Ratios are written 0.2 or 20% alike. A bare number above 1 is refused as "
+    "ambiguous (was 20 meant as 20% or as 2000%?); write 150% for more than the whole.\n\n"
+    "A policy is its name, alone or followed by its settings as key=value words: "
+    "--policy=caching, --policy 'caching alloc_conf=expandable_segments:True', "
+    "--policy 'preallocate fraction=0.5'. The older form with colons, "
+    "grow-only:flavor=jax, is read too (but cannot carry an alloc_conf, whose own "
+    "syntax has colons). Commands that run several policies take --policy more than "
+    "once, so two settings of one policy run side by side; each is labelled by its "
+    "name and settings. --option KEY=VALUE gives a setting to every policy that has "
+    "it, --option POLICY.KEY=VALUE to one; --alloc-conf is caching's alloc_conf.\n"
+    "== TRACES\n"
+    "Traces are read by extension or content: native JSON (.json, one document, or "
+    ".jsonl, JSON Lines, streamed), PyTorch memory snapshots (.pickle, from "
+    "torch.cuda.memory._dump_snapshot(), every generation from PyTorch 2.0 to 2.11), "
+    "PyTorch profiler traces (.pt.trace.json with profile_memory=True), RAPIDS RMM "
+    "logs (.csv), each optionally gzip'd, from a file or standard input ('-'). "
+    "traces/FORMAT.md in the source is the native format's specification.\n\n"
+    "An incomplete trace is read and said to be so in every report (a line STARTS "
+    "MID-RUN, NO HISTORY or CUT SHORT in text, the key incomplete in JSON, the title "
+    "of a plot): a snapshot recorded with a bounded max_entries or after the job "
+    "started is seeded from its segments at the dump, so its peaks are lower bounds; "
+    "one with no history describes the moment of the dump; an RMM log cut off by a "
+    "dying job is read to its last complete row.\n"
+    "== BAD INPUT\n"
+    "Whatever the input, gpumemsim does not crash, hang or answer wrongly in silence: "
+    "a file it cannot read correctly is refused with exit 3 and a message naming the "
+    "file and the line, event or byte. JSON is streamed, so memory follows what is "
+    "live, not the file's size; a snapshot pickle, which must be held whole, is "
+    "bounded to 4 GiB decompressed or a quarter of ulimit -v. Strings from a trace "
+    "are printed with control characters as '?'.\n\n"
+    "Inputs are never modified: an output (--output, --timeline, plot's picture, "
+    "convert's trace) that names an input by any path, symlink or hard link is "
+    "refused before anything is written, and every output is written beside its "
+    "destination and renamed into place when complete, so a failure leaves the old "
+    "file, never half a new one. '-' is standard output for every option that "
+    "writes a file.\n"
+    "== PYTORCH ALLOCATOR SETTINGS\n"
+    "The caching policy takes PYTORCH_CUDA_ALLOC_CONF's settings, in PyTorch's syntax and "
+    "checked as PyTorch checks them (--alloc-conf, or alloc_conf= in --policy): "
+    "expandable_segments:True (one growing virtual range per stream and pool, mapped in "
+    "2 MiB or 20 MiB pages), max_split_size_mb:N (blocks of N MiB or more are never split), "
+    "roundup_power2_divisions:D or [256:1,512:2,>:8] (requests rounded to D steps between "
+    "powers of two), garbage_collection_threshold:T (under a capacity, old cached blocks "
+    "freed before the pool passes T of it), large_segment_size_mb, "
+    "max_non_split_rounding_mb, per_process_memory_fraction:F (a capacity of F of the "
+    "device's memory) and graph_capture_record_stream_reuse (accepted; it acts only "
+    "during CUDA graph capture). A value that does not fit what it feeds is refused, "
+    "naming the setting, never truncated.\n"
+    "== ENVIRONMENT\n"
+    "gnuplot (on PATH) draws plots. Nothing else is read from the environment; in "
+    "particular PYTORCH_CUDA_ALLOC_CONF is not: give it as --alloc-conf.\n";

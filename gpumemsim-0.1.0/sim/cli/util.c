@@ -1,0 +1,307 @@
+/*
+ * util.c - what the commands share once their options are parsed:
+ * git-style messages, the policies to run with their settings, the target
+ * (--capacity or --gpu), the run spec from the trace options, timelines as
+ * CSV and JSON reports.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "analysis/timeline.h"
+#include "sim/cli/cli.h"
+#include "sim/gms.h"
+#include "sim/gpus.h"
+#include "sim/outfile.h"
+#include "sim/policy.h"
+#include "sim/run.h"
+
+int cli_quiet;
+
+static void
+vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "gpumemsim: %s: ", kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("error", fmt, ap);
+	va_end(ap);
+}
+
+void
+cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cli_quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg("warning", fmt, ap);
+	va_end(ap);
+}
+
+int
+cli_usage_error(const struct cli_command *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt != NULL) {
+		va_start(ap, fmt);
+		vmsg("error", fmt, ap);
+		va_end(ap);
+	}
+	if (c == NULL) {
+		fprintf(stderr, "usage: gpumemsim <command> [options] <trace>\n"
+		    "Try 'gpumemsim --help'.\n");
+		return EXIT_USAGE;
+	}
+	fprintf(stderr, "usage: gpumemsim %s [options]%s%s\nTry 'gpumemsim %s --help'.\n",
+	    c->name, c->args[0] ? " " : "", c->args, c->name);
+	return EXIT_USAGE;
+}
+
+/* Does the policy have a setting named key? */
+static int
+has_option(const struct policy_ops *ops, const char *key)
+{
+	const struct policy_option *o;
+
+	for (o = ops->options; o->key != NULL; o++)
+		if (strcmp(o->key, key) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+add_kv(struct cli_entry *e, const char *key, const char *value)
+{
+	e->opts = gms_realloc(e->opts, (e->nopts + 1) * sizeof(*e->opts));
+	e->opts[e->nopts].key = key;
+	e->opts[e->nopts++].value = value;
+}
+
+/*
+ * --option and --alloc-conf for e.  With one policy every setting is its
+ * (one it lacks is an error, from the policy); with several, KEY=VALUE goes
+ * to those that have KEY and POLICY.KEY=VALUE to that one.
+ */
+static void
+apply_global(struct cli_entry *e, const struct cli_args *a, int several)
+{
+	size_t plen = strlen(e->ops->name);
+	const char *arg, *eq;
+	char *key;
+	int i;
+
+	for (i = 0; i < a->given[OPT_OPTION]; i++) {
+		arg = a->all[OPT_OPTION][i];
+		eq = strchr(arg, '=');
+		key = gms_asprintf("%.*s", (int)(eq - arg), arg);
+		if (strncmp(key, e->ops->name, plen) == 0 && key[plen] == '.') {
+			memmove(key, key + plen + 1, strlen(key + plen + 1) + 1);
+		} else if (several && (strchr(key, '.') != NULL || !has_option(e->ops, key))) {
+			free(key);
+			continue;
+		}
+		e->keys = gms_realloc(e->keys, (e->nkeys + 1) * sizeof(*e->keys));
+		e->keys[e->nkeys++] = key;
+		add_kv(e, key, eq + 1);
+	}
+	if (a->given[OPT_ALLOC_CONF] && (!several || e->ops == &policy_caching))
+		add_kv(e, "alloc_conf", a->v[OPT_ALLOC_CONF].s);
+}
+
+/* A label from the spec: its words joined by one blank, or as written. */
+static char *
+label_of(const char *spec)
+{
+	char *s = gms_strdup(spec), *out = gms_calloc(strlen(spec) + 1, 1), *tok, *save;
+
+	if (strpbrk(spec, " \t") == NULL) {
+		free(out);
+		return s;
+	}
+	for (tok = strtok_r(s, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save)) {
+		if (out[0] != '\0')
+			strcat(out, " ");
+		strcat(out, tok);
+	}
+	free(s);
+	return out;
+}
+
+static int
+add_spec(struct cli_policies *p, const char *opt, const char *spec)
+{
+	struct cli_entry *e;
+	char *cause = NULL;
+
+	p->ents = gms_realloc(p->ents, (p->n + 1) * sizeof(*p->ents));
+	e = memset(&p->ents[p->n], 0, sizeof(*e));
+	if (policy_parse_spec(spec, &e->ops, &e->opts, &e->nopts, &e->store, &cause) < 0) {
+		cli_error("--%s: %s", opt, cause);
+		free(cause);
+		return EXIT_INPUT;
+	}
+	e->label = label_of(spec);
+	p->n++;
+	return 0;
+}
+
+int
+cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p)
+{
+	char *copy, *tok, *save;
+	size_t i;
+	int rc = 0, several = (a->cmd->groups & G_POLICIES) != 0;
+
+	memset(p, 0, sizeof(*p));
+	if (a->given[OPT_POLICIES]) {
+		copy = gms_strdup(a->v[OPT_POLICIES].s);
+		for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
+		    tok = strtok_r(NULL, ",", &save))
+			rc = add_spec(p, "policies", tok);
+		free(copy);
+		if (rc == 0 && p->n == 0) {
+			cli_error("--policies: no policy named");
+			rc = EXIT_INPUT;
+		}
+	}
+	for (i = 0; rc == 0 && i < (size_t)a->given[OPT_POLICY]; i++)
+		rc = add_spec(p, "policy", a->all[OPT_POLICY][i]);
+	if (rc == 0 && p->n == 0) {
+		if (dflt != NULL) {
+			rc = add_spec(p, "policy", dflt);
+		} else {
+			for (i = 0; policy_table[i] != NULL; i++)
+				rc = add_spec(p, "policy", policy_table[i]->name);
+		}
+	}
+	for (i = 0; i < p->n && rc == 0; i++)
+		apply_global(&p->ents[i], a, several);
+	return rc;
+}
+
+void
+cli_policies_free(struct cli_policies *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		free(p->ents[i].label);
+		free(p->ents[i].store);
+		free(p->ents[i].opts);
+		while (p->ents[i].nkeys > 0)
+			free(p->ents[i].keys[--p->ents[i].nkeys]);
+		free(p->ents[i].keys);
+	}
+	free(p->ents);
+	memset(p, 0, sizeof(*p));
+}
+
+int
+cli_target(const struct cli_args *a, struct cli_target *t)
+{
+	char *cause = NULL;
+
+	memset(t, 0, sizeof(*t));
+	t->overhead = a->given[OPT_CONTEXT_OVERHEAD] ? a->v[OPT_CONTEXT_OVERHEAD].size :
+	    GPU_CONTEXT_OVERHEAD;
+	if (a->given[OPT_GPU] && a->given[OPT_CAPACITY]) {
+		cli_error("give --capacity or --gpu, not both");
+		return EXIT_USAGE;
+	}
+	if (a->given[OPT_GPU]) {
+		if ((t->model = gpu_find(a->v[OPT_GPU].s, &cause)) == NULL) {
+			cli_error("--gpu: %s", cause);
+			free(cause);
+			return EXIT_INPUT;
+		}
+		if (t->overhead >= t->model->total) {
+			cli_error("--context-overhead is all of the %s's memory", t->model->name);
+			return EXIT_INPUT;
+		}
+		t->capacity = t->model->total - t->overhead;
+		t->gpu_name = t->model->name;
+	} else if (a->given[OPT_CAPACITY]) {
+		t->capacity = a->v[OPT_CAPACITY].size;
+	}
+	return 0;
+}
+
+void
+cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s)
+{
+	s->device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
+	s->unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice == 1;
+	s->placement = a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1 ?
+	    RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL;
+	if (t != NULL) {
+		s->capacity = t->capacity;
+		if (t->model != NULL) {
+			s->gpu_total = t->model->total;
+			s->gpu_cc = t->model->cc;
+		}
+	}
+}
+
+void
+cli_print_json(struct cli_args *a, cJSON *o)
+{
+	char *text = cJSON_Print(o);
+
+	fprintf(a->report, "%s\n", text);
+	free(text);
+	cJSON_Delete(o);
+}
+
+int
+write_timeline(const char *path, const char *input, struct timeline *const *tls,
+    const char *const *labels, size_t n)
+{
+	struct outfile o;
+	char *cause = NULL;
+	FILE *f = stdout;
+	int err;
+
+	if (strcmp(path, "-") != 0) {
+		if ((err = outfile_open(path, &input, 1, &o, &cause)) < 0) {
+			cli_error("%s", cause);
+			free(cause);
+			return gms_exit_code(err);
+		}
+		if ((f = fdopen(o.fd, "w")) == NULL) {
+			cli_error("cannot write '%s': %s", path, strerror(errno));
+			outfile_abort(&o);
+			return EXIT_SYSTEM;
+		}
+		o.fd = -1;	/* the stream owns it now */
+	}
+	if (timeline_write_csv(f, tls, labels, n) < 0 || fflush(f) != 0 || ferror(f) ||
+	    (f != stdout && fclose(f) != 0)) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		if (f != stdout)
+			outfile_abort(&o);
+		return EXIT_SYSTEM;
+	}
+	if (f != stdout && (err = outfile_commit(&o, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	return 0;
+}

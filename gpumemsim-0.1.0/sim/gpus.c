@@ -1,0 +1,63 @@
+/*
+ * gpus.c - the GPU catalogue (gpus.h).  Totals are cudaMemGetInfo's total in
+ * bytes as public nvidia-smi/deviceQuery listings give them for each model;
+ * the H200's was read here (the shared traces' device.total_bytes).  They
+ * differ between board variants and drivers by a few MiB: --capacity is
+ * exact where it matters.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "sim/gms.h"
+#include "sim/gpus.h"
+
+#define MiB ((uint64_t)1 << 20)
+
+const struct gpu_model gpu_catalogue[] = {
+	{ "T4", "t4 t4-16gb", 15095 * MiB, 7, "16 GB GDDR6" },
+	{ "A10", "a10 a10-24gb", 22731 * MiB, 8, "24 GB GDDR6" },
+	{ "A10G", "a10g a10g-24gb", 22731 * MiB, 8, "24 GB GDDR6 (AWS)" },
+	{ "L4", "l4 l4-24gb", 22700 * MiB, 8, "24 GB GDDR6" },
+	{ "RTX4090", "rtx4090 4090 rtx-4090", 24217 * MiB, 8, "24 GB GDDR6X" },
+	{ "V100-32GB", "v100 v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2" },
+	{ "RTX5090", "rtx5090 5090 rtx-5090", 32120 * MiB, 12, "32 GB GDDR7" },
+	{ "A100-40GB", "a100-40gb a100-40 a100", 40339 * MiB, 8, "40 GB HBM2" },
+	{ "A100-80GB", "a100-80gb a100-80", 81038 * MiB, 8, "80 GB HBM2e" },
+	{ "L40S", "l40s l40s-48gb", 45373 * MiB, 8, "48 GB GDDR6" },
+	{ "H100-80GB", "h100 h100-80gb h100-80 h100-sxm", 81080 * MiB, 9, "80 GB HBM3" },
+	{ "H100-NVL", "h100-nvl h100nvl h100-94gb", 95346 * MiB, 9, "94 GB HBM3" },
+	{ "H200", "h200 h200-141gb", 150109880320ULL, 9, "141 GB HBM3e, read on the H200 here" },
+	{ "B200", "b200 b200-192gb", 182623 * MiB, 10, "192 GB HBM3e" },
+	{ "MI300X", "mi300x mi300x-192gb", 196592 * MiB, 9, "192 GB HBM3 (ROCm)" },
+	{ NULL, NULL, 0, 0, NULL },
+};
+
+const struct gpu_model *
+gpu_find(const char *name, char **cause)
+{
+	const struct gpu_model *g;
+	char *names = NULL, *tmp, *list, *tok, *save;
+
+	for (g = gpu_catalogue; g->name != NULL; g++) {
+		if (strcasecmp(g->name, name) == 0)
+			return g;
+		list = gms_strdup(g->aliases);
+		for (tok = strtok_r(list, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save))
+			if (strcasecmp(tok, name) == 0) {
+				free(list);
+				return g;
+			}
+		free(list);
+	}
+	for (g = gpu_catalogue; g->name != NULL; g++) {
+		tmp = gms_asprintf("%s%s%s", names ? names : "", names ? ", " : "", g->name);
+		free(names);
+		names = tmp;
+	}
+	gms_fail(cause, GMS_ECONFIG, "unknown GPU '%s' (known: %s)", name, names);
+	free(names);
+	return NULL;
+}

@@ -1,0 +1,197 @@
+/*
+ * policy-nocache-ideal.c - the two policies that reserve per request, with no cache:
+ *
+ *  - no-cache: every request is its own device allocation and every free
+ *    returns it (PyTorch PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA's "platform"
+ *    allocator).  What it reserves is what the driver backs: the device's
+ *    physical bytes (requests above 1 MiB in whole 2 MiB pages, smaller ones
+ *    packed into shared pages; placement.c, measured on an H200), and the
+ *    capacity is the GPU's memory.  Device calls show what caching saves.
+ *  - ideal: a perfect allocator whose reservation is exactly the live bytes,
+ *    the lower bound every report states overhead against.
+ *
+ * The two differ only in what counts as reserved.
+ *
+ * Each live request is one segment: an address-ordered tree serves walks.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <bsd/sys/tree.h>
+
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/objpool.h"
+#include "sim/policy.h"
+
+struct dblock {
+	uint64_t addr, size, requested;
+	int64_t stream;
+	RB_ENTRY(dblock) link;
+};
+
+static int
+dblock_cmp(const struct dblock *a, const struct dblock *b)
+{
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+RB_HEAD(dblock_tree, dblock);
+RB_PROTOTYPE(dblock_tree, dblock, link, dblock_cmp)
+RB_GENERATE(dblock_tree, dblock, link, dblock_cmp)
+
+struct direct {
+	struct device *dev;
+	struct dblock_tree live;
+	uint64_t allocated, ooms;
+	struct objpool blocks;
+};
+
+static int
+direct_alloc(void *state, uint64_t request, int64_t stream, void **handle, uint64_t *block)
+{
+	struct direct *d = state;
+	uint64_t size = request, addr;
+	struct dblock *b;
+
+	if (device_reserve(d->dev, size, &addr) < 0) {
+		d->ooms++;
+		return GMS_EOOM;
+	}
+	b = objpool_get(&d->blocks);
+	b->addr = addr;
+	b->size = size;
+	b->requested = request;
+	b->stream = stream;
+	RB_INSERT(dblock_tree, &d->live, b);
+	d->allocated += size;
+	*handle = b;
+	*block = size;
+	return 0;
+}
+
+static void
+direct_free(void *state, void *handle)
+{
+	struct direct *d = state;
+	struct dblock *b = handle;
+
+	RB_REMOVE(dblock_tree, &d->live, b);
+	device_release(d->dev, b->addr, b->size);
+	d->allocated -= b->size;
+	objpool_put(&d->blocks, b);
+}
+
+static uint64_t
+direct_addr(void *state, void *handle)
+{
+	return ((struct dblock *)handle)->addr;
+}
+
+static void
+direct_stats(void *state, struct policy_stats *st)
+{
+	struct direct *d = state;
+
+	memset(st, 0, sizeof(*st));
+	st->allocated = d->allocated;
+	st->ooms = d->ooms;
+}
+
+static void
+direct_walk(void *state, policy_segment_fn *segfn, policy_block_fn *blkfn, void *arg)
+{
+	struct direct *d = state;
+	struct dblock *b;
+
+	RB_FOREACH(b, dblock_tree, &d->live) {
+		struct policy_walk_segment ws = { .addr = b->addr, .size = b->size,
+		    .stream = b->stream, .pool = "request" };
+		struct policy_walk_block wb = { .addr = b->addr, .size = b->size,
+		    .requested = b->requested, .allocated = 1 };
+
+		if (segfn != NULL)
+			segfn(arg, &ws);
+		if (blkfn != NULL)
+			blkfn(arg, &wb);
+	}
+}
+
+static int
+direct_check(void *state, char **cause)
+{
+	struct direct *d = state;
+	struct dblock *b;
+	uint64_t sum = 0;
+
+	RB_FOREACH(b, dblock_tree, &d->live) {
+		if (b->size != b->requested)
+			return gms_fail(cause, -1, "block %#llx: size %llu for %llu requested",
+			    (unsigned long long)b->addr, (unsigned long long)b->size,
+			    (unsigned long long)b->requested);
+		sum += b->size;
+	}
+	if (sum != d->allocated || sum != d->dev->c.reserved ||
+	    d->dev->c.physical < d->dev->c.reserved)
+		return gms_fail(cause, -1, "live blocks hold %llu bytes; allocated %llu, reserved %llu",
+		    (unsigned long long)sum, (unsigned long long)d->allocated,
+		    (unsigned long long)d->dev->c.reserved);
+	return 0;
+}
+
+static void
+direct_destroy(void *state)
+{
+	struct direct *d = state;
+
+	objpool_destroy(&d->blocks);
+	free(d);
+}
+
+static int
+direct_create(const struct policy_args *args, struct device *dev, void **state, char **cause)
+{
+	struct direct *d = gms_calloc(1, sizeof(*d));
+
+	d->dev = dev;
+	RB_INIT(&d->live);
+	objpool_init(&d->blocks, sizeof(struct dblock), 1024);
+	*state = d;
+	return 0;
+}
+
+static const struct policy_option no_options[] = {
+	{ NULL, NULL, NULL },
+};
+
+const struct policy_ops policy_no_cache = {
+	.name = "no-cache",
+	.models = "no caching: one device allocation per request (PyTorch "
+	    "PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA_PYTHON_CLIENT_ALLOCATOR=platform)",
+	.options = no_options,
+	.limit = POLICY_LIMIT_PHYSICAL,
+	.create = direct_create,
+	.alloc = direct_alloc,
+	.free = direct_free,
+	.addr = direct_addr,
+	.stats = direct_stats,
+	.walk = direct_walk,
+	.check = direct_check,
+	.destroy = direct_destroy,
+};
+
+const struct policy_ops policy_ideal = {
+	.name = "ideal",
+	.models = "the lower bound: a perfect allocator that reserves exactly the live bytes",
+	.options = no_options,
+	.create = direct_create,
+	.alloc = direct_alloc,
+	.free = direct_free,
+	.addr = direct_addr,
+	.stats = direct_stats,
+	.walk = direct_walk,
+	.check = direct_check,
+	.destroy = direct_destroy,
+};

@@ -1,0 +1,155 @@
+/*
+ * policy.h - the interface every simulated allocator implements: one ops
+ * table per policy (sim/policy-<name>.c), all listed in policy_table[].
+ *
+ * Contract: a policy gets its segments from a struct device and never prints,
+ * exits or touches real memory.  Sizes and addresses are bytes (uint64_t).
+ * Streams are the trace's stream numbers (0 = the default stream).
+ */
+#ifndef SIM_POLICY_H
+#define SIM_POLICY_H
+
+#include <stdint.h>
+
+struct device;
+
+/* One tunable, for `gpumemsim policies` and option validation. */
+struct policy_option {
+	const char *key;
+	const char *defval;	/* the default, as the user would write it */
+	const char *help;
+};
+
+/* One option as the user gave it (--option KEY=VALUE). */
+struct policy_kv {
+	const char *key, *value;
+};
+
+/* What a policy is created from (its capacity is its device's). */
+struct policy_args {
+	const struct policy_kv *opts;	/* validated against the policy's table */
+	size_t nopts;
+	uint64_t gpu_total;		/* --gpu: the card's memory (frameworks size
+					   their pools from it), else 0 */
+	int gpu_cc;			/* --gpu: its compute capability major */
+	uint64_t device_total;		/* the recording GPU's memory, 0 if unknown */
+};
+
+/* What a policy reports at any time (current values; peaks are the engine's). */
+struct policy_stats {
+	uint64_t allocated;	/* bytes of blocks handed out (>= requested) */
+	uint64_t cached_free;	/* bytes of free blocks held in reserved segments */
+	uint64_t largest_free;	/* the largest free block */
+	uint64_t alloc_retries;	/* allocations retried after releasing cache */
+	uint64_t ooms;
+	uint64_t limit;		/* the policy's own limit on reservation, when
+				   its options set one (caching's
+				   per_process_memory_fraction); 0: none */
+};
+
+/* What a walk reports: each segment, then its blocks in address order. */
+struct policy_walk_block {
+	uint64_t addr, size;
+	uint64_t requested;	/* 0 for a free block */
+	int allocated;
+};
+struct policy_walk_segment {
+	uint64_t addr, size;
+	int64_t stream;
+	const char *pool;	/* "small", "large", ... */
+};
+typedef void (policy_segment_fn)(void *arg, const struct policy_walk_segment *seg);
+typedef void (policy_block_fn)(void *arg, const struct policy_walk_block *blk);
+
+struct policy_ops {
+	const char *name;	/* CLI name: "caching" */
+	const char *models;	/* the framework setting it stands for */
+	const struct policy_option *options;	/* NULL-key terminated */
+	/*
+	 * Who enforces --capacity: the policy itself (its limit check is part
+	 * of what it models), the device on reserved bytes, or the device on
+	 * what the driver backs (no pool of its own: reports then take the
+	 * device's physical bytes as "reserved").
+	 */
+	enum policy_limit {
+		POLICY_LIMIT_RESERVED,
+		POLICY_LIMIT_PHYSICAL,
+		POLICY_LIMIT_SELF,
+	} limit;
+
+	/*
+	 * Make a policy over dev from args (options already checked against
+	 * the table).  Returns 0 and *state, or GMS_ECONFIG with *cause.
+	 */
+	int (*create)(const struct policy_args *args, struct device *dev, void **state,
+	    char **cause);
+
+	/*
+	 * Serve a request of size > 0 bytes on stream.  Returns 0 with *handle
+	 * (opaque, given back to free) and *block (the bytes the policy counts
+	 * as allocated for it), or GMS_EOOM, leaving the policy consistent.
+	 */
+	int (*alloc)(void *state, uint64_t size, int64_t stream, void **handle,
+	    uint64_t *block);
+	void (*free)(void *state, void *handle);
+	/*
+	 * torch.cuda.empty_cache(): give cached memory back to the device as the
+	 * framework does.  NULL for a policy whose framework has no such call
+	 * (BFC) or nothing cached (no-cache, ideal): the engine counts the calls.
+	 */
+	void (*empty_cache)(void *state);
+	/* The address of the block behind a live handle. */
+	uint64_t (*addr)(void *state, void *handle);
+
+	void (*stats)(void *state, struct policy_stats *st);
+	/* Visit every segment and its blocks, in address order. */
+	void (*walk)(void *state, policy_segment_fn *seg, policy_block_fn *blk, void *arg);
+	/* Verify every invariant: 0, or -1 with *cause naming the broken one. */
+	int (*check)(void *state, char **cause);
+	void (*destroy)(void *state);
+};
+
+/* Every policy, NULL-terminated, in the order `gpumemsim policies` lists them. */
+extern const struct policy_ops *const policy_table[];
+
+/* Find a policy by name or unique prefix; NULL with *cause otherwise. */
+const struct policy_ops *policy_find(const char *name, char **cause);
+
+/*
+ * A policy with options, as written on a command line: "grow-only", words
+ * "caching alloc_conf=expandable_segments:True gc=..." (a value may hold
+ * colons), or without blanks "grow-only:flavor=jax:gc=on".  Fills *ops and a fresh array *opts of *nopts
+ * pairs pointing into *store (the caller frees *opts and *store).  Returns 0,
+ * or GMS_ECONFIG with *cause.
+ */
+int policy_parse_spec(const char *spec, const struct policy_ops **ops,
+    struct policy_kv **opts, size_t *nopts, char **store, char **cause);
+
+/* Every key of args is one of ops's options: 0, or GMS_ECONFIG with *cause. */
+int policy_check_options(const struct policy_ops *ops, const struct policy_args *args,
+    char **cause);
+
+/* The value of key in args (the last one given), or NULL. */
+const char *policy_opt(const struct policy_args *args, const char *key);
+
+/*
+ * Typed option values: *out keeps its default when key is absent.  0, or
+ * GMS_ECONFIG with *cause naming the policy, the key and what it takes.
+ */
+int policy_opt_bool(const char *policy, const struct policy_args *args, const char *key,
+    int *out, char **cause);
+int policy_opt_size(const char *policy, const struct policy_args *args, const char *key,
+    uint64_t *out, char **cause);
+int policy_opt_fraction(const char *policy, const struct policy_args *args, const char *key,
+    double *out, char **cause);
+/* One of choices (NULL-terminated); *out is the index. */
+int policy_opt_choice(const char *policy, const struct policy_args *args, const char *key,
+    const char *const *choices, int *out, char **cause);
+
+extern const struct policy_ops policy_caching;
+extern const struct policy_ops policy_grow_only;
+extern const struct policy_ops policy_preallocate;
+extern const struct policy_ops policy_no_cache;
+extern const struct policy_ops policy_ideal;
+
+#endif /* SIM_POLICY_H */

@@ -1,0 +1,129 @@
+/*
+ * run.c - one simulation from a file to a result (run.h).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "sim/run.h"
+#include "traces/tracemem.h"
+
+int
+run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
+{
+	const struct trace_header *hdr;
+	struct device_recorded_stats rst;
+	struct policy_args args;
+	struct trace_opts topts;
+	unsigned flags = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	topts.device = spec->device;
+	if (spec->mem != NULL) {
+		hdr = trace_mem_header(spec->mem);
+	} else {
+		if ((err = trace_open_opts(spec->path, &topts, &out->reader, cause)) < 0)
+			return err;
+		hdr = trace_header(out->reader);
+	}
+	out->hdr = hdr;
+	if (spec->unknown_frees_warn || hdr->starts_mid_run ||
+	    (spec->mem != NULL && trace_mem_unknown_frees_warn(spec->mem)))
+		flags |= SIM_UNKNOWN_FREES_WARN;
+	if (spec->check_every)
+		flags |= SIM_CHECK_EVERY;
+#ifdef GMS_DEBUG
+	flags |= SIM_CHECK_EVERY;	/* --enable-debug: every run checks itself */
+#endif
+	if (spec->placement == RUN_PLACEMENT_RECORDED) {
+		out->dev = device_recorded_create(spec->capacity);
+		flags |= SIM_FEED_RECORDED;
+	} else {
+		out->dev = device_sim_create(spec->capacity);
+	}
+	args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,
+	    .device_total = spec->device_total ? spec->device_total : hdr->device_total,
+	    .gpu_total = spec->gpu_total,
+	    .gpu_cc = spec->gpu_cc };
+	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
+	if (out->sim == NULL)
+		return GMS_ECONFIG;
+	if (spec->sampler != NULL)
+		sim_set_sampler(out->sim, spec->sampler, spec->sampler_arg);
+	if (spec->mem != NULL)
+		err = sim_replay_mem_upto(out->sim, spec->mem, spec->stop_after, cause);
+	else
+		err = sim_replay(out->sim, out->reader, cause);
+	if (err < 0)
+		return err;
+	sim_result(out->sim, &out->res);
+	if (spec->placement == RUN_PLACEMENT_RECORDED) {
+		device_recorded_stats(out->dev, &rst);
+		out->recorded_used = rst.used;
+		out->recorded_diverged = rst.diverged;
+		if (rst.pushed == 0 && rst.asked > 0)
+			return gms_fail(cause, GMS_ETRACE, "%s: --placement=recorded needs the "
+			    "trace's observed segment_alloc events, and it has none "
+			    "(use --placement=model)", spec->path);
+	}
+	return 0;
+}
+
+void
+run_output_free(struct run_output *out)
+{
+	sim_destroy(out->sim);
+	device_destroy(out->dev);
+	trace_close(out->reader);
+	memset(out, 0, sizeof(*out));
+}
+
+int
+run_walk(struct run_walk *w, struct sim_result *res, char **cause)
+{
+	struct trace_opts topts = { .device = w->device };
+	struct trace_reader *r = NULL;
+	struct device *dev = NULL;
+	struct sim *s = NULL;
+	struct trace_event ev;
+	char *why = NULL;
+	unsigned flags = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = trace_open_opts(w->path, &topts, &r, cause)) < 0)
+		return rc;
+	if (w->unknown_frees_warn || trace_header(r)->starts_mid_run)
+		flags |= SIM_UNKNOWN_FREES_WARN;
+	dev = device_sim_create(0);
+	s = sim_create(&policy_ideal, NULL, dev, flags, cause);
+	if (s == NULL) {
+		rc = GMS_ECONFIG;
+		goto out;
+	}
+	if (w->begin != NULL && (rc = w->begin(w->arg, trace_header(r), cause)) < 0)
+		goto out;
+	while ((rc = trace_next(r, &ev, &why)) == 1) {
+		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
+			break;
+		if ((rc = w->fn(w->arg, trace_index(r), &ev, cause)) < 0)
+			goto out;
+	}
+	if (rc < 0) {
+		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
+		goto out;
+	}
+	sim_result(s, res);
+	w->cut = trace_header(r)->cut;
+out:
+	free(why);
+	sim_destroy(s);
+	device_destroy(dev);
+	trace_close(r);
+	return rc;
+}

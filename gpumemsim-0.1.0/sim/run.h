@@ -1,0 +1,79 @@
+/*
+ * run.h - one complete simulation: open a trace, build the device (simulated
+ * or recorded placement), run a policy over every event, keep the result.
+ * What `run` does once and later commands (compare, plan, ...) do many times.
+ */
+#ifndef SIM_RUN_H
+#define SIM_RUN_H
+
+#include <stdint.h>
+
+#include "sim/policy.h"
+#include "sim/sim.h"
+#include "traces/trace.h"
+
+enum run_placement {
+	RUN_PLACEMENT_MODEL,	/* the simulated device's placement model */
+	RUN_PLACEMENT_RECORDED,	/* addresses from the trace's segment_alloc events */
+};
+
+struct trace_mem;
+
+struct run_spec {
+	const char *path;
+	const struct trace_mem *mem;	/* replay this instead of reading path */
+	const struct policy_ops *policy;
+	const struct policy_kv *opts;	/* policy options (--option KEY=VALUE) */
+	size_t nopts;
+	uint64_t capacity;		/* 0: unlimited */
+	enum run_placement placement;
+	int unknown_frees_warn;		/* tolerate frees of unknown ids */
+	int check_every;		/* policy check() after each event */
+	int device;			/* PyTorch snapshots: which device, -1 busiest */
+	sim_sample_fn *sampler;		/* told after every event, or NULL */
+	void *sampler_arg;
+	uint64_t stop_after;		/* stop after this event index + 1 (0: the end);
+					   for looking at the state at an event */
+	uint64_t gpu_total;		/* --gpu: the card's memory, else 0 */
+	int gpu_cc;			/* --gpu: its compute capability major */
+	uint64_t device_total;		/* the card the frameworks size their defaults
+					   from; 0: the trace's recording GPU */
+};
+
+struct run_output {
+	struct trace_reader *reader;	/* kept open: its header is reported
+					   (NULL when the spec gave a trace_mem) */
+	const struct trace_header *hdr;	/* the trace's header, either way */
+	struct device *dev;
+	struct sim *sim;
+	struct sim_result res;
+	uint64_t recorded_used;		/* recorded placement: addresses used */
+	uint64_t recorded_diverged;	/* ... segments the model had to place */
+};
+
+/*
+ * Run spec; fills *out (release with run_output_free, also after a failure).
+ * Returns 0, or a negative GMS_E* code with a located *cause.
+ */
+int run_simulate(const struct run_spec *spec, struct run_output *out, char **cause);
+void run_output_free(struct run_output *out);
+
+/*
+ * Read a trace once, checking it (through the `ideal` policy: duplicate live
+ * ids, frees of unknown ids), for commands that look at the events
+ * themselves (convert, info).  begin gets the header before any event; each
+ * event then goes to fn.  Either returning < 0 stops the walk with its
+ * *cause.  *res gets the replay's statistics (the live peak).
+ */
+struct run_walk {
+	const char *path;
+	int device;			/* as run_spec.device */
+	int unknown_frees_warn;
+	int (*begin)(void *arg, const struct trace_header *hdr, char **cause);
+	int (*fn)(void *arg, uint64_t index, const struct trace_event *ev, char **cause);
+	void *arg;
+	const char *cut;		/* out: the header's cut once the end is read */
+};
+int run_walk(struct run_walk *w, struct sim_result *res, char **cause);
+
+#endif /* SIM_RUN_H */

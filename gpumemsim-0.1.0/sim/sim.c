@@ -1,0 +1,391 @@
+/*
+ * sim.c - the event loop (sim.h has the contract).  The live set is a uthash
+ * table of records from an object pool, so a steady-state replay makes no
+ * host allocation per event.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/objpool.h"
+#include "sim/policy.h"
+#include "sim/sim.h"
+#include "traces/tracemem.h"
+
+struct live {
+	uint64_t id;
+	uint64_t size;		/* requested bytes */
+	uint64_t block;		/* bytes the policy counts for it */
+	uint64_t event;		/* where it was allocated */
+	void *handle;		/* the policy's block; NULL if never given to it */
+	UT_hash_handle hh;
+};
+
+/* Segment sizes recorded, or reserved, since the last alloc event. */
+#define PENDING_MAX 16
+
+struct sim {
+	const struct policy_ops *ops;
+	void *state;
+	struct device *dev;
+	unsigned flags;
+	struct live *live;		/* the hash table */
+	struct objpool records;		/* struct live: no malloc per event */
+	uint64_t live_bytes;		/* requested bytes live in the trace */
+	uint64_t requested;		/* ... and in the policy */
+	uint64_t allocated;
+	int stopped;			/* an OOM happened: the policy is done */
+	struct sim_result r;
+	char last_mark[256];
+	int has_mark;
+	uint64_t mark_event;
+	sim_sample_fn *sampler;
+	void *sampler_arg;
+	uint64_t obs[PENDING_MAX], got[PENDING_MAX];
+	unsigned nobs, ngot;		/* may exceed PENDING_MAX: then a mismatch */
+};
+
+static void
+reserve_hook(void *arg, int reserve, uint64_t addr, uint64_t size)
+{
+	struct sim *s = arg;
+
+	if (reserve && s->ngot++ < PENDING_MAX)
+		s->got[s->ngot - 1] = size;
+}
+
+struct sim *
+sim_create(const struct policy_ops *policy, const struct policy_args *args,
+    struct device *dev, unsigned flags, char **cause)
+{
+	static const struct policy_args defaults;
+	struct sim *s;
+
+	if (args == NULL)
+		args = &defaults;
+	if (policy_check_options(policy, args, cause) < 0)
+		return NULL;
+	s = gms_calloc(1, sizeof(*s));
+	if (policy->create(args, dev, &s->state, cause) < 0) {
+		free(s);
+		return NULL;
+	}
+	s->ops = policy;
+	s->dev = dev;
+	objpool_init(&s->records, sizeof(struct live), 4096);
+	s->flags = flags;
+	dev->hook = reserve_hook;
+	dev->hook_arg = s;
+	dev->limit = policy->limit == POLICY_LIMIT_SELF ? DEVICE_LIMIT_NONE :
+	    policy->limit == POLICY_LIMIT_PHYSICAL ? DEVICE_LIMIT_PHYSICAL : DEVICE_LIMIT_RESERVED;
+	return s;
+}
+
+/* Compare what the policy reserved for this event with what was recorded. */
+static void
+match_segments(struct sim *s, uint64_t index)
+{
+	int same = s->nobs == s->ngot && s->nobs <= PENDING_MAX &&
+	    memcmp(s->obs, s->got, s->nobs * sizeof(s->obs[0])) == 0;
+
+	if (!same && s->r.segment_mismatches++ == 0)
+		s->r.first_segment_mismatch = index;
+	s->nobs = 0;
+}
+
+/* What the policy counts as reserved now (see policy_ops.limit). */
+static uint64_t
+reserved_now(const struct sim *s)
+{
+	return s->ops->limit == POLICY_LIMIT_PHYSICAL ? s->dev->c.physical : s->dev->c.reserved;
+}
+
+static void
+note_oom(struct sim *s, uint64_t index, const struct trace_event *ev)
+{
+	struct policy_stats st;
+
+	s->ops->stats(s->state, &st);
+	s->stopped = 1;
+	s->r.oomed = 1;
+	s->r.oom.event = index;
+	s->r.oom.size = ev->size;
+	s->r.oom.stream = ev->stream;
+	s->r.oom.live = s->requested;
+	s->r.oom.allocated = s->allocated;
+	s->r.oom.reserved = reserved_now(s);
+	s->r.oom.largest_free = st.largest_free;
+	s->r.oom.at = ev->at ? gms_strdup(ev->at) : NULL;
+	s->r.oom.mark = s->has_mark ? gms_strdup(s->last_mark) : NULL;
+	s->r.oom.mark_event = s->mark_event;
+}
+
+static int
+do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	struct live *l;
+	void *handle = NULL;
+	uint64_t block = 0;
+
+	HASH_FIND(hh, s->live, &ev->id, sizeof(ev->id), l);
+	if (l != NULL)
+		return gms_fail(cause, GMS_ETRACE,
+		    "alloc of id %llu, which is already live (allocated at event %llu and not freed)",
+		    (unsigned long long)ev->id, (unsigned long long)l->event);
+	if (ev->size > UINT64_MAX - s->live_bytes)
+		return gms_fail(cause, GMS_ETRACE, "alloc of id %llu: live bytes exceed 2^64",
+		    (unsigned long long)ev->id);
+	s->r.allocs++;
+	if (ev->size == 0) {
+		s->r.zero_allocs++;
+	} else if (!s->stopped) {
+		s->ngot = 0;
+		if (s->ops->alloc(s->state, ev->size, ev->stream, &handle, &block) < 0) {
+			note_oom(s, index, ev);
+		} else {
+			s->requested += ev->size;
+			s->allocated += block;
+			s->r.peak_requested = GMS_MAX(s->r.peak_requested, s->requested);
+			s->r.peak_allocated = GMS_MAX(s->r.peak_allocated, s->allocated);
+		}
+		if (s->r.observed_segments > 0 && !s->stopped)
+			match_segments(s, index);
+	}
+	l = objpool_get(&s->records);
+	l->id = ev->id;
+	l->size = ev->size;
+	l->block = block;
+	l->event = index;
+	l->handle = handle;
+	HASH_ADD(hh, s->live, id, sizeof(l->id), l);
+	s->live_bytes += ev->size;
+	if (s->live_bytes > s->r.peak_live) {
+		s->r.peak_live = s->live_bytes;
+		s->r.peak_live_event = index;
+	}
+	return 0;
+}
+
+static int
+do_free(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	struct live *l;
+
+	HASH_FIND(hh, s->live, &ev->id, sizeof(ev->id), l);
+	if (l == NULL) {
+		if (!(s->flags & SIM_UNKNOWN_FREES_WARN))
+			return gms_fail(cause, GMS_ETRACE, "free of unknown id %llu",
+			    (unsigned long long)ev->id);
+		if (s->r.unknown_frees++ == 0)
+			s->r.first_unknown_free = index;
+		return 0;
+	}
+	s->r.frees++;
+	if (s->nobs > 0 && !s->stopped)
+		match_segments(s, index);
+	if (l->handle != NULL) {
+		s->ops->free(s->state, l->handle);
+		s->requested -= l->size;
+		s->allocated -= l->block;
+	}
+	s->live_bytes -= l->size;
+	HASH_DEL(s->live, l);
+	objpool_put(&s->records, l);
+	return 0;
+}
+
+int
+sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	int err = 0;
+
+	s->r.events++;
+	switch (ev->op) {
+	case TRACE_ALLOC:
+		err = do_alloc(s, index, ev, cause);
+		break;
+	case TRACE_FREE:
+		err = do_free(s, index, ev, cause);
+		break;
+	case TRACE_MARK:
+		s->r.marks++;
+		snprintf(s->last_mark, sizeof(s->last_mark), "%s", ev->label ? ev->label : "");
+		s->has_mark = 1;
+		s->mark_event = index;
+		break;
+	case TRACE_SEGMENT_ALLOC:
+	case TRACE_SEGMENT_MAP:
+		/* what the recording allocator reserved for the next alloc */
+		s->r.observed_events++;
+		s->r.observed_segments++;
+		if (s->nobs++ < PENDING_MAX)
+			s->obs[s->nobs - 1] = ev->size;
+		if (ev->op == TRACE_SEGMENT_ALLOC && (s->flags & SIM_FEED_RECORDED))
+			device_recorded_push(s->dev, ev->addr, ev->size);
+		break;
+	case TRACE_EMPTY_CACHE:
+		s->r.empty_caches++;
+		if (s->ops->empty_cache == NULL)
+			s->r.empty_caches_ignored++;
+		else if (!s->stopped)
+			s->ops->empty_cache(s->state);
+		break;
+	case TRACE_OOM:
+		/* the recorded job ran out of memory here (RMM's allocate failure, a snapshot's oom) */
+		s->r.observed_events++;
+		if (s->r.recorded_ooms++ == 0) {
+			s->r.recorded_oom_event = index;
+			s->r.recorded_oom_size = ev->size;
+		}
+		break;
+	default:
+		s->r.observed_events++;
+		break;
+	}
+	if (err == 0 && (s->flags & SIM_CHECK_EVERY) && !s->stopped &&
+	    s->ops->check(s->state, cause) < 0) {
+		char *why = cause ? *cause : NULL;
+
+		if (cause != NULL) {
+			*cause = NULL;
+			gms_fail(cause, GMS_EBUG, "internal error, a bug in gpumemsim (please "
+			    "report it with the trace): policy %s broke an invariant: %s",
+			    s->ops->name, why ? why : "?");
+		}
+		free(why);
+		return GMS_EBUG;
+	}
+	if (err == 0 && s->sampler != NULL) {
+		struct sim_sample smp = { .event = index, .t_us = ev->t_us,
+		    .has_time = (ev->flags & TRACE_HAS_TIME) != 0, .live = s->live_bytes,
+		    .allocated = s->allocated, .reserved = reserved_now(s), .stopped = s->stopped };
+
+		s->sampler(s->sampler_arg, &smp);
+	}
+	return err;
+}
+
+int
+sim_replay(struct sim *s, struct trace_reader *r, char **cause)
+{
+	struct trace_event ev;
+	char *why = NULL;
+	int rc;
+
+	while ((rc = trace_next(r, &ev, &why)) == 1)
+		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
+			break;
+	if (rc < 0) {
+		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
+		free(why);
+		return rc;
+	}
+	return 0;
+}
+
+int
+sim_replay_mem(struct sim *s, const struct trace_mem *m, char **cause)
+{
+	return sim_replay_mem_upto(s, m, 0, cause);
+}
+
+int
+sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_after, char **cause)
+{
+	struct trace_event ev;
+	char *why = NULL, where[512];
+	size_t i, n = trace_mem_count(m);
+	int rc;
+
+	if (stop_after != 0 && stop_after < n)
+		n = (size_t)stop_after;
+	for (i = 0; i < n; i++) {
+		trace_mem_event(m, i, &ev);
+		if ((rc = sim_event(s, i, &ev, &why)) < 0) {
+			gms_fail(cause, rc, "%s: %s", trace_mem_where(m, i, where, sizeof(where)), why);
+			free(why);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void
+sim_result(struct sim *s, struct sim_result *res)
+{
+	struct policy_stats st;
+
+	s->ops->stats(s->state, &st);
+	*res = s->r;
+	res->peak_reserved = s->ops->limit == POLICY_LIMIT_PHYSICAL ? s->dev->c.peak_physical :
+	    s->dev->c.peak_reserved;
+	res->peak_segments = s->dev->c.peak_segments;
+	res->device_allocs = s->dev->c.allocs;
+	res->device_frees = s->dev->c.frees;
+	res->driver_ns = s->dev->c.driver_ns;
+	res->steady_driver_ns = s->dev->c.driver_ns - (s->ops->limit == POLICY_LIMIT_PHYSICAL ?
+	    s->dev->c.driver_ns_grown_physical : s->dev->c.driver_ns_grown);
+	res->alloc_retries = st.alloc_retries;
+	res->end_live = HASH_COUNT(s->live);
+	res->limit = s->dev->capacity;
+	if (st.limit != 0 && (res->limit == 0 || st.limit < res->limit))
+		res->limit = st.limit;
+}
+
+void
+sim_set_sampler(struct sim *s, sim_sample_fn *fn, void *arg)
+{
+	s->sampler = fn;
+	s->sampler_arg = arg;
+}
+
+const struct policy_ops *
+sim_policy(const struct sim *s)
+{
+	return s->ops;
+}
+
+void *
+sim_policy_state(const struct sim *s)
+{
+	return s->state;
+}
+
+struct device *
+sim_device(const struct sim *s)
+{
+	return s->dev;
+}
+
+int
+sim_lookup(const struct sim *s, uint64_t id, uint64_t *addr, uint64_t *block)
+{
+	struct live *l;
+
+	HASH_FIND(hh, s->live, &id, sizeof(id), l);
+	if (l == NULL || l->handle == NULL)
+		return -1;
+	*addr = s->ops->addr(s->state, l->handle);
+	*block = l->block;
+	return 0;
+}
+
+void
+sim_destroy(struct sim *s)
+{
+	if (s == NULL)
+		return;
+	HASH_CLEAR(hh, s->live);
+	objpool_destroy(&s->records);
+	s->ops->destroy(s->state);
+	s->dev->hook = NULL;
+	free(s->r.oom.at);
+	free(s->r.oom.mark);
+	free(s);
+}

@@ -1,0 +1,93 @@
+#!/bin/sh
+# cli-compare.sh - `gpumemsim compare` and `gpumemsim policies`
+# (sim/cmd-compare.c, sim/cmd-policies.c, analysis/report-compare.c).
+# Expected numbers come from the real allocators (t/data/pytorch.json,
+# t/data/jax.json.gz, t/data/nocache-h200.json).
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+RESNET=$TRACES/resnet50-train-b32.json
+
+gms compare --help
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim compare [options] <trace>" "compare --help"
+for opt in --policies --capacity --placement --option --jobs --format; do
+	grep -q -- "$opt" "$TMP/out"; ok $? "compare --help documents $opt"
+done
+
+gms policies
+is "$rc" 0 "policies exits 0"
+for p in caching grow-only preallocate no-cache ideal; do
+	grep -q "^$p\$" "$TMP/out"; ok $? "policies lists $p"
+done
+grep -q "set_memory_growth" "$TMP/out"; ok $? "policies says which framework setting grow-only models"
+grep -q "^    --option flavor=...  (default: tensorflow)\$" "$TMP/out"; ok $? "policies lists options with defaults"
+gms policies --format=json
+grep -q '"name":.*"preallocate"' "$TMP/out"; ok $? "policies --format=json"
+
+# Every policy, uncapped.  Real numbers: PyTorch reserved 3703570432 in 118
+# segments; JAX grew its pool to 4292870144 in 11 regions; with caching off
+# the H200 backed 3330277376; the live peak is 3127304348.
+gms compare "$RESNET" --format=json
+is "$rc" 0 "compare exits 0"
+is "$(grep -c '"label":' "$TMP/out")" 5 "compare runs every policy by default"
+cat >"$TMP/expect" <<'X'
+caching 3703570432 118
+grow-only 4292870144 11
+no-cache 3330277376 3836
+ideal 3127304348 3836
+X
+awk -F'\t' '
+	/^\t\t\t"policy":/ { gsub(/[",]/, "", $5); p = $5 }
+	/^\t\t\t"peak_reserved":/ { gsub(/,/, "", $5); r = $5 }
+	/^\t\t\t"device_allocs":/ { gsub(/,/, "", $5); if (p != "preallocate") print p, r, $5 }
+' "$TMP/out" >"$TMP/got"
+is "$(cat "$TMP/got")" "$(cat "$TMP/expect")" "compare: each policy's peak reserved and device allocations equal the real allocators'"
+is "$(json_top winner)" '"caching"' "balanced: no-cache reserves less (3330277376 < 3703570432) but its driver time rules it out"
+is "$(json_top by)" '"balanced"' "JSON says how the winner was picked"
+gms compare "$RESNET" --format=json --by=memory
+is "$(json_top winner)" '"no-cache"' "--by=memory: the winner fits and reserves least (3330277376 < 3703570432)"
+is "$(json_top peak_live)" 3127304348 "compare reports the live peak"
+
+gms compare "$RESNET" --policies=caching,grow-only:flavor=jax,no-cache --by=memory
+grep -q "^  caching  *3.45 GiB  *18.4%  *14.9%  *118 / 0  *[0-9.]* ms  *[0-9.]* ms  *fits\$" "$TMP/out"; ok $? "text: the caching row"
+grep -q "^  grow-only:flavor=jax  *4.00 GiB  *37.3%" "$TMP/out"; ok $? "text: a policy with options is labelled with them"
+grep -q "^winner: no-cache fits and reserves least: 3.10 GiB" "$TMP/out"; ok $? "text: the winner and why"
+grep -q "with 7669 device calls against 118\$" "$TMP/out"; ok $? "text: why mentions what the winner costs in device calls"
+
+# Capped where PyTorch ran out at event 2381: no policy but the bound fits.
+gms compare "$RESNET" --capacity=3150157824 --policies=caching,grow-only:flavor=jax,ideal --format=json
+is "$(json_top winner)" null "capped: no winner"
+grep -q '"event":.2381,' "$TMP/out"; ok $? "capped: caching's OOM at PyTorch's event"
+grep -q "only a perfect allocator would" "$TMP/out"; ok $? "capped: why there is no winner"
+
+# Ties go to fewer device calls: two identical policies but one.
+gms compare "$RESNET" --policies=ideal,caching,caching --format=json
+is "$(json_top winner)" '"caching"' "ties: equal policies, the first wins; ideal never does"
+
+# Results do not depend on how many threads ran them.
+gms compare "$RESNET" --format=json --jobs=1
+cp "$TMP/out" "$TMP/one"
+gms compare "$RESNET" --format=json --jobs=8
+cmp -s "$TMP/one" "$TMP/out"; ok $? "--jobs=1 and --jobs=8 give the same output"
+
+# --option: to every policy with the key, or POLICY.KEY to one.
+gms compare "$TRACES/synth-kvcache-10.json" --capacity=1417691136 --policies=grow-only,preallocate --option flavor=jax --format=json
+is "$(grep -c '"flavor":.*"jax"' "$TMP/out")" 2 "--option KEY=VALUE reaches every policy that has KEY"
+gms compare "$RESNET" --policies=caching,grow-only --option flavor=jax --format=json
+is "$(grep -c '"error":' "$TMP/out") $(grep -c '"flavor":.*"jax"' "$TMP/out")" "0 1" \
+    "--option KEY=VALUE skips a policy without KEY (caching has no flavor) and reaches grow-only"
+gms compare "$RESNET" --policies=caching,grow-only --option grow-only.gc=off --format=json
+is "$(grep -c '"gc":.*"off"' "$TMP/out")" 1 "--option POLICY.KEY=VALUE reaches that policy only"
+
+# A policy that cannot run is shown, not fatal; a bad trace is fatal.
+gms compare "$TRACES/synth-thresholds-6.json" --policies=caching,preallocate
+grep -q "^  preallocate  *not run: preallocate needs a limit to reserve" "$TMP/out"; ok $? "a policy that cannot run says why"
+check_fail 3 "gpumemsim: error: --policies: unknown policy 'bfc' (known: caching, grow-only, preallocate, no-cache, ideal)" \
+    compare "$RESNET" --policies=caching,bfc
+check_fail 3 "gpumemsim: error: --policies: policy 'grow-only:gc': expected KEY=VALUE after ':', not 'gc'" \
+    compare "$RESNET" --policies=grow-only:gc
+check_fail 3 "gpumemsim: error: --jobs takes a number from 1 to 1024, not '0'" compare "$RESNET" --jobs=0
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"free","id":9}\n' >"$TMP/bad.jsonl"
+check_fail 3 "gpumemsim: error: $TMP/bad.jsonl:2: free of unknown id 9" compare "$TMP/bad.jsonl"
+check_fail 2 "gpumemsim: error: no trace given" compare
+
+done_testing

@@ -1,0 +1,97 @@
+#!/bin/sh
+# cli-plan.sh - `gpumemsim plan` (sim/cmd-plan.c, analysis/plan.c) against
+# PyTorch's real runs under limits (t/data/pytorch.json): ResNet-50 ran out at
+# 3150157824 bytes and fitted at 3288510976; GPT-2 ran out at 15863924224 and
+# fitted at 16433283071.  The smallest capacity found must lie between, fit,
+# and 2 MiB less must not.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+RESNET=$TRACES/resnet50-train-b32.json
+GPT2=$TRACES/gpt2-train-varlen-bf16.jsonl.gz
+
+gms plan --help
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim plan [options] <trace>" "plan --help"
+
+# min_capacity of a one-policy plan, from the JSON in $TMP/out.
+min_capacity() {
+	sed -n 's/^[[:space:]]*"min_capacity":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out" | head -n 1
+}
+
+for spec in "$RESNET 3150157824 3288510976" "$GPT2 15863924224 16433283071"; do
+	set -- $spec
+	name=$(basename "$1")
+	gms plan "$1" --policies=caching --gpus=H200 --format=json
+	is "$rc" 0 "plan $name exits 0"
+	min=$(min_capacity)
+	test -n "$min" && test "$min" -gt "$2" && test "$min" -le "$3"
+	ok $? "$name: the smallest capacity ($min) is above where PyTorch ran out ($2) and at most where it fitted ($3)"
+	gms run "$1" --capacity="$min" --format=json
+	grep -q '"oom":[[:space:]]*null' "$TMP/out"; ok $? "$name: a run in that capacity fits"
+	gms run "$1" --capacity=$((min - 2097152)) --format=json
+	grep -q '"oom":[[:space:]]*{' "$TMP/out"; ok $? "$name: 2 MiB less runs out"
+done
+
+gms plan "$RESNET" --policies=caching --format=json
+is "$(sed -n 's/^[[:space:]]*"unbounded_peak_reserved":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")" 3703570432 \
+    "ResNet-50 unbounded: PyTorch's uncapped peak reserved"
+is "$(json_top peak_live)" 3127304348 "the live peak is PyTorch's peak requested"
+
+# The GPU table: T4 (15828254720 B, less 512 MiB of context) fits ResNet-50,
+# and GPT-2's 16433283072 uncapped peak does not fit it.
+gms plan "$GPT2" --policies=caching --gpus=T4,H200
+is "$rc" 0 "plan with a GPU table exits 0"
+grep -q '^  T4  .*OOM @12772 ' "$TMP/out"; ok $? "GPT-2 runs out on a T4 (text: the event)"
+gms plan "$GPT2" --policies=caching --gpus=T4 --format=json
+t4oom=$(sed -n 's/.*"oom_event":[[:space:]]*\([0-9]*\).*/\1/p' "$TMP/out" | head -n 1)
+gms run "$GPT2" --policy=caching --gpu=T4 --format=json
+is "$t4oom" "$(json_in oom event)" "... event 12772, the one run --gpu=T4 names"
+gms plan "$GPT2" --policies=caching --gpus=T4,H200
+grep -q '^  H200  .*fits +' "$TMP/out"; ok $? "and fits on an H200"
+gms plan "$RESNET" --policies=caching --gpus=T4
+grep -q '^  T4  .*fits +10.79 GiB' "$TMP/out"
+ok $? "ResNet-50 on a T4: 15291383808 - 3703570432 B = 10.79 GiB of headroom"
+
+gms plan "$RESNET" --policies=caching,grow-only --format=json --jobs=1
+cp "$TMP/out" "$TMP/one"
+gms plan "$RESNET" --policies=caching,grow-only --format=json --jobs=3
+cmp -s "$TMP/one" "$TMP/out"; ok $? "the same plan on 1 or 3 threads"
+
+# Every policy's minimum, worked by hand (issue 12) on 3 MiB, 5 MiB, free the
+# 3, 4 MiB (peak live 9 MiB), at the plan's 2 MiB resolution:
+#   caching      20 MiB: requests under 10 MiB share one 20 MiB large segment
+#   grow-only    10 MiB: regions 4 + 8 MiB uncapped; under 10 MiB the second is
+#                cut to 6 MiB, which holds 5; at 8 MiB only 4 are left: OOM
+#   preallocate  14 MiB: one pool split [3|5|6]; the 4 MiB takes the 6; at 12
+#                MiB the 9 MiB rest is not split for 5 and the 3 MiB hole is small
+#   no-cache     10 MiB: the driver backs 4 + 6, then 6 + 4 MiB
+#   ideal        10 MiB: 9 MiB live, rounded up to the 2 MiB resolution
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":1,"size":3145728}\n{"op":"alloc","id":2,"size":5242880}\n{"op":"free","id":1}\n{"op":"alloc","id":3,"size":4194304}\n{"op":"free","id":2}\n{"op":"free","id":3}\n' \
+    >"$TMP/small.jsonl"
+gms plan "$TMP/small.jsonl" --format=json
+is "$(sed -n 's/^[[:space:]]*"min_capacity":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out" | tr '\n' ' ')" \
+    "20971520 10485760 14680064 10485760 10485760 " \
+    "plan: each policy's minimum, as worked by hand (caching, grow-only, preallocate, no-cache, ideal)"
+is "$(grep -c '"verified":[[:space:]]*true' "$TMP/out")" 5 "plan: every minimum verified by a run"
+for p in caching grow-only preallocate no-cache ideal; do
+	gms plan "$TMP/small.jsonl" --policies=$p --format=json
+	m=$(min_capacity)
+	gms run "$TMP/small.jsonl" --policy=$p --capacity="$m" --format=json
+	a=$(json_top oom)
+	gms run "$TMP/small.jsonl" --policy=$p --capacity=$((m - 2097152)) --format=json
+	is "$a $(grep -c '"oom":[[:space:]]*{' "$TMP/out")" "null 1" "plan: $p fits in $m B, not in 2 MiB less"
+done
+# A fit that is not monotone: preallocate on synth-thresholds-6 fits at its
+# minimum but runs out at a larger capacity, and plan says where.
+gms plan "$TRACES/synth-thresholds-6.json" --policies=preallocate --format=json
+m=$(min_capacity)
+above=$(sed -n '/"fails_above_min"/s/.*\[\([0-9]*\).*/\1/p' "$TMP/out")
+test -n "$above" && test "$above" -gt "$m"; ok $? "preallocate: fails above its minimum ($above > $m)"
+gms run "$TRACES/synth-thresholds-6.json" --policy=preallocate --capacity="$above" --format=json
+grep -q '"oom":[[:space:]]*{' "$TMP/out"; ok $? "... and a run at $above B does run out"
+gms run "$TRACES/synth-thresholds-6.json" --policy=preallocate --capacity="$m" --format=json
+grep -q '"oom":[[:space:]]*null' "$TMP/out"; ok $? "... while one at $m B fits"
+
+check_fail 3 "gpumemsim: error: --gpus: unknown GPU 'X9000' (known: T4, A10, A10G, L4, RTX4090, V100-32GB, RTX5090, A100-40GB, A100-80GB, L40S, H100-80GB, H100-NVL, H200, B200, MI300X)" \
+    plan "$RESNET" --gpus=X9000
+check_fail 2 "gpumemsim: error: no trace given" plan
+done_testing

@@ -1,0 +1,66 @@
+#!/bin/sh
+# cli-plot.sh - `gpumemsim plot` (sim/cmd-plot.c, analysis/plot.c): real SVG
+# and PNG pictures through gnuplot, whose titles and keys carry the facts
+# they show, checked against PyTorch's real ResNet-50 runs
+# (t/data/pytorch.json): uncapped, reserved first reached its 3703570432-byte
+# peak at event 1918; capped at 3150157824 bytes it ran out at event 2381.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+RESNET=$TRACES/resnet50-train-b32.json
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+	echo "1..0 # SKIP gnuplot is not installed"
+	exit 0
+fi
+
+gms plot --help
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim plot [options] -o <file.svg|file.png> <trace>" "plot --help"
+
+gms plot "$RESNET" --policies=caching,grow-only -o "$TMP/t.svg"
+is "$rc" 0 "a timeline as SVG"
+head -c 200 "$TMP/t.svg" | grep -q '<svg'; ok $? "is an SVG"
+grep -q '>caching reserved<' "$TMP/t.svg" && grep -q '>grow-only reserved<' "$TMP/t.svg" &&
+    grep -q '>live<' "$TMP/t.svg"
+ok $? "with live and each policy's reserved in the key"
+grep -q 'resnet50-train-b32: caching, grow-only<' "$TMP/t.svg"; ok $? "and a title naming them"
+# What is drawn: each series' peak, named from the rows plotted.
+grep -q '>caching peak 3.45 GiB at event 1918<' "$TMP/t.svg"
+ok $? "caching's drawn peak is PyTorch's: 3703570432 B at event 1918"
+grep -q '>grow-only peak 4.00 GiB at event [0-9]*<' "$TMP/t.svg"
+ok $? "grow-only's drawn peak is JAX's pool, 4292870144 B (4.00 GiB)"
+
+gms plot "$RESNET" -o "$TMP/t.png" --points=100
+is "$rc" 0 "a timeline as PNG"
+is "$(head -c 4 "$TMP/t.png" | od -An -c | tr -d ' ')" '211PNG' "is a PNG"
+
+gms plot "$RESNET" --capacity=3150157824 -o "$TMP/oom.svg"
+grep -q '>caching: out of memory at event 2381<' "$TMP/oom.svg"
+ok $? "in 3150157824 B the OOM is marked where PyTorch ran out, event 2381"
+grep -q '>capacity 2.93 GiB<' "$TMP/oom.svg"; ok $? "with the capacity drawn at its value (3150157824 B)"
+
+gms plot "$RESNET" --map -o "$TMP/map.svg"
+is "$rc" 0 "a memory map"
+grep -q 'caching, peak reserved at event 1918 (3.45 GiB reserved)' "$TMP/map.svg"
+ok $? "at the peak PyTorch reached at event 1918, 3703570432 B"
+grep -q '>free (cached)<' "$TMP/map.svg"; ok $? "with free and allocated blocks in the key"
+gms plot "$RESNET" --map --capacity=3150157824 -o "$TMP/map-oom.svg"
+grep -q 'caching, out of memory at event 2381' "$TMP/map-oom.svg"; ok $? "a capped map shows the OOM"
+gms plot "$RESNET" --map --capacity=3150157824 --title=same -o "$TMP/map-oom1.svg"
+gms plot "$RESNET" --map --capacity=3150157824 --title=same --at=2381 -o "$TMP/map-oom2.svg"
+cmp -s "$TMP/map-oom1.svg" "$TMP/map-oom2.svg"; ok $? "the OOM's map is the state at event 2381, not at the trace's end"
+gms plot "$RESNET" --map --at=0 -o "$TMP/map0.svg" --title="first alloc's map"
+grep -q "first alloc's map" "$TMP/map0.svg"; ok $? "--at and --title"
+
+check_fail 2 "gpumemsim: error: no output given (-o file.svg)" plot "$RESNET"
+check_fail 3 "gpumemsim: error: cannot tell what to draw '$TMP/x.jpg' as: name it .svg or .png" \
+    plot "$RESNET" -o "$TMP/x.jpg"
+check_fail 3 "gpumemsim: error: --at 7787: the trace has 7787 events (0 to 7786)" \
+    plot "$RESNET" --map --at=7787 -o "$TMP/x.svg"
+check_fail 2 "gpumemsim: error: --at goes with --map" plot "$RESNET" --at=3 -o "$TMP/x.svg"
+check_fail 4 "gpumemsim: error: cannot create '$TMP/none/x.svg': No such file or directory" \
+    plot "$RESNET" -o "$TMP/none/x.svg"
+test ! -e "$TMP/x.svg"; ok $? "nothing written after an error"
+out=$(PATH=/nonexistent "$GPUMEMSIM" plot "$RESNET" -o "$TMP/x.svg" 2>&1)
+is "$? $out" "2 gpumemsim: error: plot needs gnuplot, which is not installed (Debian: apt-get install gnuplot-nox)" \
+    "without gnuplot: exit 2, saying what to install"
+done_testing

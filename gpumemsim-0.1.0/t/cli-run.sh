@@ -1,0 +1,112 @@
+#!/bin/sh
+# cli-run.sh - `gpumemsim run`, --help and --version as a user and a script
+# meet them (sim/main.c, sim/cmd-run.c, analysis/report-run.c).  Expected
+# numbers are what PyTorch 2.11's real allocator did (t/data/pytorch.json)
+# or facts of the sample traces, never this program's own output.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+RESNET=$TRACES/resnet50-train-b32.json
+
+gms --help
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim <command> [options] <trace>" "--help: usage on stdout, exit 0"
+grep -q "^  run " "$TMP/out"; ok $? "--help lists the run command"
+
+gms run --help
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace>" "run --help: usage, exit 0"
+for opt in --policy --capacity --placement --format --fail-on-oom --unknown-frees --check; do
+	grep -q -- "$opt" "$TMP/out"; ok $? "run --help documents $opt"
+done
+grep -q "^  caching " "$TMP/out"; ok $? "run --help lists the caching policy"
+
+gms ru --help
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace>" "a unique prefix names the command"
+gms r --help
+is "$rc $(head -n 1 "$TMP/err")" "2 gpumemsim: error: ambiguous command 'r', could be: run replay" "an ambiguous one is an error"
+
+gms --version
+is "$rc" 0 "--version exits 0"
+grep -q "^gpumemsim [0-9]" "$TMP/out"; ok $? "--version names the version"
+grep -q "^cuda replay: \(built\|not built (reconfigure with --with-cuda)\)\$" "$TMP/out"
+ok $? "--version says whether CUDA replay was built"
+
+# Uncapped: PyTorch reserved 3703570432 bytes in 118 segments and never freed one.
+gms run "$RESNET" --format=json
+is "$rc" 0 "run --format=json exits 0"
+is "$(json_keys)" "trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed incomplete" \
+    "JSON has exactly the keys of the CLI contract, in order"
+is "$(json_top trace)" '"resnet50-train-b32"' "trace is the trace's name"
+is "$(json_top policy)" '"caching"' "caching is the default policy"
+is "$(json_top capacity)" null "capacity is null when unlimited"
+is "$(json_top events)" 7787 "events: 3836 allocs + 3833 frees + 118 segment_allocs"
+is "$(json_top peak_reserved)" 3703570432 "peak_reserved equals PyTorch's"
+is "$(json_top peak_allocated)" 3150157824 "peak_allocated equals PyTorch's"
+is "$(json_top peak_requested)" 3127304348 "peak_requested equals PyTorch's"
+is "$(json_top device_allocs)" 118 "device_allocs equals PyTorch's"
+is "$(json_top device_frees)" 0 "device_frees equals PyTorch's"
+is "$(json_top alloc_retries)" 0 "alloc_retries equals PyTorch's"
+is "$(json_top oom)" null "no OOM uncapped"
+is "$(json_in observed matches)" true "observed: the recording is reproduced"
+frag=$(json_top fragmentation)
+is "$(echo "$frag" | cut -c1-6)" "0.1494" "fragmentation is 1 - 3150157824/3703570432"
+
+# Capped at the limit PyTorch enforced: it ran out at event 2381 (12845056 bytes,
+# conv.py:548), with 3141533696 bytes at its peak.
+for placement in model recorded; do
+	gms run "$RESNET" --capacity=3150157824 --placement=$placement --format=json
+	is "$rc" 0 "capped ($placement): an OOM is a result, exit 0"
+	is "$(json_top capacity)" 3150157824 "capped ($placement): capacity in bytes"
+	is "$(json_top peak_reserved)" 3141533696 "capped ($placement): peak reserved equals PyTorch's"
+	is "$(json_in oom event)" 2381 "capped ($placement): OOM at PyTorch's event"
+	is "$(json_in oom size)" 12845056 "capped ($placement): the failing request's size"
+	is "$(json_in oom reserved)" 3141533696 "capped ($placement): reserved at the OOM equals PyTorch's"
+	is "$(json_in oom allocated)" 3055474176 "capped ($placement): allocated at the OOM equals PyTorch's"
+	is "$(json_in oom at)" '"conv.py:548 _conv_forward"' "capped ($placement): where in the program"
+	is "$(json_in observed matches)" false "capped ($placement): the uncapped recording is not reproduced"
+done
+
+gms run "$RESNET" --capacity=3150157824 --fail-on-oom --format=json
+is "$rc" 1 "--fail-on-oom: exit 1 when the run runs out of memory"
+gms run "$RESNET" --fail-on-oom --format=json
+is "$rc" 0 "--fail-on-oom: exit 0 when it does not"
+
+gms run "$RESNET" --capacity=3004.224609375MiB
+is "$rc" 0 "capacity with a unit (3004.224609375 MiB = 3150157824 B)"
+grep -q "^OUT OF MEMORY at event 2381: a request for 12.25 MiB (12845056 B) on stream 0, at conv.py:548 _conv_forward\$" "$TMP/out"
+ok $? "text: the OOM story names the event, size, stream and place"
+grep -q "^  peak reserved  .* 3141533696 B\$" "$TMP/out"; ok $? "text: peak reserved in bytes"
+grep -q "^  fragmentation " "$TMP/out"; ok $? "text: fragmentation"
+! grep -q "^  overhead " "$TMP/out"; ok $? "text: no overhead figure for a run cut short by an OOM"
+grep -q "^  device calls    148 allocs, 47 frees, 5 retries\$" "$TMP/out"
+ok $? "text: device calls equal PyTorch's (148 allocs, 47 frees, 5 retries)"
+
+gms run "$RESNET"
+grep -q "^observed (pytorch-caching, as recorded): reproduced exactly" "$TMP/out"
+ok $? "text: says the recording is reproduced"
+
+# The same trace gzip-compressed, and GPT-2 kept as gzip'd JSON Lines.
+gzip -c "$RESNET" >"$TMP/r.json.gz"
+gms run "$TMP/r.json.gz" --format=json
+is "$(json_top peak_reserved)" 3703570432 ".json.gz reads the same"
+cp "$RESNET" "$TMP/noext"
+gms run "$TMP/noext" --format=json
+is "$(json_top peak_reserved)" 3703570432 "a trace without extension is recognised by content"
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --format=json
+is "$(json_top peak_reserved)" 16433283072 ".jsonl.gz: GPT-2's peak reserved equals PyTorch's"
+is "$(json_top device_allocs)" 184 ".jsonl.gz: GPT-2's 184 segments"
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --capacity=12740262912 --placement=recorded --format=json
+is "$(json_in oom event)" 1053 "GPT-2 capped at 12740262912: OOM at PyTorch's event 1053"
+
+# Two streams: the prefetch trace's side stream never reuses stream 0's cache.
+gms run "$TRACES/resnet50-train-b32-prefetch.json" --format=json
+is "$(json_top peak_reserved)" 3707764736 "two streams: peak reserved equals PyTorch's"
+is "$(json_top device_allocs)" 111 "two streams: 111 segments, as PyTorch"
+
+# Marks: the swiss-cheese trace marks its rounds; the OOM names the last one.
+gms run "$TRACES/synth-swiss-cheese-8.json" --capacity=2539153408 --format=json
+is "$(json_in oom event)" 205 "synthetic trace capped: OOM at PyTorch's event 205"
+is "$(json_in oom mark)" '"round 0"' "the OOM names the last mark before it"
+
+gms run "$RESNET" --check --format=json
+is "$rc $(json_top peak_reserved)" "0 3703570432" "--check: invariants hold after every event"
+
+done_testing

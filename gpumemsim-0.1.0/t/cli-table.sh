@@ -1,0 +1,228 @@
+#!/bin/sh
+# cli-table.sh - the command line as one table (sim/cli/table.c, parse.c,
+# help.c): every command's --help and man page say the same options, every
+# documented option is accepted and every other refused, a letter means one
+# thing everywhere, the bash completion completes commands, options and
+# policy names, values have one grammar, and compare prices driver time
+# against what an H200 measured.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+RESNET=$TRACES/resnet50-train-b32.json
+MANDIR=$(dirname "$GPUMEMSIM")/man
+COMPLETION=$(dirname "$GPUMEMSIM")/completion/gpumemsim
+
+gms --help
+commands=$(sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$TMP/out")
+is "$(echo $commands)" "run compare check plan tune plot replay info convert policies" \
+    "--help lists the ten commands"
+
+# Every long option any command documents, from the help itself.
+: >"$TMP/all"
+for c in $commands; do
+	gms "$c" --help
+	is "$rc" 0 "$c --help exits 0"
+	grep -o -- '^  -., --[a-z-]*\|^      --[a-z-]*' "$TMP/out" | sed 's/.*--/--/' | sort -u \
+	    >"$TMP/help.$c"
+	cat "$TMP/help.$c" >>"$TMP/all"
+	# the man page, generated from the same table, says the same options
+	test -f "$MANDIR/gpumemsim-$c.1"; ok $? "man page gpumemsim-$c(1) was generated"
+	grep -o '^\(\\fB\\-.\\fR, \)\?\\fB\\-\\-[a-z\\-]*' "$MANDIR/gpumemsim-$c.1" |
+	    sed 's/.*\\fB\\-\\-/--/; s/\\-/-/g; s/\\f$//' | sort -u >"$TMP/man.$c"
+	cmp -s "$TMP/help.$c" "$TMP/man.$c"; ok $? "$c: --help and the man page list the same $(wc -l <"$TMP/man.$c") options"
+done
+sort -u "$TMP/all" >"$TMP/every"
+test "$(wc -l <"$TMP/every")" -ge 30; ok $? "$(wc -l <"$TMP/every") options in all"
+test -f "$MANDIR/gpumemsim.1"; ok $? "gpumemsim(1) was generated"
+if command -v groff >/dev/null 2>&1; then
+	groff -man -Tutf8 -ww -z "$MANDIR"/*.1 >"$TMP/groff" 2>&1
+	is "$(cat "$TMP/groff")" "" "groff finds nothing wrong in the $(ls "$MANDIR" | wc -l) man pages"
+fi
+for c in $commands; do
+	grep -q "gpumemsim\\\\-$c (1)" "$MANDIR/gpumemsim.1" || break
+done
+ok $? "gpumemsim(1) points to every command's page"
+
+# Each documented option is accepted (whatever it then says of its value, it
+# is not an unknown option); every other is refused as unknown, exit 2.  No
+# trace is given, so nothing runs.
+cd "$TMP" || exit 1
+bad=
+for c in $commands; do
+	while read -r opt; do
+		[ "$opt" = --help ] && continue
+		if grep -qx -- "$opt" "$TMP/help.$c"; then
+			"$GPUMEMSIM" "$c" "$opt=x" >/dev/null 2>"$TMP/e1"
+			"$GPUMEMSIM" "$c" "$opt" >/dev/null 2>"$TMP/e2"
+			if grep -q "unknown option" "$TMP/e1" && grep -q "unknown option" "$TMP/e2"; then
+				bad="$bad $c:$opt(refused)"
+			fi
+		else
+			"$GPUMEMSIM" "$c" "$opt=x" >/dev/null 2>"$TMP/e1"
+			r=$?
+			if [ $r -ne 2 ] || ! grep -q "^gpumemsim: error: unknown option '$opt=x'" "$TMP/e1"; then
+				bad="$bad $c:$opt(accepted)"
+			fi
+		fi
+	done <"$TMP/every"
+done
+rm -f "$TMP"/x
+is "$bad" "" "every documented option is accepted, every undocumented one refused"
+cd - >/dev/null || exit 1
+
+# A copy of libcjson.so.1 beside the binary is found there (make bundle).
+if command -v readelf >/dev/null 2>&1; then
+	readelf -d "$GPUMEMSIM" | grep -q 'RUNPATH.*\[\$ORIGIN\]'; ok $? "the binary looks for its libraries beside itself"
+fi
+
+# Every example names a file that exists (plot's once named one that did not).
+missing=
+for c in $commands; do
+	for f in $("$GPUMEMSIM" "$c" --help | sed -n '/^Examples*:/,$p' | grep -o 'traces/[A-Za-z0-9._-]*'); do
+		test -f "$TOP_SRCDIR/$f" || missing="$missing $c:$f"
+	done
+done
+is "$missing" "" "the examples in --help name bundled traces that exist"
+
+# One letter, one option, in every command.
+for c in $commands; do
+	"$GPUMEMSIM" "$c" --help | sed -n 's/^  \(-.\), \(--[a-z-]*\).*/\1 \2/p'
+done | sort -u >"$TMP/letters"
+is "$(cut -d' ' -f1 "$TMP/letters" | uniq -d)" "" "no letter stands for two options: $(tr '\n' ' ' <"$TMP/letters")"
+grep -qx -- "-o --output" "$TMP/letters"; ok $? "-o is --output wherever it exists"
+check_fail 2 "gpumemsim: error: -o is --output, the file to write; 'gc=false' looks like a policy setting: give --option=gc=false (or --output=./gc=false for a file of that name)" \
+    run "$RESNET" -p grow-only -o gc=false
+test ! -e gc=false; ok $? "... and no file gc=false was written"
+
+# The bash completion, run by bash.
+if command -v bash >/dev/null 2>&1 && [ -f "$COMPLETION" ]; then
+	complete_words() {	# complete_words WORD...: what TAB offers after them
+		bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _gpumemsim;
+		    [ ${#COMPREPLY[@]} -eq 0 ] || printf "%s\n" "${COMPREPLY[@]}"' complete "$COMPLETION" "$@" | sort | tr '\n' ' '
+	}
+	is "$(complete_words gpumemsim co)" "compare convert " "completion: commands"
+	is "$(complete_words gpumemsim run --pol)" "--policy= " "completion: a command's options"
+	is "$(complete_words gpumemsim plot --ma)" "--map " "completion: plot's own option"
+	is "$(complete_words gpumemsim run --ma)" "" "completion: not another command's option"
+	is "$(complete_words gpumemsim run --policy '')" "caching grow-only ideal no-cache preallocate " \
+	    "completion: policy names after --policy"
+	is "$(complete_words gpumemsim compare --policy = g)" "grow-only " \
+	    "completion: policy names after --policy= (bash splits at '=')"
+	is "$(complete_words gpumemsim check --format '')" "json tap text " "completion: check's formats"
+	is "$(complete_words gpumemsim run -f '')" "json text " "completion: run's formats, by its letter"
+	is "$(complete_words gpumemsim run --gpu A10)" "A10 A100-40GB A100-80GB A10G " \
+	    "completion: GPU models"
+else
+	ok 0 "# SKIP bash or the completion script missing"
+fi
+
+# One grammar for ratios: 0.2 and 20% alike; a bare number above 1 refused.
+check_fail 3 "gpumemsim: error: --max-overhead=20 is ambiguous: write 20% for a percentage, or a fraction from 0 to 1" \
+    check "$RESNET" --max-overhead=20
+gms check "$RESNET" --max-overhead=20% --format=json
+a=$(grep '"limit"' "$TMP/out")
+gms check "$RESNET" --max-overhead=0.2 --format=json
+is "$rc $(grep '"limit"' "$TMP/out")" "0 $a" "--max-overhead=20% and 0.2 are one limit (peak 3703570432 is 18.4% over 3127304348)"
+gms check "$RESNET" --max-overhead=18%
+is "$rc" 1 "--max-overhead=18% fails: ResNet-50 reserves 18.4% over its live peak"
+gms check "$RESNET" --max-fragmentation=10%
+is "$rc" 1 "--max-fragmentation=10% is accepted and fails (14.9%)"
+check_fail 3 "gpumemsim: error: --tolerance=2 is ambiguous: write 2% for a percentage, or a fraction from 0 to 1" \
+    check "$RESNET" --baseline=x --tolerance=2
+check_fail 3 "gpumemsim: error: --time-bound takes a ratio: 0.2 or 20%, not '-1'" compare "$RESNET" --time-bound=-1
+
+# Options that write a file take '-'; --output writes the report whole.
+gms run "$RESNET" --format=json
+cp "$TMP/out" "$TMP/stdout.json"
+gms run "$RESNET" --format=json --output="$TMP/r.json"
+is "$rc $(wc -c <"$TMP/out")" "0 0" "--output: nothing on standard output"
+cmp -s "$TMP/stdout.json" "$TMP/r.json"; ok $? "--output: the same report, in the file"
+gms run "$RESNET" -o - --format=json
+cmp -s "$TMP/stdout.json" "$TMP/out"; ok $? "-o -: standard output"
+cp "$RESNET" "$TMP/in.json"
+check_fail 3 "gpumemsim: error: '$TMP/in.json' is the input '$TMP/in.json' (the same file): write somewhere else" \
+    run "$TMP/in.json" --output="$TMP/in.json"
+cmp -s "$RESNET" "$TMP/in.json"; ok $? "... and the input is untouched"
+gms run "$RESNET" --timeline=- --points=50
+head -n 1 "$TMP/out" | grep -q '^event,'; ok $? "--timeline=-: the CSV on standard output"
+grep -q '^  peak reserved       3.45 GiB      3703570432 B$' "$TMP/err"; r1=$?
+grep -q 'peak reserved' "$TMP/out"; r2=$?
+ok $((r1 == 0 && r2 != 0 ? 0 : 1)) "--timeline=-: the report on standard error, not mixed into the CSV"
+check_fail 2 "gpumemsim: error: --timeline=- and --output=- would both write to standard output" \
+    run "$RESNET" --timeline=- --output=-
+if command -v gnuplot >/dev/null 2>&1; then
+	gms plot "$RESNET" -o -
+	is "$rc $(grep -c '</svg>' "$TMP/out")" "0 1" "plot -o -: an SVG on standard output"
+fi
+
+# run takes one policy; the several-policy commands take --policy again.
+check_fail 2 "gpumemsim: error: run runs one policy: give --policy once (compare, check, plot and plan take several)" \
+    run "$RESNET" --policy=caching --policy=grow-only
+gms run "$RESNET" --policy 'caching alloc_conf=expandable_segments:True' --format=json
+is "$rc $(json_top peak_reserved)" "0 3177185280" "a policy with settings after a blank: PyTorch's expandable segments reserve 3177185280"
+
+# compare: two caching settings side by side, each as PyTorch reserved it
+# (t/data/pytorch.json: 3703570432 by default, 3177185280 expandable).
+gms compare "$RESNET" --policy=caching --policy 'caching alloc_conf=expandable_segments:True' \
+    --format=json --by=memory
+awk -F'\t' '/^\t\t\t"peak_reserved":/ { gsub(/,/, "", $5); r = $5 }
+	/^\t\t\t"label":/ { gsub(/[",]/, "", $5); print $5 "=" r }' "$TMP/out" >"$TMP/got"
+is "$(tr '\n' ';' <"$TMP/got")" "caching=3703570432;caching alloc_conf=expandable_segments:True=3177185280;" \
+    "compare: two caching settings side by side, labelled by their settings"
+is "$(json_top winner)" '"caching alloc_conf=expandable_segments:True"' "--by=memory: expandable segments win"
+
+# compare on every sample: a caching allocator wins (never no-cache or the
+# bound), the driver time is priced, and preallocate without a size says so.
+for t in "$TRACES"/*.json "$TRACES"/*.jsonl.gz; do
+	n=$(basename "$t")
+	gms compare "$t"
+	w=$(sed -n 's/^winner: \([^ ]*\) .*/\1/p' "$TMP/out")
+	case $w in caching|grow-only) r=0 ;; *) r=1 ;; esac
+	ok $r "compare $n: the winner is a caching allocator ($w)"
+	grep -q '^  policy .* driver time  *steady  result$' "$TMP/out"; ok $? "compare $n: driver-time columns"
+	grep -q '^  preallocate  .*needs' "$TMP/out"; ok $? "compare $n: uncapped preallocate is no result: it needs a size"
+done
+
+# Steady driver time: the calls after the reservation last grew.  PyTorch made
+# 118 cudaMallocs and no cudaFree on ResNet-50, each growing the pool, so
+# nothing is left for later iterations; no-cache pays for every tensor.
+gms compare "$RESNET" --policy=caching --policy=no-cache --format=json
+is "$(sed -n 's/^\t\t\t"steady_driver_time_ms":\t\(.*\),$/\1/p' "$TMP/out" | head -n 1)" 0 \
+    "caching on ResNet-50: no steady driver time"
+s=$(sed -n 's/^\t\t\t"steady_driver_time_ms":\t\(.*\),$/\1/p' "$TMP/out" | tail -n 1)
+awk -v s="$s" 'BEGIN { exit !(s > 100) }'; ok $? "no-cache on ResNet-50: $s ms of it"
+
+# The driver-time estimate against the time the H200 spent in cudaMalloc and
+# cudaFree replaying each sample (replay/results-h200/drivertime-untouched.txt,
+# two runs each, which differ by up to 50% between themselves): no-cache
+# within 0.7 to 1.4 of the runs' mean; caching, a few large calls of a few
+# ms, within 0.6 to 1.7.
+within() {	# within EST REAL LO HI
+	awk -v e="$1" -v r="$2" -v lo="$3" -v hi="$4" 'BEGIN { d = e / r; exit !(d >= lo && d <= hi) }'
+}
+awk '!/^#/ { s[$2 " " $3] += $8; n[$2 " " $3]++ }
+	END { for (k in s) printf "%s %.1f\n", k, s[k] / n[k] }' \
+    "$TOP_SRCDIR/replay/results-h200/drivertime-untouched.txt" | sort >"$TMP/measured"
+is "$(wc -l <"$TMP/measured")" 16 "16 measured: caching and no-cache on 8 samples"
+while read -r name p real; do
+	t=$(ls "$TRACES/$name".json* 2>/dev/null | head -n 1)
+	gms compare "$t" --policy="$p" --format=json
+	est=$(sed -n 's/^\t\t\t"driver_time_ms":\t\(.*\),$/\1/p' "$TMP/out")
+	case $p in no-cache) lo=0.7 hi=1.4 ;; *) lo=0.6 hi=1.7 ;; esac
+	within "$est" "$real" $lo $hi
+	ok $? "driver time of $p on $name: estimated $est ms, measured $real ms"
+done <"$TMP/measured"
+
+# tune: --gpu, exit 1 when nothing fits, columns that fit the settings.
+gms tune "$RESNET" --gpu=T4
+is "$rc" 0 "tune --gpu=T4: a setting fits in a T4's memory"
+grep -q "^$(basename "$RESNET" .json): capacity 14.24 GiB," "$TMP/out"; ok $? "tune --gpu: the T4's 15095 MiB less the 512 MiB context overhead"
+# The runner-ups' sizes line up under their heading whatever the settings' length.
+gms tune "$RESNET" --capacity=3.3GiB
+awk '/^  runner-ups/ { col = index($0, "peak reserved") + 12; on = 1; next }
+	on && /^$/ { exit }
+	on { n++; if (index($0, "B  ") != col) bad++ }
+	END { exit !(n > 0 && bad == 0) }' "$TMP/out"; ok $? "tune: the size column lines up under 'peak reserved'"
+gms tune "$RESNET" --capacity=2GiB
+is "$rc" 1 "tune: nothing fits under the live peak: exit 1"
+
+done_testing

@@ -1,0 +1,70 @@
+#!/bin/sh
+# cli-tune.sh - `gpumemsim tune` (sim/cmd-tune.c, analysis/tune.c).  The
+# numbers it recommends on are checked against PyTorch's real runs
+# (t/data/pytorch.json): with expandable_segments:True ResNet-50 reserved
+# 3177185280 bytes in 110 segments, with the default 3703570432.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+RESNET=$TRACES/resnet50-train-b32.json
+
+gms tune --help
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim tune [options] <trace>" "tune --help"
+
+gms tune "$RESNET" --format=json
+is "$rc" 0 "tune exits 0"
+is "$(json_in recommended PYTORCH_CUDA_ALLOC_CONF)" '"expandable_segments:True"' "tune recommends expandable segments for ResNet-50"
+is "$(json_in recommended peak_reserved)" 3177185280 "its peak reserved is what PyTorch reserved with it"
+is "$(json_in recommended default_peak_reserved)" 3703570432 "the default's is PyTorch's default"
+is "$(json_top peak_live)" 3127304348 "the live peak"
+# The search starts from every single change to the default (analysis/tune.c's
+# dimensions, uncapped: no GC): all twelve must be among the candidates.
+missing=
+for c in expandable_segments:True max_split_size_mb:20 max_split_size_mb:32 max_split_size_mb:64 \
+    max_split_size_mb:128 max_split_size_mb:256 max_split_size_mb:512 max_split_size_mb:1024 \
+    roundup_power2_divisions:2 roundup_power2_divisions:4 roundup_power2_divisions:8 \
+    roundup_power2_divisions:16 ''; do
+	grep -q "\"alloc_conf\":[[:space:]]*\"$c\"," "$TMP/out" || missing="$missing $c"
+done
+is "$missing" "" "the default and every single change from it were tried"
+test "$(json_top tried)" -ge 13; ok $? "tried counts them (13 or more: $(json_top tried))"
+# Candidates rank: those that fit first, by peak reserved, then device calls
+# (those that run out rank by how far they get, which the JSON does not show).
+check_rank() {	# DESCRIPTION
+	sed -n '/"caching":/,/"bfc":/p' "$TMP/out" |
+	    sed -n 's/^[[:space:]]*"\(fits\|peak_reserved\|device_allocs\|device_frees\)":[[:space:]]*\([a-z0-9]*\),*$/\2/p' |
+	    paste - - - - >"$TMP/ranked"
+	awk 'BEGIN { bad = 0 }
+	    { f = ($1 == "true"); calls = $3 + $4
+	      if (NR > 1 && (f > pf || (f && pf && ($2 < pr || ($2 == pr && calls < pc))))) bad = 1
+	      pf = f; pr = $2; pc = calls; fits += f }
+	    END { exit bad }' "$TMP/ranked"
+	ok $? "$1: candidates in rank order, fitting first, then peak reserved, then device calls"
+}
+check_rank "uncapped"
+
+gms tune "$RESNET"
+grep -q "^  PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\$" "$TMP/out"; ok $? "text: a ready PYTORCH_CUDA_ALLOC_CONF line"
+grep -q "^  peak reserved 2.96 GiB, 502.00 MiB (14.2%) less than the default's 3.45 GiB\$" "$TMP/out"
+ok $? "text: the saving against the default (3703570432 - 3177185280 = 502 MiB)"
+grep -q "^  1.6% over ideal (the live peak)" "$TMP/out"; ok $? "text: the overhead over ideal"
+grep -q "^  runner-ups" "$TMP/out"; ok $? "text: runner-ups"
+grep -q "^  growth, JAX  *4.00 GiB  fits" "$TMP/out"; ok $? "text: JAX growth reserves 4292870144 (JAX's own peak pool)"
+grep -q "^  growth fits in a limit of" "$TMP/out"; ok $? "text: the smallest BFC limit that fits"
+
+gms tune "$RESNET" --format=json --jobs=1
+cp "$TMP/out" "$TMP/one"
+gms tune "$RESNET" --format=json --jobs=4
+cmp -s "$TMP/one" "$TMP/out"; ok $? "the same result on 1 or 4 threads"
+
+# Where PyTorch ran out at event 2381: nothing in the space fits.
+gms tune "$RESNET" --capacity=3150157824
+is "$rc" 1 "tune under a capacity that nothing fits exits 1"
+grep -q "^  no PyTorch setting fits in 2.93 GiB (the live peak is 2.91 GiB)\$" "$TMP/out"; ok $? "and says so"
+gms tune "$RESNET" --capacity=3.3GiB --format=json
+grep -q '"alloc_conf":.*"garbage_collection_threshold:0.8"' "$TMP/out"; ok $? "under a capacity, GC thresholds are tried"
+check_rank "in 3.3 GiB"
+grep -q '"fits":[[:space:]]*false' "$TMP/out"; ok $? "in 3.3 GiB some candidates run out (so the order is tested)"
+
+check_fail 2 "gpumemsim: error: no trace given" tune
+check_fail 3 "gpumemsim: error: --jobs takes a number from 1 to 1024, not 'x'" tune "$RESNET" --jobs=x
+done_testing

@@ -1,0 +1,123 @@
+/*
+ * device-placement.c - the devices: the capacity check, the placement model
+ * (small segments ascend, large ones descend, released ranges are reused
+ * lowest-first for small and highest-first, top end, for large), and the
+ * recorded device following its queue and falling back to the model.
+ */
+#include "config.h"
+
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "t/tap.h"
+
+#define S ((uint64_t)1 << 46)
+#define L ((uint64_t)1 << 52)
+#define MiB GMS_MiB
+
+static uint64_t
+reserve(struct device *d, uint64_t size)
+{
+	uint64_t addr = 0;
+
+	if (device_reserve(d, size, &addr) < 0)
+		return 0;
+	return addr;
+}
+
+static void
+model(void)
+{
+	struct device *d = device_sim_create(0);
+	uint64_t a, b, c, x, y, z;
+
+	a = reserve(d, 2 * MiB);
+	b = reserve(d, 2 * MiB);
+	c = reserve(d, 2 * MiB);
+	is_u64(a, S, "small segments start at the small base");
+	is_u64(b, S + 2 * MiB, "and ascend");
+	is_u64(c, S + 4 * MiB, "contiguously");
+	device_release(d, b, 2 * MiB);
+	is_u64(reserve(d, 2 * MiB), b, "a hole of exactly the size is reused (small, ascending)");
+	device_release(d, a, 2 * MiB);
+	device_release(d, b, 2 * MiB);
+	is_u64(reserve(d, 2 * MiB), S, "a released small range is reused, lowest first");
+
+	x = reserve(d, 20 * MiB);
+	y = reserve(d, 12 * MiB);
+	z = reserve(d, 30 * MiB);
+	is_u64(x, L - 20 * MiB, "large segments start below the large top");
+	is_u64(y, L - 32 * MiB, "and descend");
+	is_u64(z, L - 62 * MiB, "contiguously");
+	device_release(d, y, 12 * MiB);		/* hole [L-32, L-20) */
+	device_release(d, z, 30 * MiB);		/* the frontier moves back up to L-20 */
+	/* y's hole touched z's, and both merged into the frontier (L - 20 MiB) */
+	is_u64(reserve(d, 10 * MiB), L - 30 * MiB, "released ranges at the frontier are "
+	    "given back to it");
+	device_release(d, x, 20 * MiB);		/* hole [L-20, L) above the 10 MiB one */
+	is_u64(reserve(d, 14 * MiB), L - 14 * MiB, "the highest hole that fits, its top end");
+	is_u64(d->c.allocs, 10, "allocs counted: 5 small, 5 large");
+	is_u64(d->c.frees, 6, "frees counted: b, a, b, y, z, x");
+	is_u64(d->c.reserved, 2 * MiB + 2 * MiB + 10 * MiB + 14 * MiB, "reserved now");
+	/* 2 small segments live (4 MiB) when x, y and z (62 MiB) are */
+	is_u64(d->c.peak_reserved, 4 * MiB + 62 * MiB, "peak reserved");
+	device_destroy(d);
+}
+
+/* Boundary (issue 12): two separate holes of one size; the next such segment takes the highest. */
+static void
+highest_hole(void)
+{
+	struct device *d = device_sim_create(0);
+	uint64_t a = reserve(d, 20 * MiB), b = reserve(d, 20 * MiB);
+	uint64_t c = reserve(d, 20 * MiB), e = reserve(d, 20 * MiB);
+
+	is_u64(e, L - 80 * MiB, "four 20 MiB segments descend from the top");
+	device_release(d, a, 20 * MiB);		/* hole [L-20, L) */
+	device_release(d, c, 20 * MiB);		/* hole [L-60, L-40), below b */
+	is_u64(reserve(d, 20 * MiB), a, "of two equal holes, the highest is reused");
+	is_u64(reserve(d, 20 * MiB), c, "then the other");
+	(void)b;
+	device_destroy(d);
+}
+
+static void
+capacity(void)
+{
+	struct device *d = device_sim_create(10 * MiB);
+	uint64_t addr;
+
+	ok(device_reserve(d, 10 * MiB, &addr) == 0, "capacity: reserved + size == capacity fits");
+	ok(device_reserve(d, 512, &addr) == GMS_EOOM, "capacity: one more byte does not");
+	is_u64(d->c.refusals, 1, "capacity: the refusal is counted");
+	is_u64(d->c.allocs, 1, "capacity: and is no device call");
+	device_destroy(d);
+}
+
+static void
+recorded(void)
+{
+	struct device *d = device_recorded_create(0);
+	struct device_recorded_stats st;
+
+	device_recorded_push(d, 0x7000000000, 2 * MiB);
+	device_recorded_push(d, 0x6000000000, 20 * MiB);
+	device_recorded_push(d, 0x5000000000, 20 * MiB);
+	is_u64(reserve(d, 2 * MiB), 0x7000000000, "recorded: the first recorded address");
+	is_u64(reserve(d, 20 * MiB), 0x6000000000, "recorded: in order");
+	is_u64(reserve(d, 12 * MiB), L - 12 * MiB, "recorded: a size that differs goes to the model");
+	device_recorded_stats(d, &st);
+	is_u64(st.used, 2, "recorded: two used");
+	is_u64(st.diverged, 1, "recorded: one divergence");
+	is_u64(st.first_divergence, 2, "recorded: at the third reserve");
+	device_destroy(d);
+}
+
+int
+main(void)
+{
+	model();
+	highest_hole();
+	capacity();
+	recorded();
+	return tap_done();
+}

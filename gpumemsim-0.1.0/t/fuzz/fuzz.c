@@ -1,0 +1,112 @@
+/*
+ * fuzz.c - the shared part of the harnesses (fuzz.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "sim/sim.h"
+#include "t/fuzz/fuzz.h"
+#include "traces/trace.h"
+
+void
+fuzz_assert(int cond, const char *what, const char *detail)
+{
+	if (cond)
+		return;
+	fprintf(stderr, "FINDING: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+	abort();
+}
+
+const char *
+fuzz_file(const uint8_t *data, size_t size, const char *suffix)
+{
+	static char path[512];
+	const char *dir = getenv("TMPDIR");
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/gms-fuzz-%ld%s", dir && *dir ? dir : "/tmp",
+	    (long)getpid(), suffix);
+	f = fopen(path, "wb");
+	fuzz_assert(f != NULL, "cannot write the scratch file", path);
+	if (size > 0)
+		fwrite(data, 1, size, f);
+	fuzz_assert(fclose(f) == 0, "cannot write the scratch file", path);
+	return path;
+}
+
+/*
+ * What the readers accept, convert must write so that they accept it again:
+ * the trace at path (read without error) goes to JSON Lines and back, and
+ * must come back whole.
+ */
+static void
+round_trip(const char *path, uint64_t nevents)
+{
+	char out[600], *cause = NULL;
+	struct trace_reader *r = NULL, *back = NULL;
+	struct trace_writer *w = NULL;
+	struct trace_event ev;
+	uint64_t n = 0;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s.back.jsonl", path);
+	fuzz_assert(trace_open(path, &r, &cause) == 0, "a trace that opened once does not", cause);
+	fuzz_assert(trace_writer_open(out, NULL, 0, &w, &cause) == 0, "cannot write", cause);
+	fuzz_assert(trace_writer_header(w, trace_header(r), &cause) == 0, "cannot write", cause);
+	while ((rc = trace_next(r, &ev, &cause)) == 1)
+		fuzz_assert(trace_writer_event(w, &ev, &cause) == 0, "cannot write", cause);
+	fuzz_assert(rc == 0, "a trace that read once does not", cause);
+	fuzz_assert(trace_writer_close(w, &cause) == 0, "cannot write", cause);
+	trace_close(r);
+	rc = trace_open(out, &back, &cause);
+	fuzz_assert(rc == 0, "convert wrote a trace its reader refuses", cause);
+	while ((rc = trace_next(back, &ev, &cause)) == 1)
+		n++;
+	fuzz_assert(rc == 0, "convert wrote an event its reader refuses", cause);
+	fuzz_assert(n == nevents, "convert lost or made up events", NULL);
+	trace_close(back);
+	unlink(out);
+	free(cause);
+}
+
+void
+fuzz_read(const char *path)
+{
+	struct trace_reader *r = NULL;
+	struct device *dev;
+	struct sim *s;
+	char *cause = NULL;
+	int rc;
+
+	rc = trace_open(path, &r, &cause);
+	if (rc < 0) {
+		fuzz_assert(cause != NULL && strstr(cause, path) != NULL,
+		    "an open error that does not name the file", cause);
+		fuzz_assert(rc == GMS_ETRACE || rc == GMS_EIO, "an open error of an odd kind", cause);
+		free(cause);
+		return;
+	}
+	dev = device_sim_create(64 * GMS_GiB);
+	s = sim_create(&policy_caching, NULL, dev, SIM_CHECK_EVERY |
+	    (trace_header(r)->starts_mid_run ? SIM_UNKNOWN_FREES_WARN : 0), &cause);
+	fuzz_assert(s != NULL, "the caching policy cannot be made", cause);
+	rc = sim_replay(s, r, &cause);
+	if (rc < 0) {
+		fuzz_assert(rc != GMS_EBUG, "the simulation broke an invariant", cause);
+		fuzz_assert(cause != NULL && strstr(cause, path) != NULL,
+		    "a read error that does not name the file", cause);
+	}
+	free(cause);
+	sim_destroy(s);
+	device_destroy(dev);
+	if (rc == 0)
+		round_trip(path, trace_index(r));	/* after the last read: the count */
+	trace_close(r);
+}

@@ -1,0 +1,74 @@
+# t/lib.sh - sourced by every shell test: TAP output, a scratch directory
+# removed on exit, and helpers to run gpumemsim and check what it said
+# (after jq's tests/setup and tmux's check_fail).
+set -u
+LC_ALL=C
+export LC_ALL
+: "${GPUMEMSIM:=$(pwd)/gpumemsim}"
+: "${TOP_SRCDIR:=$(pwd)}"
+TRACES=$TOP_SRCDIR/traces
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gms-cli.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+tap_n=0
+tap_failed=0
+TAB=$(printf '\t')
+
+# ok STATUS DESCRIPTION: one TAP line; STATUS 0 passes.
+ok() {
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+# gms ARGS...: run gpumemsim; $rc, $TMP/out and $TMP/err hold what happened.
+gms() {
+	"$GPUMEMSIM" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
+
+# is GOT WANT DESCRIPTION
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#    got: '$1'"
+		echo "#   want: '$2'"
+	fi
+}
+
+# check_fail CODE 'exact first line of stderr' ARGS...
+check_fail() {
+	want_rc=$1
+	want_msg=$2
+	shift 2
+	gms "$@"
+	got_msg=$(head -n 1 "$TMP/err")
+	is "$rc $got_msg" "$want_rc $want_msg" "gpumemsim $* -> exit $want_rc: $want_msg"
+}
+
+# json_top KEY: the value of a top-level key of the JSON in $TMP/out
+# (cJSON prints one key per line, indented by one tab at the top level).
+json_top() {
+	sed -n "s/^$TAB\"$1\":$TAB\\(.*\\)\$/\\1/p" "$TMP/out" | sed 's/,$//' | head -n 1
+}
+
+# json_keys: the top-level keys in order, space-separated.
+json_keys() {
+	sed -n "s/^$TAB\"\\([a-z_]*\\)\":.*/\\1/p" "$TMP/out" | tr '\n' ' ' | sed 's/ $//'
+}
+
+# json_in OBJECT KEY: a key inside a top-level object (two tabs deep).
+json_in() {
+	sed -n "/^$TAB\"$1\":/,/^$TAB}/p" "$TMP/out" |
+	    sed -n "s/^$TAB$TAB\"$2\":$TAB\\(.*\\)\$/\\1/p" | sed 's/,$//' | head -n 1
+}
+
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}

@@ -1,0 +1,94 @@
+#!/bin/sh
+# t/mutate.sh - mutation testing (`make mutate`): each mutant of t/mutants.txt
+# (a file, a line as it is, the line mutated, a note, and when the line is in
+# the file more than once, which occurrence) is applied to a scratch
+# copy of the source tree, built without sanitizers, and run against the test
+# suite (t/resource.sh aside: it tests limits, not logic).  A mutant the suite
+# fails is killed; one it passes survived, and the suite is missing a test.
+# Mutants marked "equivalent: WHY" change no behaviour and are not run.
+# Exit 0 when every mutant run was killed, 1 otherwise, 2 when the list no
+# longer matches the code (a line not found exactly once).
+#
+# Usage: t/mutate.sh [SRCDIR] [PATTERN]   (PATTERN: only mutants whose file
+# or note contains it)
+set -u
+src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+pattern=${2:-}
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/gms-mutate.XXXXXX")
+[ -n "${MUTATE_KEEP:-}" ] || trap 'rm -rf "$scratch"' EXIT
+list=$scratch/mutants.txt
+cp "$src/t/mutants.txt" "$list"	# a copy: the list may be edited while this runs
+tab=$(printf '\t')
+
+echo "mutate: copying and building $src in $scratch"
+(cd "$src" && tar cf - --exclude='*.o' --exclude='*.a' --exclude='*.log' --exclude='*.trs' \
+    --exclude=autom4te.cache --exclude=t/fuzz/obj --exclude=.git .) | (cd "$scratch" && tar xf -)
+cd "$scratch" || exit 2
+[ -f Makefile ] && make -s distclean >/dev/null 2>&1
+if ! { ./autogen.sh && ./configure && make -j"$(nproc)"; } >build.log 2>&1; then
+	tail -n 30 build.log
+	echo "mutate: the unmutated tree does not build"
+	exit 2
+fi
+tests=$(sed -n '/^TESTS = /,/[^\\]$/p' Makefile | tr -d '\\' | sed 's/^TESTS = //' | tr '\n' ' ' |
+    sed 's/\$(check_PROGRAMS)//; s|t/resource.sh||')
+progs=$(sed -n '/^check_PROGRAMS = /,/[^\\]$/p' Makefile | tr -d '\\' |
+    sed 's/^check_PROGRAMS = //' | tr '\n' ' ')
+if ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >check.log 2>&1; then
+	grep '^FAIL\|^ERROR' check.log | head
+	echo "mutate: the unmutated suite fails"
+	exit 2
+fi
+
+n=0 killed=0 survived=0 skipped=0 bad=0
+exec 3<"$list"
+while IFS="$tab" read -r file orig mut note nth <&3; do
+	case $file in ''|'#'*) continue ;; esac
+	case "$file $note" in *"$pattern"*) ;; *) continue ;; esac
+	n=$((n + 1))
+	case $note in equivalent:*)
+		skipped=$((skipped + 1))
+		continue ;;
+	esac
+	count=$(grep -cF -- "$orig" "$file")
+	if { [ -z "$nth" ] && [ "$count" != 1 ]; } || [ "$count" -lt "${nth:-1}" ]; then
+		echo "LIST  $file: '$orig' found $count times"
+		bad=$((bad + 1))
+		continue
+	fi
+	cp "$file" "$file.orig"
+	# through the environment: awk -v would read backslashes as escapes
+	O=$orig M=$mut NTH=${nth:-1} awk 'BEGIN { o = ENVIRON["O"]; m = ENVIRON["M"]; n = ENVIRON["NTH"] }
+	    index($0, o) && ++seen == n {
+	    i = index($0, o); $0 = substr($0, 1, i - 1) m substr($0, i + length(o)) } { print }' \
+	    "$file.orig" >"$file"
+	if cmp -s "$file" "$file.orig"; then
+		echo "LIST  $file: '$orig' could not be replaced"
+		mv "$file.orig" "$file"
+		bad=$((bad + 1))
+		continue
+	fi
+	if ! make -j"$(nproc)" >mutant.log 2>&1 </dev/null; then
+		verdict="killed (does not build)"
+		killed=$((killed + 1))
+	elif ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >mutant.log 2>&1 \
+	    </dev/null; then
+		verdict="killed by $(grep -m1 '^\(FAIL\|ERROR\): ' mutant.log | sed 's/^[A-Z]*: //' |
+		    cut -c1-80)"
+		killed=$((killed + 1))
+	else
+		verdict="SURVIVED"
+		survived=$((survived + 1))
+	fi
+	mv "$file.orig" "$file"
+	touch "$file"
+	printf '%-9s %s: %s -> %s  [%s]\n' "$(echo "$verdict" | cut -d' ' -f1)" "$file" "$orig" \
+	    "$mut" "$(echo "$verdict" | cut -d' ' -f2-)"
+done
+exec 3<&-
+make -j"$(nproc)" >/dev/null 2>&1
+run=$((killed + survived))
+echo "mutate: $n mutants, $skipped equivalent (not run), $killed of $run killed" \
+    "($((run ? 100 * killed / run : 0))%), $survived survived, $bad no longer match"
+[ "$bad" -eq 0 ] || exit 2
+[ "$survived" -eq 0 ]

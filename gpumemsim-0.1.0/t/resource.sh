@@ -1,0 +1,103 @@
+#!/bin/sh
+# t/resource.sh - every reader under `ulimit -v` of 512 MB (issue 10): inputs
+# that decompress to 100 times that (gzip members concatenated: 50 MB on
+# disk), /dev/zero under each format's name, and a 5 GB stream of blanks in
+# a JSON document.  Each must end with exit 0 or 3 and a message, never be
+# killed, never exit 4 for want of memory.  ASan cannot run under ulimit -v,
+# so this skips in a sanitizer build; .ci/run runs it in a plain build too.
+# Exercises traces/trace.c (the whole-file cap), traces/pickle.c (the
+# budget), traces/trace-json.c (streaming), traces/trace-jsonl.c and
+# traces/trace-csv.c (the line limit).
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+if "$GPUMEMSIM" --version | grep -q -- '--enable-sanitizers'; then
+	echo "1..0 # SKIP ASan cannot run under ulimit -v (.ci/run runs this in a plain build)"
+	exit 0
+fi
+LIMIT_KB=524288
+if ! (ulimit -v "$LIMIT_KB") 2>/dev/null; then
+	echo "1..0 # SKIP cannot set ulimit -v here"
+	exit 0
+fi
+H='{"format":"gpumemsim-trace","version":1'
+
+# member BYTE COUNT: one gzip member of COUNT copies of BYTE.
+member() {
+	head -c "$2" /dev/zero | tr '\0' "$1" | gzip -9
+}
+# bomb FILE PREFIX BYTE SUFFIX: PREFIX, then 100 x 512 MB of BYTE, then SUFFIX.
+member ' ' 536870912 >"$TMP/spaces.gz"
+member 'N' 536870912 >"$TMP/nones.gz"
+member '7' 536870912 >"$TMP/sevens.gz"
+bomb() {
+	{
+		printf '%s' "$2" | gzip -1
+		i=0
+		while [ $i -lt 100 ]; do cat "$TMP/$3.gz"; i=$((i + 1)); done
+		printf '%s' "$4" | gzip -1
+	} >"$1"
+}
+
+# limited NAME ARGS...: run gpumemsim under the limit; rc, out and err as gms.
+limited() {
+	(ulimit -v "$LIMIT_KB"; exec "$GPUMEMSIM" "$@") >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
+
+# survives DESCRIPTION WANT-RC MESSAGE-PART ARGS...: the exit and a part of the message.
+survives() {
+	desc=$1 want=$2 part=$3
+	shift 3
+	limited "$@"
+	if [ "$rc" = "$want" ] && grep -qF -- "$part" "$TMP/err"; then
+		ok 0 "$desc"
+	else
+		ok 1 "$desc"
+		echo "#   exit $rc (want $want with '$part'): $(head -c 300 "$TMP/err")"
+	fi
+}
+
+bomb "$TMP/string.json.gz" "$H,\"name\":\"" sevens '"}'
+survives "a 51 GB header string: refused at 16 MiB" 3 "a JSON value longer than 16 MiB" \
+    run "$TMP/string.json.gz"
+bomb "$TMP/deep.json.gz" "$H,\"events\":[{\"op\":\"mark\",\"x\":" sevens '}]}'
+survives "a 51 GB number inside an event: refused at 16 MiB" 3 "an event longer than 16 MiB" \
+    run "$TMP/deep.json.gz"
+bomb "$TMP/line.jsonl.gz" "$H}
+" spaces '{"op":"mark"}'
+survives "a 51 GB line of JSON Lines: refused at 16 MiB" 3 "line longer than" \
+    run "$TMP/line.jsonl.gz"
+bomb "$TMP/line.csv.gz" "Thread,Time,Action,Pointer,Size,Stream
+1,1.5,allocate," sevens ',512,0x0
+'
+survives "a 51 GB CSV field: refused at 16 MiB" 3 "line longer than" info "$TMP/line.csv.gz"
+bomb "$TMP/nones.pickle.gz" "$(printf '\200\004')" nones '.'
+survives "a 51 GB pickle: refused at a quarter of the limit" 3 "too large to hold in memory" \
+    info "$TMP/nones.pickle.gz"
+survives "... and convert says the same" 3 "too large to hold in memory" \
+    convert "$TMP/nones.pickle.gz" "$TMP/out.jsonl"
+
+# A pickle inside the cap whose values outgrow half the limit: the budget.
+{ printf '\200\004]'; yes Na | tr -d '\n' | head -c 60000000; printf '.'; } | gzip -1 \
+    >"$TMP/appends.pickle.gz"
+survives "a 60 MB pickle of 30 million list items: refused by the budget" 3 \
+    "holding this pickle's values needs more than 170 MiB" info "$TMP/appends.pickle.gz"
+
+for ext in json jsonl pickle csv; do
+	ln -s /dev/zero "$TMP/zero.$ext"
+	limited info "$TMP/zero.$ext"
+	is "$rc" 3 "/dev/zero named .$ext: refused, exit 3"
+done
+
+# Legitimately huge: 5 GB of blanks between two events, streamed in bounded memory.
+{
+	printf '%s,"events":[{"op":"alloc","id":1,"size":5}' "$H" | gzip -1
+	i=0
+	while [ $i -lt 10 ]; do cat "$TMP/spaces.gz"; i=$((i + 1)); done
+	printf ',{"op":"free","id":1}]}' | gzip -1
+} >"$TMP/blanks.json.gz"
+limited run "$TMP/blanks.json.gz" --format=json
+is "$rc $(json_top events) $(json_top peak_live)" "0 2 5" \
+    "5 GB of blanks in a JSON document: both events, in 512 MB"
+
+done_testing

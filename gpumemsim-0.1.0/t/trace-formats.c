@@ -1,0 +1,231 @@
+/*
+ * trace-formats.c - the PyTorch snapshot and RMM log readers against what is
+ * known independently:
+ *  - the shared snapshots (recorded with PyTorch 2.11 on an H200) give
+ *    exactly the events of the shared .json samples, `at` included;
+ *  - the fixture snapshots made with PyTorch on the H200 (t/data/gen) agree
+ *    with what Python's own pickle module read in them (*.facts.json): action
+ *    counts, protocols 2 (the C++ path), 4 and 5, the first entry, and for
+ *    ring-buffer and late-start snapshots the blocks that had to be seeded;
+ *  - hand-written RMM logs give the events worked out by hand.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gms.h"
+#include "t/gtload.h"
+#include "t/tap.h"
+#include "traces/trace.h"
+
+static struct trace_reader *
+open_or_bail(const char *rel, int device)
+{
+	struct trace_opts opts = { .device = device };
+	char *path = tap_srcpath(rel), *cause = NULL;
+	struct trace_reader *r;
+
+	if (trace_open_opts(path, &opts, &r, &cause) < 0) {
+		printf("Bail out! %s\n", cause);
+		exit(1);
+	}
+	free(path);
+	return r;
+}
+
+static int
+same_event(const struct trace_event *a, const struct trace_event *b)
+{
+	return a->op == b->op && a->id == b->id && a->size == b->size && a->addr == b->addr &&
+	    a->stream == b->stream && (a->flags & TRACE_HAS_TIME) == (b->flags & TRACE_HAS_TIME) &&
+	    a->t_us == b->t_us && ((a->at == NULL && b->at == NULL) ||
+	    (a->at != NULL && b->at != NULL && strcmp(a->at, b->at) == 0));
+}
+
+/* The shared pickles against the shared .json events. */
+static void
+shared_pickles(void)
+{
+	static const char *const names[] = { "resnet50-train-b32", "gpt2-train-varlen-bf16" };
+	char rel[256], *json, *cause = NULL, *at_copy;
+	struct trace_reader *p, *j;
+	struct trace_event a, b;
+	uint64_t n, diff;
+	size_t i;
+	int ra, rb;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		snprintf(rel, sizeof(rel), "traces/%s.pickle", names[i]);
+		p = open_or_bail(rel, -1);
+		json = gt_sample_path(names[i]);
+		if (trace_open(json, &j, &cause) < 0) {
+			printf("Bail out! %s\n", cause);
+			exit(1);
+		}
+		n = diff = 0;
+		for (;;) {
+			ra = trace_next(p, &a, &cause);
+			at_copy = a.at ? gms_strdup(a.at) : NULL;	/* b's read may reuse buffers */
+			a.at = at_copy;
+			rb = trace_next(j, &b, &cause);
+			if (ra != 1 || rb != 1) {
+				free(at_copy);
+				break;
+			}
+			if (!same_event(&a, &b) && diff++ == 0)
+				diag("%s: event %llu differs: %s id %llu size %llu", names[i],
+				    (unsigned long long)n, trace_op_name(a.op), (unsigned long long)a.id,
+				    (unsigned long long)a.size);
+			free(at_copy);
+			n++;
+		}
+		ok(ra == 0 && rb == 0, "%s.pickle: as many events as the .json (%llu)", names[i],
+		    (unsigned long long)n);
+		is_u64(diff, 0, "%s.pickle: every event equals the .json's: op, id, size, address, "
+		    "stream, time and place", names[i]);
+		is_str(trace_header(p)->format, "pickle", "%s.pickle: recognised", names[i]);
+		is_u64((uint64_t)cJSON_GetObjectItem(trace_header(p)->observed, "peak_reserved")->valuedouble,
+		    (uint64_t)cJSON_GetObjectItem(trace_header(j)->observed, "peak_reserved")->valuedouble,
+		    "%s.pickle: observed peak reserved, counted from its segments, equals "
+		    "memory_stats()'s", names[i]);
+		trace_close(p);
+		trace_close(j);
+		free(json);
+	}
+}
+
+static void
+fixture(const char *name)
+{
+	char rel[256];
+	cJSON *facts, *acts, *it, *first;
+	const cJSON *src, *seeded, *sacts;
+	struct trace_reader *r;
+	struct trace_event ev;
+	char *cause = NULL;
+	uint64_t want_seeds, got_seeds, allocs = 0;
+	int rc;
+
+	snprintf(rel, sizeof(rel), "t/data/snapshots/%s.facts.json", name);
+	facts = gt_load(rel);
+	snprintf(rel, sizeof(rel), "t/data/snapshots/%s.pickle", name);
+	r = open_or_bail(rel, -1);
+	src = trace_header(r)->source;
+	sacts = cJSON_GetObjectItem(src, "actions");
+	acts = cJSON_GetObjectItem(facts, "actions");
+	cJSON_ArrayForEach(it, acts)
+		is_u64((uint64_t)cJSON_GetObjectItem(sacts, it->string)->valuedouble,
+		    (uint64_t)it->valuedouble, "%s: %s entries, as Python read them", name, it->string);
+	is_u64((uint64_t)cJSON_GetObjectItem(src, "pickle_protocol")->valuedouble,
+	    gt_u64(facts, "protocol"), "%s: pickle protocol %llu", name,
+	    (unsigned long long)gt_u64(facts, "protocol"));
+	want_seeds = gt_u64(facts, "orphan_frees") + gt_u64(facts, "active_at_end_unseen");
+	seeded = cJSON_GetObjectItem(src, "seeded");
+	got_seeds = seeded ? (uint64_t)cJSON_GetObjectItem(seeded, "allocs")->valuedouble : 0;
+	is_u64(got_seeds, want_seeds, "%s: seeded blocks: %llu freed unrecorded + %llu live "
+	    "at the end unrecorded", name, (unsigned long long)gt_u64(facts, "orphan_frees"),
+	    (unsigned long long)gt_u64(facts, "active_at_end_unseen"));
+	ok(trace_header(r)->starts_mid_run == (want_seeds > 0), "%s: starts_mid_run %s", name,
+	    want_seeds > 0 ? "set" : "not set");
+	ok((trace_header(r)->observed != NULL) == (want_seeds == 0),
+	    "%s: observed numbers only for a complete trace", name);
+	/* the first recorded entry, after any seeds */
+	first = cJSON_GetObjectItem(facts, "first");
+	while ((rc = trace_next(r, &ev, &cause)) == 1) {
+		if (ev.op == TRACE_ALLOC)
+			allocs++;
+		if (allocs > got_seeds || (ev.op != TRACE_ALLOC && ev.op != TRACE_SEGMENT_ALLOC) ||
+		    (ev.flags & TRACE_HAS_TIME))
+			break;
+	}
+	if (strcmp(cJSON_GetObjectItem(first, "action")->valuestring, "free_requested") != 0) {
+		ok(rc == 1 && (ev.flags & TRACE_HAS_TIME) &&
+		    ev.t_us == (int64_t)gt_u64(first, "time_us") &&
+		    ev.size == gt_u64(first, "size"), "%s: the first entry's size and time", name);
+	}
+	trace_close(r);
+	cJSON_Delete(facts);
+}
+
+static void
+devices(void)
+{
+	struct trace_opts opts = { .device = 1 };
+	char *path = tap_srcpath("t/data/snapshots/proto5.pickle"), *cause = NULL;
+	struct trace_reader *r;
+	int rc = trace_open_opts(path, &opts, &r, &cause);
+
+	ok(rc == GMS_ETRACE && cause && strstr(cause, "no device 1: the snapshot has traces for "
+	    "devices 0 to 0") != NULL, "--device beyond the snapshot: %s", cause ? cause : "");
+	free(cause);
+	free(path);
+}
+
+static void
+rmm(void)
+{
+	static const struct {
+		enum trace_op op;
+		uint64_t id, size;
+		int64_t stream, t_us;
+	} want[] = {
+		/* times of day from 23:59:59.5; the log crosses midnight */
+		{ TRACE_ALLOC, 0x7f8a40000000, 1048576, 0, 86399500000 },
+		{ TRACE_ALLOC, 0x7f8a40100000, 3000000, 0, 86399750000 },
+		{ TRACE_ALLOC, 0x7f8a40400000, 512, 0x5591c8a0, 86399900000 },
+		{ TRACE_FREE, 0x7f8a40000000, 0, 0, 86400250000 },
+		{ TRACE_OOM, 0, 80000000000, 0, 86400500000 },
+		{ TRACE_ALLOC, 0x7f8a40000000, 2097152, 0, 86401000001 },
+		{ TRACE_FREE, 0x7f8a40100000, 0, 0, 86402000000 },
+		{ TRACE_FREE, 0x7f8a40400000, 0, 0x5591c8a0, 86402500000 },
+		{ TRACE_FREE, 0x7f8a40000000, 0, 0, 86403000000 },
+	};
+	struct trace_reader *r = open_or_bail("t/data/rmm-log.csv", -1);
+	struct trace_event ev;
+	char *cause = NULL;
+	size_t i, bad = 0;
+
+	is_str(trace_header(r)->format, "csv", "rmm: recognised");
+	is_str(trace_header(r)->name, "rmm-log", "rmm: named after the file");
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		if (trace_next(r, &ev, &cause) != 1 || ev.op != want[i].op ||
+		    (ev.op != TRACE_OOM && ev.id != want[i].id) ||
+		    (ev.op != TRACE_FREE && ev.size != want[i].size) ||
+		    ev.stream != want[i].stream || ev.t_us != want[i].t_us) {
+			diag("rmm: row %zu: %s id %#llx size %llu stream %#llx t %lld", i + 2,
+			    trace_op_name(ev.op), (unsigned long long)ev.id, (unsigned long long)ev.size,
+			    (unsigned long long)ev.stream, (long long)ev.t_us);
+			bad++;
+		}
+	}
+	is_u64(bad, 0, "rmm: every row as worked out by hand (pointers as ids, hex streams, "
+	    "times of day across midnight, the failure as an observed oom)");
+	ok(trace_next(r, &ev, &cause) == 0, "rmm: then the end");
+	trace_close(r);
+
+	r = open_or_bail("t/data/rmm-epoch.csv", -1);
+	ok(trace_next(r, &ev, &cause) == 1 && ev.op == TRACE_ALLOC && ev.id == 0x1000 &&
+	    ev.size == 4096 && ev.t_us == 1634567890123456LL, "rmm: columns in any order, epoch "
+	    "seconds, an extra column ignored");
+	ok(trace_next(r, &ev, &cause) == 1 && trace_next(r, &ev, &cause) == 1 &&
+	    ev.op == TRACE_FREE && ev.id == 0x1000, "rmm: 'deallocate' is a free");
+	trace_close(r);
+}
+
+int
+main(void)
+{
+	static const char *const fixtures[] = {
+		"cpp-path", "proto5", "ring", "late", "streams", "expandable",
+	};
+	size_t i;
+
+	shared_pickles();
+	for (i = 0; i < ARRAY_SIZE(fixtures); i++)
+		fixture(fixtures[i]);
+	devices();
+	rmm();
+	return tap_done();
+}

@@ -1,0 +1,88 @@
+/*
+ * reader.h - what a format reader implements, behind trace.h.  Private to
+ * traces/: one ops table per format (trace-json.c, trace-jsonl.c).
+ */
+#ifndef TRACE_READER_H
+#define TRACE_READER_H
+
+#include <zlib.h>
+
+#include "traces/trace.h"
+
+struct trace_reader;
+
+struct trace_format {
+	const char *name;
+	/* Read the header; the reader's file is open at offset 0. */
+	int (*open)(struct trace_reader *r, char **cause);
+	/* As trace_next(); r->index is advanced by the caller. */
+	int (*next)(struct trace_reader *r, struct trace_event *ev, char **cause);
+	/* Describe the current position into r->where. */
+	void (*where)(struct trace_reader *r);
+	void (*close)(struct trace_reader *r);
+};
+
+struct trace_reader {
+	const struct trace_format *fmt;
+	char *path;		/* as given by the user, for messages */
+	gzFile gz;		/* every format reads through zlib: plain files too */
+	int compressed;
+	struct trace_opts opts;
+	struct trace_header hdr;
+	cJSON *header_json;	/* owns hdr's cJSON members */
+	uint64_t index;		/* events returned so far */
+	uint64_t cur;		/* index of the event last returned or attempted */
+	char where[512];
+	char format[16];	/* hdr.format's storage */
+	char *at_buf, *label_buf, *name_buf;	/* printable copies (trace_next) */
+	size_t at_cap, label_cap;
+	void *priv;		/* the format's state */
+};
+
+/*
+ * Validate a header object (format, version, name, device, source, observed)
+ * and take ownership of it into r->hdr.  events_key: whether "events" may be
+ * present (the document form).
+ */
+int trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause);
+
+/* Reading a text format line by line. */
+struct trace_lines {
+	char *buf;		/* the current line, without its end */
+	size_t cap;
+	unsigned long line;	/* 1-based number of the line last read */
+	int unterminated;	/* the line last read ended the file without a newline */
+};
+
+/*
+ * Read the next line into ln (its "\n" or "\r\n" removed).  Returns 1, 0 at
+ * the end, or GMS_ETRACE with *cause (a NUL byte, a line over 16 MiB, a gzip
+ * stream cut short).
+ */
+int trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *len, char **cause);
+
+/* gzread the whole rest of the file into a NUL-terminated buffer. */
+int trace_slurp(struct trace_reader *r, char **buf, size_t *len, char **cause);
+
+/*
+ * Whether a cJSON parse that failed at off ran out of input: cJSON reports a
+ * failure past the end at the last byte, so that counts too.
+ */
+int trace_json_truncated(const char *buf, size_t len, size_t off);
+
+/*
+ * Whether JSON text holds the escape \u0000: cJSON's strings end at a NUL,
+ * so "alloc\u0000x" would read as "alloc".  (A literal backslash before
+ * "u0000" is counted too; no trace needs one.)
+ */
+int trace_json_has_nul(const char *buf, size_t len);
+
+/* Line and column of offset in buf (both 1-based). */
+void trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *col);
+
+extern const struct trace_format trace_format_json;
+extern const struct trace_format trace_format_jsonl;
+extern const struct trace_format trace_format_pickle;
+extern const struct trace_format trace_format_csv;
+
+#endif /* TRACE_READER_H */

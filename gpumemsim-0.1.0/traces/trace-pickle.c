@@ -1,0 +1,912 @@
+/*
+ * trace-pickle.c - PyTorch memory snapshots (torch.cuda.memory._dump_snapshot,
+ * a pickle; also the C++ path's, protocol 2) read as a trace.  The device
+ * trace with the most entries is used unless one is chosen; its entries map
+ * to events as the shared .json samples do: alloc (requested size, address,
+ * stream, the first frame outside PyTorch's own plumbing as `at`, time),
+ * free_completed as the free (the moment the block is reusable),
+ * segment_alloc/free/map/unmap and oom as observed events; free_requested and
+ * snapshot entries are dropped.  Ids are numbered from 1 in alloc order.
+ *
+ * Snapshots recorded from a ring buffer, or after the job had started, miss
+ * the beginning: blocks freed with no recorded alloc, and blocks still live
+ * at the end (in the snapshot's `segments`) that were never allocated in the
+ * trace.  Those are seeded: allocated at the start, in address order, after
+ * observed segment_alloc events for the segments that existed before the
+ * first entry; the header says starts_mid_run and `source.seeded` what was
+ * made up.  What cannot be known is when they were allocated, and in what
+ * order.
+ *
+ * The whole file is parsed into memory (a pickle cannot be streamed), then
+ * events are handed out one by one.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "sim/gms.h"
+#include "traces/pickle.h"
+#include "traces/reader.h"
+
+/* Frames of PyTorch's own plumbing: `at` names the caller instead. */
+static const char *const plumbing[] = {
+	"torch/nn/functional.py", "torch/_jit_internal.py", "torch/autograd/",
+	"torch/optim/", "torch/_ops.py", "torch/utils/", "torch/_tensor_str.py",
+	NULL,
+};
+
+struct pevent {
+	struct trace_event ev;
+	char *at;		/* owned */
+};
+
+struct pickle_state {
+	struct pevent *ev;
+	size_t n, cap, next;
+};
+
+struct addr_id {
+	uint64_t addr, id, size;
+	UT_hash_handle hh;
+};
+
+static struct pevent *
+add(struct pickle_state *st, enum trace_op op)
+{
+	if (st->n == st->cap) {
+		st->cap = st->cap ? st->cap * 2 : 1024;
+		st->ev = gms_realloc(st->ev, st->cap * sizeof(*st->ev));
+	}
+	memset(&st->ev[st->n], 0, sizeof(st->ev[0]));
+	st->ev[st->n].ev.op = op;
+	return &st->ev[st->n++];
+}
+
+/*
+ * C++ frames that say nothing about who allocated: the stack unwinder, the
+ * interpreter, the allocator, the dispatcher's and the tensor factories'
+ * plumbing (PyTorch's memory viewer hides the first ones too).
+ */
+static const char *const cpp_plumbing[] = {
+	"unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp", "_start",
+	"__libc_start_main", "PyEval_", "PyObject_", "PyFunction_", "_PyEval", "_PyObject",
+	"CUDACachingAllocator", "c10::cuda::", "c10::Dispatcher", "c10::impl::",
+	"c10::BoxedKernel", "c10::KernelFunction", "c10::OperatorHandle", "at::_ops::",
+	"wrap_kernel_functor", "at::detail::empty", "at::empty", "at::native::empty",
+	"at::(anonymous namespace)::", "c10::callUnboxedKernelFunction", "at::TensorBase::",
+	"c10::StorageImpl", "c10::DataPtr", "c10::Allocator", "std::", "torch::autograd::Engine::",
+	"torch::autograd::python::PythonEngine", "torch::autograd::impl::", NULL,
+};
+
+static int
+is_python(const char *file)
+{
+	size_t n = strlen(file);
+
+	return n > 3 && strcmp(file + n - 3, ".py") == 0;
+}
+
+static int
+contains_any(const char *s, const char *const *list)
+{
+	int i;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (strstr(s, list[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/*
+ * An autograd node's apply ("torch::autograd::generated::MmBackward0::apply(...)"):
+ * its class name into buf, or 0.
+ */
+static int
+autograd_node(const char *fn, char *buf, size_t len)
+{
+	const char *apply = strstr(fn, "::apply("), *start;
+
+	if (apply == NULL || strstr(fn, "Backward") == NULL)
+		return 0;
+	for (start = apply; start > fn && !(start[-1] == ':' && start - 1 > fn && start[-2] == ':');
+	    start--)
+		;
+	if (strstr(start, "Backward") == NULL || strstr(start, "Backward") > apply)
+		return 0;
+	snprintf(buf, len, "%.*s", (int)(apply - start), start);
+	return 1;
+}
+
+/* A C++ name without its argument list ("(anonymous namespace)" kept). */
+static char *
+cpp_name(const char *fn)
+{
+	const char *p = strchr(fn, '(');
+
+	while (p != NULL && strncmp(p, "(anonymous namespace)", 21) == 0)
+		p = strchr(p + 21, '(');
+	return p ? gms_asprintf("%.*s", (int)(p - fn), fn) : gms_strdup(fn);
+}
+
+/*
+ * The allocation's site, from its frames (innermost first): the first Python
+ * frame outside PyTorch's own plumbing ("conv.py:548 _conv_forward"), else
+ * the first Python frame; else (the autograd engine's backward thread has no
+ * Python frames) the autograd node that ran ("AddmmBackward0 (backward)"),
+ * else the first C++ frame that is not plumbing, named without its argument
+ * list.  NULL when none.
+ */
+static char *
+frame_at(const struct pk_val *frames)
+{
+	const struct pk_val *f, *file, *line, *name, *py = NULL, *user = NULL, *cpp = NULL;
+	const struct pk_val *pick;
+	const char *base, *fn;
+	char node[256] = "";
+	size_t i;
+
+	for (i = 0; i < pk_len(frames) && user == NULL; i++) {
+		f = pk_item(frames, i);
+		file = pk_get(f, "filename");
+		name = pk_get(f, "name");
+		if (!pk_is(file, PK_STR))
+			continue;
+		fn = pk_is(name, PK_STR) ? name->u.str.s : "";
+		if (is_python(file->u.str.s)) {
+			if (py == NULL)
+				py = f;
+			if (!contains_any(file->u.str.s, plumbing))
+				user = f;
+		} else if (node[0] == '\0' && autograd_node(fn, node, sizeof(node))) {
+			continue;
+		} else if (cpp == NULL && *fn != '\0' && !contains_any(fn, cpp_plumbing) &&
+		    !contains_any(file->u.str.s, (const char *const[]){ "core/boxing", "/Register",
+		    "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/", "ceval", "abstract.h",
+		    NULL })) {
+			cpp = f;
+		}
+	}
+	pick = user ? user : py;
+	if (pick == NULL && node[0] != '\0')
+		return gms_asprintf("%s (backward)", node);
+	if (pick == NULL && cpp != NULL)
+		return cpp_name(pk_get(cpp, "name")->u.str.s);
+	if (pick == NULL)
+		return NULL;
+	file = pk_get(pick, "filename");
+	line = pk_get(pick, "line");
+	name = pk_get(pick, "name");
+	base = strrchr(file->u.str.s, '/');
+	/* a line that is not a number (C++ frames may say 2^64 - 1) is unknown: not shown */
+	if (!pk_is(line, PK_INT) || line->u.i <= 0)
+		return gms_asprintf("%s %s", base ? base + 1 : file->u.str.s,
+		    pk_is(name, PK_STR) ? name->u.str.s : "?");
+	return gms_asprintf("%s:%lld %s", base ? base + 1 : file->u.str.s, (long long)line->u.i,
+	    pk_is(name, PK_STR) ? name->u.str.s : "?");
+}
+
+/* An integer field of a trace entry; -1 and *cause when missing or wrong. */
+/* What the native format's readers accept (trace.c): converting must never write more. */
+#define ADDR_MAX ((int64_t)1 << 53)
+#define SIZE_MAX_BYTES ((int64_t)1 << 50)
+
+static int
+field(const struct pk_val *e, const char *key, size_t idx, int64_t min, int64_t max,
+    int64_t *out, char **cause)
+{
+	const struct pk_val *v = pk_get(e, key);
+
+	if (v == NULL)
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu has no \"%s\"", idx, key);
+	if (!pk_is(v, PK_INT))
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: \"%s\" is not an integer",
+		    idx, key);
+	if (v->u.i < min || v->u.i > max)
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: \"%s\" out of range: %lld",
+		    idx, key, (long long)v->u.i);
+	*out = v->u.i;
+	return 0;
+}
+
+static void
+clear_map(struct addr_id **map)
+{
+	struct addr_id *a, *tmp;
+
+	HASH_ITER(hh, *map, a, tmp) {
+		HASH_DEL(*map, a);
+		free(a);
+	}
+}
+
+static struct addr_id *
+map_add(struct addr_id **map, uint64_t addr, uint64_t id, uint64_t size)
+{
+	struct addr_id *a = gms_calloc(1, sizeof(*a));
+
+	a->addr = addr;
+	a->id = id;
+	a->size = size;
+	HASH_ADD(hh, *map, addr, sizeof(a->addr), a);
+	return a;
+}
+
+static struct addr_id *
+map_find(struct addr_id *map, uint64_t addr)
+{
+	struct addr_id *a;
+
+	HASH_FIND(hh, map, &addr, sizeof(addr), a);
+	return a;
+}
+
+/* The actions a trace entry may have; those past KIND_KEPT are dropped. */
+static const char *const action_names[] = {
+	"alloc", "free_completed", "segment_alloc", "segment_free", "segment_map",
+	"segment_unmap", "oom", "free_requested", "snapshot", NULL,
+};
+static const enum trace_op action_ops[] = {
+	TRACE_ALLOC, TRACE_FREE, TRACE_SEGMENT_ALLOC, TRACE_SEGMENT_FREE,
+	TRACE_SEGMENT_MAP, TRACE_SEGMENT_UNMAP, TRACE_OOM,
+};
+#define KIND_KEPT 7
+#define NKINDS 9
+
+/* One trace entry, checked. */
+struct entry {
+	int kind;		/* index into action_names, or -1 for unknown actions */
+	uint64_t addr, size;
+	int64_t stream, t;	/* t < 0: no time */
+	const struct pk_val *frames;
+};
+
+static int
+read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
+{
+	const struct pk_val *act = pk_get(e, "action");
+	int64_t v;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->t = -1;
+	if (!pk_is(e, PK_DICT))
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu is not a dict", i);
+	if (!pk_is(act, PK_STR))
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu has no \"action\"", i);
+	for (out->kind = 0; action_names[out->kind] != NULL; out->kind++)
+		if (strcmp(act->u.str.s, action_names[out->kind]) == 0)
+			break;
+	if (action_names[out->kind] == NULL) {
+		out->kind = -1;
+		return 0;
+	}
+	if (out->kind >= KIND_KEPT)
+		return 0;
+	if (out->kind != 6) {	/* an oom's addr is the device's free memory */
+		if ((err = field(e, "addr", i, 0, ADDR_MAX, &v, cause)) < 0)
+			return err;
+		out->addr = (uint64_t)v;
+	}
+	if ((err = field(e, "size", i, 0, SIZE_MAX_BYTES, &v, cause)) < 0)
+		return err;
+	out->size = (uint64_t)v;
+	if (pk_get(e, "stream") != NULL &&
+	    (err = field(e, "stream", i, -ADDR_MAX, ADDR_MAX, &out->stream, cause)) < 0)
+		return err;
+	if (pk_get(e, "time_us") != NULL && (err = field(e, "time_us", i, 0, ADDR_MAX, &out->t, cause)) < 0)
+		return err;
+	out->frames = pk_get(e, "frames");
+	return 0;
+}
+
+/*
+ * A block live, or a segment reserved, before the first entry: where, its
+ * bytes (requested, for a block), its frames (or NULL).
+ */
+struct seed {
+	uint64_t addr, size;
+	const struct pk_val *frames;
+};
+
+struct scan {
+	uint64_t counts[NKINDS];
+	struct seed *seed;	/* blocks from before the trace */
+	size_t nseed, seedcap;
+	struct seed *seedseg;	/* segments from before the trace */
+	size_t nseedseg, seedsegcap;
+	uint64_t empty_caches;	/* torch.cuda.empty_cache() calls inferred */
+	/* The state at dump, from the snapshot's segments of this device. */
+	uint64_t dump_segments, dump_reserved, dump_active, dump_requested, dump_largest_free;
+	int64_t unknown_actions;
+};
+
+static void
+seed_add(struct seed **arr, size_t *n, size_t *cap, uint64_t addr, uint64_t size,
+    const struct pk_val *frames)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*arr = gms_realloc(*arr, *cap * sizeof(**arr));
+	}
+	(*arr)[(*n)++] = (struct seed){ addr, size, frames };
+}
+
+/*
+ * First pass: count the actions and find what the trace does not show:
+ * blocks freed with no recorded alloc, blocks live at the end never allocated
+ * in the trace, and the segments reserved before the first entry: those
+ * released with no recorded reservation, and those in the dump the trace
+ * never reserved (expandable ones aside: their pages map and unmap).
+ */
+static int
+scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, struct scan *sc,
+    char **cause)
+{
+	const struct pk_val *seg, *blocks, *b, *v;
+	struct addr_id *live = NULL, *segs = NULL, *a;
+	struct entry en;
+	size_t i, j, k;
+	uint64_t off;
+	int err = 0;
+
+	for (i = 0; i < pk_len(tr) && err == 0; i++) {
+		if ((err = read_entry(pk_item(tr, i), i, &en, cause)) < 0)
+			break;
+		if (en.kind < 0) {
+			sc->unknown_actions++;
+			continue;
+		}
+		sc->counts[en.kind]++;
+		a = map_find(live, en.addr);
+		if (en.kind == 0 && a != NULL) {
+			err = gms_fail(cause, GMS_ETRACE, "trace entry %zu: alloc at %#llx, which is "
+			    "already allocated", i, (unsigned long long)en.addr);
+		} else if (en.kind == 0) {
+			map_add(&live, en.addr, 0, en.size);
+		} else if (en.kind == 1 && a == NULL) {
+			seed_add(&sc->seed, &sc->nseed, &sc->seedcap, en.addr, en.size, en.frames);
+		} else if (en.kind == 1) {
+			HASH_DEL(live, a);
+			free(a);
+		} else if ((en.kind == 2 || en.kind == 4) && map_find(segs, en.addr) == NULL) {
+			map_add(&segs, en.addr, 0, en.size);
+		} else if (en.kind == 3 && map_find(segs, en.addr) == NULL) {
+			/* released, never reserved in the trace: it was there before */
+			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, en.addr, en.size, NULL);
+			map_add(&segs, en.addr, 0, en.size);
+		}
+	}
+	for (i = 0; i < pk_len(segments) && err == 0; i++) {
+		seg = pk_item(segments, i);
+		v = pk_get(seg, "device");
+		if (pk_is(v, PK_INT) && v->u.i != device)
+			continue;
+		blocks = pk_get(seg, "blocks");
+		sc->dump_segments++;
+		if (pk_is(pk_get(seg, "total_size"), PK_INT) && pk_get(seg, "total_size")->u.i > 0)
+			sc->dump_reserved += (uint64_t)pk_get(seg, "total_size")->u.i;
+		/* blocks are listed in address order: PyTorch 2.0's carry no address */
+		v = pk_get(seg, "address");
+		off = pk_is(v, PK_INT) && v->u.i >= 0 ? (uint64_t)v->u.i : 0;
+		for (k = 0; k < pk_len(blocks); k++) {
+			const struct pk_val *state, *addr, *req, *bsize, *hist, *frames;
+			int64_t ba, rq;
+
+			b = pk_item(blocks, k);
+			state = pk_get(b, "state");
+			addr = pk_get(b, "address");
+			bsize = pk_get(b, "size");
+			if (!pk_is(bsize, PK_INT) || bsize->u.i < 0 || bsize->u.i > SIZE_MAX_BYTES) {
+				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: no size, "
+				    "or one out of range", i, k);
+				break;
+			}
+			ba = pk_is(addr, PK_INT) ? addr->u.i : (int64_t)off;
+			off += (uint64_t)bsize->u.i;
+			if (!pk_is(state, PK_STR) || strncmp(state->u.str.s, "active", 6) != 0) {
+				if (pk_is(state, PK_STR) && strcmp(state->u.str.s, "inactive") == 0 &&
+				    (uint64_t)bsize->u.i > sc->dump_largest_free)
+					sc->dump_largest_free = (uint64_t)bsize->u.i;
+				continue;
+			}
+			/* requested bytes and frames: the block's own, else its history's (2.0) */
+			hist = pk_len(pk_get(b, "history")) > 0 ? pk_item(pk_get(b, "history"), 0) : NULL;
+			req = pk_get(b, "requested_size");
+			if (!pk_is(req, PK_INT))
+				req = pk_get(hist, "real_size");
+			rq = pk_is(req, PK_INT) ? req->u.i : bsize->u.i;
+			frames = pk_get(b, "frames");
+			if (frames == NULL)
+				frames = pk_get(hist, "frames");
+			sc->dump_active += (uint64_t)bsize->u.i;
+			if (ba < 0 || ba > ADDR_MAX || rq < 0 || rq > SIZE_MAX_BYTES) {
+				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: address "
+				    "%lld or requested_size %lld out of range", i, k, (long long)ba,
+				    (long long)rq);
+				break;
+			}
+			sc->dump_requested += (uint64_t)rq;
+			if (map_find(live, (uint64_t)ba) == NULL)
+				seed_add(&sc->seed, &sc->nseed, &sc->seedcap, (uint64_t)ba, (uint64_t)rq,
+				    frames);
+		}
+	}
+	if (err == 0) {
+		for (j = 0; j < pk_len(segments); j++) {
+			const struct pk_val *addr, *size;
+
+			seg = pk_item(segments, j);
+			v = pk_get(seg, "device");
+			addr = pk_get(seg, "address");
+			size = pk_get(seg, "total_size");
+			if ((pk_is(v, PK_INT) && v->u.i != device) || !pk_is(addr, PK_INT) ||
+			    !pk_is(size, PK_INT) || (pk_is(pk_get(seg, "is_expandable"), PK_BOOL) &&
+			    pk_get(seg, "is_expandable")->u.i))
+				continue;
+			if (addr->u.i < 0 || addr->u.i > ADDR_MAX || size->u.i <= 0 ||
+			    size->u.i > SIZE_MAX_BYTES) {
+				err = gms_fail(cause, GMS_ETRACE, "segments[%zu]: address %lld or "
+				    "total_size %lld out of range", j, (long long)addr->u.i,
+				    (long long)size->u.i);
+				break;
+			}
+			if (map_find(segs, (uint64_t)addr->u.i) != NULL)
+				continue;
+			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, (uint64_t)addr->u.i,
+			    (uint64_t)size->u.i, NULL);
+		}
+	}
+	clear_map(&live);
+	clear_map(&segs);
+	return err;
+}
+
+static int
+cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * Whether the segment releases starting at entry i were torch.cuda.empty_cache():
+ * the allocator releases segments itself only to make room (an OOM retry,
+ * garbage collection, oversize blocks), and then reserves again or runs out
+ * right after; releases followed by anything else were asked for.
+ */
+static int
+called_empty_cache(const struct pk_val *tr, size_t i)
+{
+	struct entry en;
+
+	for (; i < pk_len(tr); i++) {
+		if (read_entry(pk_item(tr, i), i, &en, NULL) < 0)
+			return 0;
+		if (en.kind == 3 || en.kind == 5 || en.kind < 0 || en.kind >= KIND_KEPT)
+			continue;
+		return en.kind != 2 && en.kind != 4 && en.kind != 6;
+	}
+	return 1;	/* the last thing the trace shows */
+}
+
+/* Second pass: the seeds, then the trace's entries as events. */
+static void
+emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
+{
+	struct addr_id *live = NULL, *a;
+	struct pevent *pe;
+	struct entry en;
+	uint64_t id = 1;
+	int in_release = 0;
+	size_t i;
+
+	/* addresses first in struct seed: cmp_pair orders them */
+	if (sc->nseedseg > 0)
+		qsort(sc->seedseg, sc->nseedseg, sizeof(*sc->seedseg), cmp_pair);
+	for (i = 0; i < sc->nseedseg; i++) {
+		pe = add(st, TRACE_SEGMENT_ALLOC);
+		pe->ev.addr = sc->seedseg[i].addr;
+		pe->ev.size = sc->seedseg[i].size;
+		pe->ev.flags = TRACE_HAS_ADDR;
+	}
+	if (sc->nseed > 0)
+		qsort(sc->seed, sc->nseed, sizeof(*sc->seed), cmp_pair);
+	for (i = 0; i < sc->nseed; i++) {
+		/* a block freed and live again at the same address is seeded once */
+		if (map_find(live, sc->seed[i].addr) != NULL)
+			continue;
+		pe = add(st, TRACE_ALLOC);
+		pe->ev.id = id;
+		pe->ev.addr = sc->seed[i].addr;
+		pe->ev.size = sc->seed[i].size;
+		pe->ev.flags = TRACE_HAS_ADDR;
+		pe->at = frame_at(sc->seed[i].frames);
+		pe->ev.at = pe->at;
+		map_add(&live, sc->seed[i].addr, id++, 0);
+	}
+	for (i = 0; i < pk_len(tr); i++) {
+		read_entry(pk_item(tr, i), i, &en, NULL);	/* checked by scan() */
+		if (en.kind < 0 || en.kind >= KIND_KEPT)
+			continue;
+		a = map_find(live, en.addr);
+		if (en.kind == 1 && a == NULL)
+			continue;	/* cannot happen: scan() seeded it */
+		if ((en.kind == 3 || en.kind == 5) && !in_release && called_empty_cache(tr, i)) {
+			pe = add(st, TRACE_EMPTY_CACHE);
+			if (en.t >= 0) {
+				pe->ev.t_us = en.t;
+				pe->ev.flags |= TRACE_HAS_TIME;
+			}
+			sc->empty_caches++;
+		}
+		in_release = en.kind == 3 || en.kind == 5;
+		pe = add(st, action_ops[en.kind]);
+		pe->ev.size = en.size;
+		if (en.t >= 0) {
+			pe->ev.t_us = en.t;
+			pe->ev.flags |= TRACE_HAS_TIME;
+		}
+		switch (en.kind) {
+		case 0:
+			pe->ev.id = id;
+			map_add(&live, en.addr, id++, 0);
+			pe->ev.addr = en.addr;
+			pe->ev.stream = en.stream;
+			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+			pe->at = frame_at(en.frames);
+			pe->ev.at = pe->at;
+			break;
+		case 1:
+			pe->ev.id = a->id;
+			pe->ev.size = 0;	/* a free names its block; the size is the alloc's */
+			HASH_DEL(live, a);
+			free(a);
+			break;
+		case 6:
+			break;
+		default:
+			pe->ev.addr = en.addr;
+			pe->ev.stream = en.stream;
+			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+			break;
+		}
+	}
+	clear_map(&live);
+}
+
+/*
+ * What the recording allocator did, as far as a complete trace shows it:
+ * reserved bytes follow the segment events, requested bytes the allocs and
+ * frees.  (Allocated bytes need the allocator's rounding: not known here.)
+ */
+static cJSON *
+observed_from_events(const struct pickle_state *st)
+{
+	uint64_t reserved = 0, peak_reserved = 0, requested = 0, peak_requested = 0;
+	uint64_t dallocs = 0, dfrees = 0, ooms = 0;
+	struct addr_id *live = NULL, *a;
+	const struct trace_event *ev;
+	cJSON *o;
+	size_t i;
+
+	for (i = 0; i < st->n; i++) {
+		ev = &st->ev[i].ev;
+		switch (ev->op) {
+		case TRACE_SEGMENT_ALLOC:
+		case TRACE_SEGMENT_MAP:
+			reserved += ev->size;
+			peak_reserved = GMS_MAX(peak_reserved, reserved);
+			dallocs++;
+			break;
+		case TRACE_SEGMENT_FREE:
+		case TRACE_SEGMENT_UNMAP:
+			reserved -= GMS_MIN(reserved, ev->size);
+			dfrees++;
+			break;
+		case TRACE_ALLOC:
+			map_add(&live, ev->id, 0, ev->size);
+			requested += ev->size;
+			peak_requested = GMS_MAX(peak_requested, requested);
+			break;
+		case TRACE_FREE:
+			if ((a = map_find(live, ev->id)) != NULL) {
+				requested -= a->size;
+				HASH_DEL(live, a);
+				free(a);
+			}
+			break;
+		case TRACE_OOM:
+			ooms++;
+			break;
+		default:
+			break;
+		}
+	}
+	clear_map(&live);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "allocator", "pytorch-caching");
+	cJSON_AddNumberToObject(o, "peak_reserved", (double)peak_reserved);
+	cJSON_AddNumberToObject(o, "peak_requested", (double)peak_requested);
+	cJSON_AddNumberToObject(o, "device_allocs", (double)dallocs);
+	cJSON_AddNumberToObject(o, "device_frees", (double)dfrees);
+	cJSON_AddNumberToObject(o, "ooms", (double)ooms);
+	return o;
+}
+
+/* A pickle value as JSON (settings dicts: strings, numbers, booleans, dicts). */
+/*
+ * allocator_settings as JSON.  The memo lets a pickle share values, so the
+ * settings are a graph, not a tree: a dict may hold itself, and forty lists
+ * that each hold the one before twice unfold to 2^40 nodes.  The walk refuses
+ * a cycle, stops at a depth and a node count no real settings dict comes near.
+ */
+#define SETTINGS_MAX_DEPTH 32
+#define SETTINGS_MAX_NODES 100000
+
+struct json_walk {
+	const struct pk_val *path[SETTINGS_MAX_DEPTH];
+	size_t depth, nodes;
+	char **cause;
+};
+
+static int
+to_json(struct json_walk *w, const struct pk_val *v, cJSON **out)
+{
+	cJSON *o, *item;
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (++w->nodes > SETTINGS_MAX_NODES)
+		return gms_fail(w->cause, GMS_ETRACE, "allocator_settings holds more than %d "
+		    "values (shared through the pickle's memo): not a snapshot's settings",
+		    SETTINGS_MAX_NODES);
+	if (v == NULL) {
+		*out = cJSON_CreateNull();
+		return 0;
+	}
+	switch (v->type) {
+	case PK_BOOL:
+		*out = cJSON_CreateBool((int)v->u.i);
+		return 0;
+	case PK_INT:
+		*out = cJSON_CreateNumber((double)v->u.i);
+		return 0;
+	case PK_FLOAT:
+		*out = cJSON_CreateNumber(v->u.f);
+		return 0;
+	case PK_STR:
+		*out = cJSON_CreateString(v->u.str.s);
+		return 0;
+	case PK_DICT:
+	case PK_LIST:
+	case PK_TUPLE:
+		break;
+	default:
+		*out = cJSON_CreateNull();
+		return 0;
+	}
+	for (i = 0; i < w->depth; i++)
+		if (w->path[i] == v)
+			return gms_fail(w->cause, GMS_ETRACE, "allocator_settings contains "
+			    "itself (a cycle at depth %zu)", w->depth);
+	if (w->depth == SETTINGS_MAX_DEPTH)
+		return gms_fail(w->cause, GMS_ETRACE, "allocator_settings nested deeper "
+		    "than %d levels", SETTINGS_MAX_DEPTH);
+	w->path[w->depth++] = v;
+	o = v->type == PK_DICT ? cJSON_CreateObject() : cJSON_CreateArray();
+	for (i = 0; i < v->u.seq.n; i += v->type == PK_DICT ? 2 : 1) {
+		if (v->type == PK_DICT) {
+			if (i + 1 >= v->u.seq.n || v->u.seq.items[i]->type != PK_STR)
+				continue;
+			if ((err = to_json(w, v->u.seq.items[i + 1], &item)) < 0)
+				break;
+			cJSON_AddItemToObject(o, v->u.seq.items[i]->u.str.s, item);
+		} else {
+			if ((err = to_json(w, v->u.seq.items[i], &item)) < 0)
+				break;
+			cJSON_AddItemToArray(o, item);
+		}
+	}
+	w->depth--;
+	if (i < v->u.seq.n) {
+		cJSON_Delete(o);
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+static int
+pickle_open(struct trace_reader *r, char **cause)
+{
+	struct pickle_state *st = gms_calloc(1, sizeof(*st));
+	const struct pk_val *root, *traces, *tr, *settings, *conf, *segments;
+	struct scan sc = { 0 };
+	struct pickle *pk = NULL;
+	cJSON *hdr, *src, *acts, *seeded;
+	char *why = NULL, name[256], *dot;
+	unsigned char *buf;
+	size_t len, i, best = 0;
+	int64_t device = r->opts.device;
+	int err, kind, history = 0;
+
+	r->priv = st;
+	/* Protocols 2 to 5 open with PROTO: refuse anything else before holding it. */
+	if ((kind = gzgetc(r->gz)) != 0x80) {
+		err = gms_fail(&why, GMS_ETRACE, "not a pickle (%s)", kind < 0 ?
+		    "empty file" : "its first byte is not the PROTO opcode 0x80");
+		goto fail;
+	}
+	gzungetc(kind, r->gz);
+	if ((err = trace_slurp(r, (char **)&buf, &len, &why)) < 0)
+		goto fail;
+	root = pickle_parse(buf, len, &pk, &why);
+	free(buf);
+	if (root == NULL) {
+		err = GMS_ETRACE;
+		goto fail;
+	}
+	/* torch.cuda.memory_snapshot() (and old dumps) are a bare list of segments */
+	if (pk_is(root, PK_LIST)) {
+		segments = root;
+		traces = NULL;
+	} else {
+		segments = pk_get(root, "segments");
+		traces = pk_get(root, "device_traces");
+	}
+	if (!pk_is(root, PK_LIST) && (!pk_is(root, PK_DICT) || (!pk_is(traces, PK_LIST) &&
+	    !pk_is(segments, PK_LIST)))) {
+		err = gms_fail(&why, GMS_ETRACE, "not a PyTorch memory snapshot: no "
+		    "\"device_traces\" list and no \"segments\"");
+		goto fail;
+	}
+	if (device < 0) {
+		for (i = 0; i < pk_len(traces); i++)
+			if (pk_len(pk_item(traces, i)) > pk_len(pk_item(traces, best)))
+				best = i;
+		device = (int64_t)best;
+		/* no history at all: the device of the first segment */
+		if (pk_len(traces) == 0 || pk_len(pk_item(traces, best)) == 0) {
+			const struct pk_val *d = pk_len(segments) > 0 ?
+			    pk_get(pk_item(segments, 0), "device") : NULL;
+
+			device = pk_is(d, PK_INT) && d->u.i >= 0 && d->u.i <= 4096 ? d->u.i : 0;
+		}
+	}
+	tr = (size_t)device < pk_len(traces) ? pk_item(traces, (size_t)device) : NULL;
+	if (tr != NULL && !pk_is(tr, PK_LIST)) {
+		err = gms_fail(&why, GMS_ETRACE, "device_traces[%lld] is not a list", (long long)device);
+		goto fail;
+	}
+	if ((err = scan(segments, tr, device, &sc, &why)) < 0)
+		goto fail;
+	if (pk_len(tr) == 0 && sc.dump_segments == 0 && r->opts.device >= 0 &&
+	    (size_t)device >= pk_len(traces) && pk_len(traces) > 0) {
+		err = gms_fail(&why, GMS_ETRACE, "no device %lld: the snapshot has traces for "
+		    "devices 0 to %zu", (long long)device, pk_len(traces) - 1);
+		goto fail;
+	}
+	if (pk_len(tr) == 0 && sc.dump_segments == 0) {
+		err = gms_fail(&why, GMS_ETRACE, "the snapshot holds nothing for device %lld: no "
+		    "trace entries (was _record_memory_history on?) and no segments",
+		    (long long)device);
+		goto fail;
+	}
+	emit(st, tr, &sc);
+	/* entries that become events; a lone "snapshot" entry is no history */
+	for (kind = 0; kind < KIND_KEPT; kind++)
+		history |= sc.counts[kind] > 0;
+
+	hdr = cJSON_CreateObject();
+	cJSON_AddStringToObject(hdr, "format", "gpumemsim-trace");
+	cJSON_AddNumberToObject(hdr, "version", 1);
+	snprintf(name, sizeof(name), "%s", r->hdr.name);
+	if ((dot = strstr(name, ".pickle")) != NULL)
+		*dot = '\0';
+	cJSON_AddStringToObject(hdr, "name", name);
+	src = cJSON_AddObjectToObject(hdr, "source");
+	cJSON_AddStringToObject(src, "from", "pytorch memory snapshot");
+	cJSON_AddNumberToObject(src, "device", (double)device);
+	cJSON_AddNumberToObject(src, "pickle_protocol", pickle_protocol(pk));
+	acts = cJSON_AddObjectToObject(src, "actions");
+	for (kind = 0; kind < NKINDS; kind++)
+		if (sc.counts[kind])
+			cJSON_AddNumberToObject(acts, action_names[kind], (double)sc.counts[kind]);
+	settings = pk_get(root, "allocator_settings");	/* NULL for a bare list */
+	conf = pk_get(settings, "PYTORCH_CUDA_ALLOC_CONF");
+	if (pk_is(conf, PK_STR))
+		cJSON_AddStringToObject(src, "alloc_conf", conf->u.str.s);
+	if (settings != NULL) {
+		struct json_walk w = { .cause = &why };
+		cJSON *sj;
+
+		if ((err = to_json(&w, settings, &sj)) < 0) {
+			cJSON_Delete(hdr);
+			goto fail;
+		}
+		cJSON_AddItemToObject(src, "allocator_settings", sj);
+	}
+	if (sc.empty_caches > 0)
+		cJSON_AddNumberToObject(src, "empty_cache_inferred", (double)sc.empty_caches);
+	{
+		cJSON *dump = cJSON_AddObjectToObject(src, "dump");
+
+		cJSON_AddNumberToObject(dump, "segments", (double)sc.dump_segments);
+		cJSON_AddNumberToObject(dump, "reserved", (double)sc.dump_reserved);
+		cJSON_AddNumberToObject(dump, "active", (double)sc.dump_active);
+		cJSON_AddNumberToObject(dump, "requested", (double)sc.dump_requested);
+		cJSON_AddNumberToObject(dump, "largest_free", (double)sc.dump_largest_free);
+	}
+	if (sc.nseed > 0 || sc.nseedseg > 0) {
+		seeded = cJSON_AddObjectToObject(src, "seeded");
+		cJSON_AddNumberToObject(seeded, "allocs", (double)sc.nseed);
+		cJSON_AddNumberToObject(seeded, "segments", (double)sc.nseedseg);
+		cJSON_AddStringToObject(seeded, "unknown", !history ? "everything before "
+		    "the dump: the snapshot has no history, only the state at dump" : "when, and in "
+		    "what order, the seeded blocks and segments were allocated: before the first entry");
+		cJSON_AddBoolToObject(src, "history", history);
+		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
+	} else {
+		cJSON_AddItemToObject(hdr, "observed", observed_from_events(st));
+	}
+	pickle_free(pk);
+	free(sc.seed);
+	free(sc.seedseg);
+	if ((err = trace_take_header(r, hdr, &why)) < 0)
+		goto fail_taken;
+	return 0;
+fail:
+	pickle_free(pk);
+	free(sc.seed);
+	free(sc.seedseg);
+fail_taken:
+	gms_fail(cause, err, "%s: %s", r->path, why ? why : "cannot read");
+	free(why);
+	return err;
+}
+
+static int
+pickle_next(struct trace_reader *r, struct trace_event *ev, char **cause)
+{
+	struct pickle_state *st = r->priv;
+
+	if (st->next >= st->n)
+		return 0;
+	*ev = st->ev[st->next++].ev;
+	return 1;
+}
+
+static void
+pickle_where(struct trace_reader *r)
+{
+	snprintf(r->where, sizeof(r->where), "%s: event %llu", r->path,
+	    (unsigned long long)r->cur);
+}
+
+static void
+pickle_close(struct trace_reader *r)
+{
+	struct pickle_state *st = r->priv;
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < st->n; i++)
+		free(st->ev[i].at);
+	free(st->ev);
+	free(st);
+}
+
+const struct trace_format trace_format_pickle = {
+	.name = "pickle",
+	.open = pickle_open,
+	.next = pickle_next,
+	.where = pickle_where,
+	.close = pickle_close,
+};

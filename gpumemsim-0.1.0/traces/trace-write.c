@@ -1,0 +1,230 @@
+/*
+ * trace-write.c - writing native traces (trace.h): a JSON document or JSON
+ * Lines, plain or gzip'd, streamed event by event.  The document form is
+ * framed by hand around cJSON's rendering of the header and of each event,
+ * so converting a long trace never holds it in memory.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "sim/gms.h"
+#include "sim/outfile.h"
+#include "traces/trace.h"
+
+struct trace_writer {
+	char *path;
+	struct outfile out;	/* the file being written, renamed into place at the end */
+	gzFile gz;
+	int document;		/* .json: one object with "events" */
+	int stdout_;
+	uint64_t events;
+	int failed;
+};
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int
+trace_writer_open(const char *path, const char *const *inputs, size_t ninputs,
+    struct trace_writer **out, char **cause)
+{
+	struct trace_writer *w = gms_calloc(1, sizeof(*w));
+	char base[4096];
+	int gz = 0, fd;
+	size_t n;
+
+	snprintf(base, sizeof(base), "%s", path);
+	n = strlen(base);
+	if (n > 3 && strcmp(base + n - 3, ".gz") == 0) {
+		gz = 1;
+		base[n - 3] = '\0';
+	}
+	if (strcmp(path, "-") == 0) {
+		w->stdout_ = 1;
+	} else if (ends_with(base, ".json")) {
+		w->document = 1;
+	} else if (!ends_with(base, ".jsonl")) {
+		free(w);
+		return gms_fail(cause, GMS_ECONFIG, "cannot tell the format of '%s': name it "
+		    ".json, .jsonl, .json.gz or .jsonl.gz", path);
+	}
+	w->out.fd = -1;
+	if (!w->stdout_) {
+		int err = outfile_open(path, inputs, ninputs, &w->out, cause);
+
+		if (err < 0) {
+			free(w);
+			return err;
+		}
+	}
+	w->path = gms_strdup(path);
+	errno = 0;
+	fd = dup(w->stdout_ ? STDOUT_FILENO : w->out.fd);
+	w->gz = fd < 0 ? NULL : gzdopen(fd, w->stdout_ ? "wT" : gz ? "wb6" : "wbT");
+	if (w->gz == NULL) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		if (!w->stdout_)
+			outfile_abort(&w->out);
+		free(w->path);
+		free(w);
+		return gms_fail(cause, GMS_EIO, "cannot create '%s': %s", path,
+		    e ? strerror(e) : "out of memory");
+	}
+	gzbuffer(w->gz, 1 << 17);
+	*out = w;
+	return 0;
+}
+
+static int
+put(struct trace_writer *w, const char *s, char **cause)
+{
+	size_t n = strlen(s);
+	int zerr;
+
+	if (n > 0 && gzwrite(w->gz, s, (unsigned)n) != (int)n) {
+		w->failed = 1;
+		return gms_fail(cause, GMS_EIO, "cannot write '%s': %s", w->path,
+		    errno ? strerror(errno) : gzerror(w->gz, &zerr));
+	}
+	return 0;
+}
+
+int
+trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char **cause)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+	size_t n;
+	int err;
+
+	cJSON_AddStringToObject(o, "format", "gpumemsim-trace");
+	cJSON_AddNumberToObject(o, "version", 1);
+	cJSON_AddStringToObject(o, "name", hdr->name ? hdr->name : "trace");
+	if (hdr->source)
+		cJSON_AddItemToObject(o, "source", cJSON_Duplicate(hdr->source, 1));
+	if (hdr->device)
+		cJSON_AddItemToObject(o, "device", cJSON_Duplicate(hdr->device, 1));
+	if (hdr->observed)
+		cJSON_AddItemToObject(o, "observed", cJSON_Duplicate(hdr->observed, 1));
+	if (hdr->starts_mid_run)
+		cJSON_AddBoolToObject(o, "starts_mid_run", 1);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (w->document) {
+		/* reopen the object for its events: drop the closing brace */
+		n = strlen(text);
+		text[n - 1] = '\0';
+		err = put(w, text, cause);
+		if (err == 0)
+			err = put(w, ",\"events\":[", cause);
+	} else {
+		err = put(w, text, cause);
+		if (err == 0)
+			err = put(w, "\n", cause);
+	}
+	free(text);
+	return err;
+}
+
+cJSON *
+trace_event_to_json(const struct trace_event *ev)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "op", trace_op_name(ev->op));
+	switch (ev->op) {
+	case TRACE_ALLOC:
+		cJSON_AddNumberToObject(o, "id", (double)ev->id);
+		cJSON_AddNumberToObject(o, "size", (double)ev->size);
+		cJSON_AddNumberToObject(o, "stream", (double)ev->stream);
+		if (ev->flags & TRACE_HAS_ADDR)
+			cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
+		if (ev->at != NULL)
+			cJSON_AddStringToObject(o, "at", ev->at);
+		break;
+	case TRACE_FREE:
+		cJSON_AddNumberToObject(o, "id", (double)ev->id);
+		break;
+	case TRACE_MARK:
+		cJSON_AddStringToObject(o, "label", ev->label ? ev->label : "");
+		break;
+	case TRACE_OOM:
+		cJSON_AddNumberToObject(o, "size", (double)ev->size);
+		break;
+	case TRACE_EMPTY_CACHE:
+		break;
+	default:
+		cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
+		cJSON_AddNumberToObject(o, "size", (double)ev->size);
+		cJSON_AddNumberToObject(o, "stream", (double)ev->stream);
+		break;
+	}
+	if (ev->flags & TRACE_HAS_TIME)
+		cJSON_AddNumberToObject(o, "t_us", (double)ev->t_us);
+	return o;
+}
+
+int
+trace_writer_event(struct trace_writer *w, const struct trace_event *ev, char **cause)
+{
+	cJSON *o = trace_event_to_json(ev);
+	char *text = cJSON_PrintUnformatted(o);
+	int err;
+
+	cJSON_Delete(o);
+	err = put(w, w->document && w->events > 0 ? "," : "", cause);
+	if (err == 0)
+		err = put(w, text, cause);
+	if (err == 0 && !w->document)
+		err = put(w, "\n", cause);
+	free(text);
+	w->events++;
+	return err;
+}
+
+int
+trace_writer_close(struct trace_writer *w, char **cause)
+{
+	int err = 0, zerr;
+
+	if (w->document)
+		err = put(w, "]}\n", cause);
+	zerr = gzclose(w->gz);
+	if (err == 0 && zerr != Z_OK)
+		err = gms_fail(cause, GMS_EIO, "cannot write '%s': %s", w->path,
+		    errno ? strerror(errno) : "close failed");
+	if (!w->stdout_) {
+		if (err == 0)
+			err = outfile_commit(&w->out, cause);
+		else
+			outfile_abort(&w->out);
+	}
+	free(w->path);
+	free(w);
+	return err;
+}
+
+void
+trace_writer_abort(struct trace_writer *w)
+{
+	gzclose(w->gz);
+	if (!w->stdout_)
+		outfile_abort(&w->out);
+	free(w->path);
+	free(w);
+}

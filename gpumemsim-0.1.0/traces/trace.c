@@ -1,0 +1,595 @@
+/*
+ * trace.c - opening a trace of any format, recognising it, validating its
+ * header, and turning one JSON event object into a struct trace_event with the
+ * type and range checks every format shares.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim/gms.h"
+#include "traces/reader.h"
+
+static const char *const op_names[TRACE_NOPS] = {
+	[TRACE_ALLOC] = "alloc",
+	[TRACE_FREE] = "free",
+	[TRACE_MARK] = "mark",
+	[TRACE_SEGMENT_ALLOC] = "segment_alloc",
+	[TRACE_SEGMENT_FREE] = "segment_free",
+	[TRACE_SEGMENT_MAP] = "segment_map",
+	[TRACE_SEGMENT_UNMAP] = "segment_unmap",
+	[TRACE_OOM] = "oom",
+	[TRACE_EMPTY_CACHE] = "empty_cache",
+};
+
+const char *
+trace_op_name(enum trace_op op)
+{
+	return (unsigned)op < TRACE_NOPS ? op_names[op] : "?";
+}
+
+/* Largest integer a JSON number (an IEEE double) holds exactly: 2^53. */
+#define JSON_INT_MAX ((int64_t)1 << 53)
+/* No device has a pebibyte; a larger size is a broken trace. */
+#define SIZE_MAX_BYTES ((int64_t)1 << 50)
+
+int
+trace_json_int(const cJSON *item, const char *what, int64_t min, int64_t max,
+    int64_t *out, char **cause)
+{
+	double v;
+
+	if (!cJSON_IsNumber(item))
+		return gms_fail(cause, GMS_ETRACE, "%s is not a number", what);
+	v = item->valuedouble;
+	if (!isfinite(v) || v != floor(v))
+		return gms_fail(cause, GMS_ETRACE, "%s is not an integer: %.17g", what, v);
+	if (v < (double)min) {
+		if (min == 0)
+			return gms_fail(cause, GMS_ETRACE, "%s is negative: %.17g", what, v);
+		return gms_fail(cause, GMS_ETRACE, "%s out of range: %.17g", what, v);
+	}
+	if (v > (double)max)
+		return gms_fail(cause, GMS_ETRACE, "%s out of range: %.17g (at most %lld)",
+		    what, v, (long long)max);
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int
+get_u64_max(const cJSON *obj, const char *key, const char *op, int required,
+    int64_t max, uint64_t *out, char **cause)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char what[64];
+	int64_t v;
+	int err;
+
+	if (it == NULL || cJSON_IsNull(it)) {
+		if (required)
+			return gms_fail(cause, GMS_ETRACE, "%s without \"%s\"", op, key);
+		return 1;
+	}
+	/* The common case first: the message is built only for a bad value. */
+	if (cJSON_IsNumber(it) && it->valuedouble >= 0 && it->valuedouble <= (double)max &&
+	    it->valuedouble == (double)(int64_t)it->valuedouble) {
+		*out = (uint64_t)it->valuedouble;
+		return 0;
+	}
+	snprintf(what, sizeof(what), "%s \"%s\"", op, key);
+	if ((err = trace_json_int(it, what, 0, max, &v, cause)) < 0)
+		return err;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int
+get_u64(const cJSON *obj, const char *key, const char *op, int required,
+    uint64_t *out, char **cause)
+{
+	return get_u64_max(obj, key, op, required, strcmp(key, "size") == 0 ?
+	    SIZE_MAX_BYTES : JSON_INT_MAX, out, cause);
+}
+
+static int
+get_str(const cJSON *obj, const char *key, const char *op, const char **out, char **cause)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	*out = NULL;
+	if (it == NULL || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsString(it))
+		return gms_fail(cause, GMS_ETRACE, "%s \"%s\" is not a string", op, key);
+	*out = it->valuestring;
+	return 0;
+}
+
+int
+trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
+{
+	const cJSON *opj, *it;
+	const char *op;
+	int64_t v;
+	int err, i;
+
+	if (!cJSON_IsObject(obj))
+		return gms_fail(cause, GMS_ETRACE, "event is not a JSON object");
+	opj = cJSON_GetObjectItemCaseSensitive(obj, "op");
+	if (opj == NULL)
+		return gms_fail(cause, GMS_ETRACE, "event without \"op\"");
+	if (!cJSON_IsString(opj))
+		return gms_fail(cause, GMS_ETRACE, "event \"op\" is not a string");
+	op = opj->valuestring;
+	memset(ev, 0, sizeof(*ev));
+	for (i = 0; i < TRACE_NOPS; i++)
+		if (strcmp(op, op_names[i]) == 0)
+			break;
+	if (i == TRACE_NOPS)
+		return gms_fail(cause, GMS_ETRACE, "unknown op '%s'", op);
+	ev->op = (enum trace_op)i;
+
+	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "t_us")) != NULL && !cJSON_IsNull(it)) {
+		if ((err = trace_json_int(it, "\"t_us\"", -JSON_INT_MAX, JSON_INT_MAX, &v, cause)) < 0)
+			return err;
+		ev->t_us = v;
+		ev->flags |= TRACE_HAS_TIME;
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "stream")) != NULL && !cJSON_IsNull(it)) {
+		if ((err = trace_json_int(it, "\"stream\"", -JSON_INT_MAX, JSON_INT_MAX, &v, cause)) < 0)
+			return err;
+		ev->stream = v;
+		ev->flags |= TRACE_HAS_STREAM;
+	}
+
+	switch (ev->op) {
+	case TRACE_ALLOC:
+		if ((err = get_u64(obj, "id", op, 1, &ev->id, cause)) < 0 ||
+		    (err = get_u64(obj, "size", op, 1, &ev->size, cause)) < 0)
+			return err;
+		if ((err = get_u64(obj, "addr", op, 0, &ev->addr, cause)) < 0)
+			return err;
+		if (err == 0)
+			ev->flags |= TRACE_HAS_ADDR;
+		return get_str(obj, "at", op, &ev->at, cause);
+	case TRACE_FREE:
+		err = get_u64(obj, "id", op, 1, &ev->id, cause);
+		return err < 0 ? err : 0;
+	case TRACE_MARK:
+		if ((err = get_str(obj, "label", op, &ev->label, cause)) < 0)
+			return err;
+		if (ev->label == NULL)
+			ev->label = "";
+		return 0;
+	case TRACE_SEGMENT_ALLOC:
+	case TRACE_SEGMENT_FREE:
+	case TRACE_SEGMENT_MAP:
+	case TRACE_SEGMENT_UNMAP:
+		if ((err = get_u64(obj, "addr", op, 1, &ev->addr, cause)) < 0 ||
+		    (err = get_u64(obj, "size", op, 1, &ev->size, cause)) < 0)
+			return err;
+		ev->flags |= TRACE_HAS_ADDR;
+		return 0;
+	case TRACE_OOM:
+		err = get_u64(obj, "size", op, 0, &ev->size, cause);
+		return err < 0 ? err : 0;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A string from a trace that holds control characters (an escape sequence
+ * that would drive the user's terminal, a tab that breaks a table) is shown
+ * with each replaced by '?'.  Returns s, or a copy in *buf.
+ */
+static int
+is_control(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
+static const char *
+printable(const char *s, char **buf, size_t *cap)
+{
+	size_t i, n;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (is_control(s[i]))
+			break;
+	if (s[i] == '\0')
+		return s;
+	n = strlen(s) + 1;
+	if (n > *cap)
+		*buf = gms_realloc(*buf, *cap = n);
+	for (i = 0; i < n; i++)
+		(*buf)[i] = i + 1 < n && is_control(s[i]) ? '?' : s[i];
+	return *buf;
+}
+
+static int
+take_object(cJSON *hdr, const char *key, cJSON **out, char **cause)
+{
+	cJSON *it = cJSON_GetObjectItemCaseSensitive(hdr, key);
+
+	*out = NULL;
+	if (it == NULL || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsObject(it))
+		return gms_fail(cause, GMS_ETRACE, "header \"%s\" is not an object", key);
+	*out = it;
+	return 0;
+}
+
+int
+trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause)
+{
+	const cJSON *it;
+	int64_t v;
+	int err;
+
+	r->header_json = hdr;
+	if (!cJSON_IsObject(hdr))
+		return gms_fail(cause, GMS_ETRACE, "not a gpumemsim trace: the top level is not a JSON object");
+	it = cJSON_GetObjectItemCaseSensitive(hdr, "format");
+	if (!cJSON_IsString(it) || strcmp(it->valuestring, "gpumemsim-trace") != 0)
+		return gms_fail(cause, GMS_ETRACE,
+		    "not a gpumemsim trace: \"format\" must be \"gpumemsim-trace\"");
+	it = cJSON_GetObjectItemCaseSensitive(hdr, "version");
+	if (it == NULL)
+		return gms_fail(cause, GMS_ETRACE, "header without \"version\"");
+	if ((err = trace_json_int(it, "header \"version\"", 0, 1000000, &v, cause)) < 0)
+		return err;
+	if (v != 1)
+		return gms_fail(cause, GMS_ETRACE,
+		    "unsupported trace version %lld (this gpumemsim reads version 1)", (long long)v);
+	it = cJSON_GetObjectItemCaseSensitive(hdr, "name");
+	if (it != NULL && !cJSON_IsNull(it)) {
+		if (!cJSON_IsString(it))
+			return gms_fail(cause, GMS_ETRACE, "header \"name\" is not a string");
+		r->hdr.name = printable(it->valuestring, &r->name_buf, &(size_t){ 0 });
+	}
+	if ((err = take_object(hdr, "device", &r->hdr.device, cause)) < 0 ||
+	    (err = take_object(hdr, "source", &r->hdr.source, cause)) < 0 ||
+	    (err = take_object(hdr, "observed", &r->hdr.observed, cause)) < 0)
+		return err;
+	if (r->hdr.device != NULL &&
+	    (it = cJSON_GetObjectItemCaseSensitive(r->hdr.device, "total_bytes")) != NULL) {
+		if ((err = trace_json_int(it, "device \"total_bytes\"", 0, JSON_INT_MAX, &v, cause)) < 0)
+			return err;
+		r->hdr.device_total = (uint64_t)v;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(hdr, "starts_mid_run");
+	if (it != NULL && !cJSON_IsNull(it)) {
+		if (!cJSON_IsBool(it))
+			return gms_fail(cause, GMS_ETRACE, "header \"starts_mid_run\" is not true or false");
+		r->hdr.starts_mid_run = cJSON_IsTrue(it);
+	}
+	return 0;
+}
+
+int
+trace_slurp(struct trace_reader *r, char **bufp, size_t *lenp, char **cause)
+{
+	size_t cap = 1 << 16, len = 0;
+	uint64_t limit = gms_input_cap();
+	char *buf = gms_malloc(cap);
+	int n, zerr;
+
+	for (;;) {
+		if (len > limit) {
+			free(buf);
+			return gms_fail(cause, GMS_ETRACE, "more than %llu MiB%s: too large to "
+			    "hold in memory (the limit is 4 GiB, or a quarter of ulimit -v)",
+			    (unsigned long long)(limit >> 20),
+			    r->compressed ? " once decompressed" : "");
+		}
+		if (cap - len < 65536 + 1)
+			buf = gms_realloc(buf, cap *= 2);
+		n = gzread(r->gz, buf + len, 65536);
+		if (n < 0)
+			break;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	gzerror(r->gz, &zerr);
+	if (n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
+		free(buf);
+		return gms_fail(cause, GMS_ETRACE, "%s", zerr == Z_BUF_ERROR ?
+		    "truncated compressed file" : gzerror(r->gz, &zerr));
+	}
+	buf[len] = '\0';
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+int
+trace_json_truncated(const char *buf, size_t len, size_t off)
+{
+	while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t' ||
+	    buf[len - 1] == '\r' || buf[len - 1] == '\n'))
+		len--;
+	return off + 1 >= len;
+}
+
+int
+trace_json_has_nul(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	/* per event, on the hot path: memchr for the rare backslash beats memmem's set-up */
+	while ((p = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+		if (end - p >= 6 && memcmp(p, "\\u0000", 6) == 0)
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+void
+trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *col)
+{
+	size_t i;
+
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off && buf[i] != '\0'; i++) {
+		if (buf[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/*
+ * Choose the format by extension (".gz" stripped), else from the first bytes
+ * after gzip: a JSON Lines file's first line is a header object without
+ * "events"; a document holds its "events" array.
+ */
+static const struct trace_format *
+sniff(struct trace_reader *r, char **cause)
+{
+	char head[4096], base[4096];
+	const char *nl;
+	size_t blen;
+	int n, zerr;
+
+	snprintf(base, sizeof(base), "%s", r->path);
+	blen = strlen(base);
+	if (blen > 3 && strcmp(base + blen - 3, ".gz") == 0)
+		base[blen - 3] = '\0';
+	if (ends_with(base, ".jsonl"))
+		return &trace_format_jsonl;
+	if (ends_with(base, ".json"))
+		return &trace_format_json;
+	if (ends_with(base, ".pickle") || ends_with(base, ".pkl"))
+		return &trace_format_pickle;
+	if (ends_with(base, ".csv"))
+		return &trace_format_csv;
+
+	n = gzread(r->gz, head, sizeof(head) - 1);
+	if (n < 0 || gzrewind(r->gz) != 0) {
+		gms_fail(cause, GMS_EIO, "cannot read trace '%s': %s", r->path,
+		    gzerror(r->gz, &zerr));
+		return NULL;
+	}
+	head[n] = '\0';
+	if (n > 0 && (unsigned char)head[0] == 0x80)
+		return &trace_format_pickle;
+	if (strncmp(head, "Thread,", 7) == 0)
+		return &trace_format_csv;
+	if (head[strspn(head, " \t\r\n")] != '{') {
+		gms_fail(cause, GMS_ETRACE, "%s: not a trace gpumemsim can read (expected a "
+		    "gpumemsim JSON trace, a PyTorch snapshot pickle or an RMM log CSV, "
+		    "optionally gzip'd)", r->path);
+		return NULL;
+	}
+	nl = strchr(head, '\n');
+	if (nl != NULL && nl[strspn(nl, " \t\r\n")] == '{' && strstr(head, "\"events\"") == NULL)
+		return &trace_format_jsonl;
+	return &trace_format_json;
+}
+
+static int
+spool_stdin(int *fdp, char **cause)
+{
+	FILE *t = tmpfile();
+	char buf[1 << 16];
+	size_t n;
+	int fd;
+
+	if (t == NULL)
+		return gms_fail(cause, GMS_EIO, "cannot keep standard input in a temporary file: %s",
+		    strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		if (fwrite(buf, 1, n, t) != n)
+			break;
+	if (ferror(stdin) || ferror(t) || fflush(t) != 0) {
+		fclose(t);
+		return gms_fail(cause, GMS_EIO, "cannot read standard input: %s", strerror(errno));
+	}
+	fd = dup(fileno(t));
+	fclose(t);
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return gms_fail(cause, GMS_EIO, "cannot read standard input back: %s",
+		    strerror(errno));
+	}
+	*fdp = fd;
+	return 0;
+}
+
+int
+trace_open(const char *path, struct trace_reader **out, char **cause)
+{
+	return trace_open_opts(path, NULL, out, cause);
+}
+
+int
+trace_open_opts(const char *path, const struct trace_opts *opts,
+    struct trace_reader **out, char **cause)
+{
+	struct trace_reader *r;
+	const char *slash;
+	struct stat st;
+	int fd_err, err, fd;
+
+	*out = NULL;
+	r = gms_calloc(1, sizeof(*r));
+	r->path = gms_strdup(path);
+	r->opts.device = opts ? opts->device : -1;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		err = gms_fail(cause, GMS_EIO, "cannot read trace '%s': %s", path, strerror(EISDIR));
+		trace_close(r);
+		return err;
+	}
+	errno = 0;
+	if (strcmp(path, "-") == 0) {
+		/* standard input, kept in an unnamed temporary file: readers may read twice */
+		if ((err = spool_stdin(&fd, cause)) < 0) {
+			trace_close(r);
+			return err;
+		}
+		r->gz = gzdopen(fd, "rb");
+	} else {
+		r->gz = gzopen(path, "rb");
+	}
+	if (r->gz == NULL) {
+		fd_err = errno;
+		err = gms_fail(cause, GMS_EIO, "cannot open trace '%s': %s", path,
+		    fd_err ? strerror(fd_err) : "out of memory");
+		trace_close(r);
+		return err;
+	}
+	gzbuffer(r->gz, 1 << 17);
+	r->compressed = !gzdirect(r->gz);
+	if ((r->fmt = sniff(r, cause)) == NULL) {
+		trace_close(r);
+		return GMS_ETRACE;
+	}
+	slash = strrchr(path, '/');
+	r->hdr.name = printable(slash ? slash + 1 : path, &r->name_buf, &(size_t){ 0 });
+	snprintf(r->format, sizeof(r->format), "%s%s", r->fmt->name, r->compressed ? ".gz" : "");
+	r->hdr.format = r->format;
+	if ((err = r->fmt->open(r, cause)) < 0) {
+		trace_close(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+const struct trace_header *
+trace_header(const struct trace_reader *r)
+{
+	return &r->hdr;
+}
+
+int
+trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
+{
+	int rc;
+
+	r->cur = r->index;
+	rc = r->fmt->next(r, ev, cause);
+	if (rc == 1) {
+		r->index++;
+		if (ev->at != NULL)
+			ev->at = printable(ev->at, &r->at_buf, &r->at_cap);
+		if (ev->label != NULL)
+			ev->label = printable(ev->label, &r->label_buf, &r->label_cap);
+	}
+	return rc;
+}
+
+uint64_t
+trace_index(const struct trace_reader *r)
+{
+	return r->cur;
+}
+
+const char *
+trace_where(struct trace_reader *r)
+{
+	r->fmt->where(r);
+	return r->where;
+}
+
+void
+trace_close(struct trace_reader *r)
+{
+	if (r == NULL)
+		return;
+	if (r->fmt != NULL && r->fmt->close != NULL)
+		r->fmt->close(r);
+	if (r->gz != NULL)
+		gzclose(r->gz);
+	cJSON_Delete(r->header_json);
+	free(r->at_buf);
+	free(r->label_buf);
+	free(r->name_buf);
+	free(r->path);
+	free(r);
+}
+
+/* No event is anywhere near this long; past it the input is not a trace. */
+#define MAX_LINE (16u << 20)
+
+int
+trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, char **cause)
+{
+	size_t len = 0;
+	int zerr;
+
+	if (ln->buf == NULL)
+		ln->buf = gms_malloc(ln->cap = 4096);
+	for (;;) {
+		if (ln->cap - len < 2) {
+			if (ln->cap >= MAX_LINE)
+				return gms_fail(cause, GMS_ETRACE, "line longer than %u bytes: not a trace",
+				    MAX_LINE);
+			ln->buf = gms_realloc(ln->buf, ln->cap *= 2);
+		}
+		if (gzgets(r->gz, ln->buf + len, (int)(ln->cap - len)) == NULL) {
+			gzerror(r->gz, &zerr);
+			if (zerr != Z_OK && zerr != Z_STREAM_END)
+				return gms_fail(cause, GMS_ETRACE, "%s", zerr == Z_BUF_ERROR ?
+				    "truncated compressed file" : gzerror(r->gz, &zerr));
+			if (len == 0)
+				return 0;
+			break;
+		}
+		len += strlen(ln->buf + len);
+		if (len > 0 && ln->buf[len - 1] == '\n')
+			break;
+		/* gzgets stops at an embedded NUL too; that is not text. */
+		if (len < ln->cap - 1 && !gzeof(r->gz))
+			return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
+	}
+	ln->line++;
+	ln->unterminated = len == 0 || ln->buf[len - 1] != '\n';
+	while (len > 0 && (ln->buf[len - 1] == '\n' || ln->buf[len - 1] == '\r'))
+		ln->buf[--len] = '\0';
+	*lenp = len;
+	return 1;
+}

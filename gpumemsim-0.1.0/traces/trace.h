@@ -1,0 +1,147 @@
+/*
+ * trace.h - the one event struct every trace format is read into, and the
+ * reader interface: open a file of any supported format, get its header, pull
+ * events one at a time.  Readers stream: memory stays bounded by the largest
+ * event (16 MiB at most), never by the trace's length; only a snapshot pickle
+ * is held whole, within a cap (gms_input_cap()).  The format is specified in
+ * traces/FORMAT.md.
+ */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+enum trace_op {
+	TRACE_ALLOC,		/* input: a request for size bytes, named id */
+	TRACE_FREE,		/* input: the allocation id returns to its allocator */
+	TRACE_MARK,		/* input: a label (iteration, phase); no memory effect */
+	TRACE_SEGMENT_ALLOC,	/* observed: the recording allocator reserved a segment */
+	TRACE_SEGMENT_FREE,	/* observed: ... released one */
+	TRACE_SEGMENT_MAP,	/* observed: ... mapped pages of an expandable segment */
+	TRACE_SEGMENT_UNMAP,	/* observed: ... unmapped them */
+	TRACE_OOM,		/* observed: ... ran out of memory here */
+	TRACE_EMPTY_CACHE,	/* input: torch.cuda.empty_cache(): the framework gives
+				   its cached memory back, where it can */
+	TRACE_NOPS
+};
+
+/* The op's name as it is spelled in a trace ("alloc", "segment_alloc", ...). */
+const char *trace_op_name(enum trace_op op);
+
+#define TRACE_HAS_ADDR   0x1
+#define TRACE_HAS_TIME   0x2
+#define TRACE_HAS_STREAM 0x4
+
+struct trace_event {
+	enum trace_op op;
+	unsigned flags;		/* TRACE_HAS_* for the optional fields */
+	uint64_t id;		/* alloc, free */
+	uint64_t size;		/* alloc: requested bytes; segment_*: segment bytes; oom */
+	uint64_t addr;		/* alloc (recorded block address), segment_* */
+	int64_t stream;		/* alloc, segment_*: 0 is the default stream */
+	int64_t t_us;		/* microseconds, any epoch */
+	const char *at;		/* alloc: program location, or NULL; owned by the
+				   reader, valid until the next trace_next() */
+	const char *label;	/* mark: label or ""; same lifetime as at */
+};
+
+/*
+ * What a trace says about itself.  The cJSON members are owned by the reader
+ * (NULL when absent); device_total is 0 when unknown.
+ */
+struct trace_header {
+	const char *name;	/* the trace's name, or its file name */
+	const char *format;	/* "json", "jsonl", "pickle", "csv" (".gz" added
+				   when compressed) */
+	uint64_t device_total;	/* device.total_bytes */
+	int starts_mid_run;	/* recorded from a ring buffer: frees of unknown
+				   ids are expected, counted and warned about */
+	const char *cut;	/* set once the end is read, when the file was cut
+				   short and its unfinished last record left out:
+				   what happened (a static string); else NULL */
+	cJSON *device, *source, *observed;
+};
+
+struct trace_reader;
+
+/* How to read a trace, where a format has choices. */
+struct trace_opts {
+	int device;		/* PyTorch snapshots: the device trace to read;
+				   -1 for the one with the most entries */
+	int unknown_frees_warn;	/* not the readers': kept by trace_mem_load for
+				   the runs of what it read (--unknown-frees) */
+};
+
+/*
+ * Open path, recognised by extension (after ".gz") and else by content (gzip
+ * is transparent): native .json/.jsonl, PyTorch snapshot .pickle, RMM .csv.
+ * opts may be NULL for the defaults.  Returns 0, GMS_EIO (cannot open/read)
+ * or GMS_ETRACE (not a trace), with *cause set on failure.
+ */
+int trace_open_opts(const char *path, const struct trace_opts *opts,
+    struct trace_reader **out, char **cause);
+int trace_open(const char *path, struct trace_reader **out, char **cause);
+
+const struct trace_header *trace_header(const struct trace_reader *r);
+
+/*
+ * Read the next event into *ev.  Returns 1 for an event, 0 at the end, or a
+ * negative GMS_E* code with *cause set ("alloc without \"size\"").  The cause
+ * does not name the place: trace_where() does, for the event last read or
+ * attempted.
+ */
+int trace_next(struct trace_reader *r, struct trace_event *ev, char **cause);
+
+/* 0-based index of the event last returned (its position in "events"). */
+uint64_t trace_index(const struct trace_reader *r);
+
+/*
+ * Where the reader stands, for messages: "t.jsonl:42" or "t.json: event 17".
+ * The string lives in the reader until the next call.
+ */
+const char *trace_where(struct trace_reader *r);
+
+void trace_close(struct trace_reader *r);
+
+/*
+ * Fill *ev from one event object, validating types and ranges.  Shared by the
+ * JSON readers; strings point into obj.  Returns 0 or GMS_ETRACE with *cause.
+ */
+int trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause);
+
+/*
+ * A JSON number that must be an exact integer in [min, max]; what names the
+ * field in messages.  Returns 0 or GMS_ETRACE with *cause.
+ */
+int trace_json_int(const cJSON *item, const char *what, int64_t min, int64_t max,
+    int64_t *out, char **cause);
+
+/*
+ * Writing native traces: .json (a document), .jsonl (JSON Lines), either
+ * with .gz; "-" writes JSON Lines to standard output.  Events stream out as
+ * they come, in the key order of the shared samples.
+ */
+struct trace_writer;
+
+/*
+ * Create path (through sim/outfile.h: written beside it, renamed into place
+ * by trace_writer_close; never one of inputs[0..ninputs)).  Returns 0,
+ * GMS_EIO or GMS_ECONFIG (unknown extension, an input), with *cause.
+ */
+int trace_writer_open(const char *path, const char *const *inputs, size_t ninputs,
+    struct trace_writer **out, char **cause);
+/* The header (before any event): name, device, source, observed, starts_mid_run. */
+int trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char **cause);
+int trace_writer_event(struct trace_writer *w, const struct trace_event *ev, char **cause);
+/* Finish the file; 0, or GMS_EIO when anything could not be written.  Frees w. */
+int trace_writer_close(struct trace_writer *w, char **cause);
+/* Remove what was written and free w, after a failure. */
+void trace_writer_abort(struct trace_writer *w);
+
+/* One event as a JSON object, keys in the order the samples use (caller deletes). */
+cJSON *trace_event_to_json(const struct trace_event *ev);
+
+#endif /* TRACE_H */

@@ -1,0 +1,208 @@
+/*
+ * tracemem.c - traces held in memory (tracemem.h).  Events are packed into
+ * growing arrays; `at` and mark labels are interned through a uthash table so
+ * a trace that names one place ten thousand times stores it once.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "sim/gms.h"
+#include "traces/tracemem.h"
+
+struct packed {
+	uint64_t id;		/* segment events: the address */
+	uint64_t size;
+	int64_t stream;
+	uint32_t str;		/* 1-based index of `at` or the label; 0: none */
+	uint8_t op, flags;
+};
+
+struct interned {
+	char *s;
+	uint32_t index;
+	UT_hash_handle hh;
+};
+
+struct trace_mem {
+	char *path;
+	struct packed *ev;
+	int64_t *t_us;		/* parallel to ev; only when the trace has times */
+	size_t n, cap;
+	struct interned *table;	/* the hash, by string */
+	char **strs;		/* by index - 1 */
+	size_t nstrs, strcap;
+	struct trace_header hdr;
+	cJSON *hdr_json;	/* owns hdr's members */
+	char name[256], format[32];
+	int unknown_frees_warn;	/* from the trace_opts it was read with */
+};
+
+static uint32_t
+intern(struct trace_mem *m, const char *s)
+{
+	struct interned *it;
+
+	if (s == NULL)
+		return 0;
+	HASH_FIND_STR(m->table, s, it);
+	if (it != NULL)
+		return it->index;
+	if (m->nstrs == m->strcap) {
+		m->strcap = m->strcap ? m->strcap * 2 : 256;
+		m->strs = gms_realloc(m->strs, m->strcap * sizeof(*m->strs));
+	}
+	it = gms_calloc(1, sizeof(*it));
+	it->s = gms_strdup(s);
+	it->index = (uint32_t)++m->nstrs;
+	m->strs[m->nstrs - 1] = it->s;
+	HASH_ADD_KEYPTR(hh, m->table, it->s, strlen(it->s), it);
+	return it->index;
+}
+
+static void
+copy_header(struct trace_mem *m, const struct trace_header *h)
+{
+	m->hdr = *h;
+	snprintf(m->name, sizeof(m->name), "%s", h->name);
+	snprintf(m->format, sizeof(m->format), "%s", h->format);
+	m->hdr.name = m->name;
+	m->hdr.format = m->format;
+	m->hdr_json = cJSON_CreateObject();
+	if (h->device)
+		cJSON_AddItemToObject(m->hdr_json, "device", cJSON_Duplicate(h->device, 1));
+	if (h->source)
+		cJSON_AddItemToObject(m->hdr_json, "source", cJSON_Duplicate(h->source, 1));
+	if (h->observed)
+		cJSON_AddItemToObject(m->hdr_json, "observed", cJSON_Duplicate(h->observed, 1));
+	m->hdr.device = cJSON_GetObjectItemCaseSensitive(m->hdr_json, "device");
+	m->hdr.source = cJSON_GetObjectItemCaseSensitive(m->hdr_json, "source");
+	m->hdr.observed = cJSON_GetObjectItemCaseSensitive(m->hdr_json, "observed");
+}
+
+int
+trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem **out,
+    char **cause)
+{
+	struct trace_mem *m = gms_calloc(1, sizeof(*m));
+	struct trace_reader *r;
+	struct trace_event ev;
+	struct packed *p;
+	char *why = NULL;
+	int rc;
+
+	*out = NULL;
+	m->unknown_frees_warn = opts != NULL && opts->unknown_frees_warn;
+	if ((rc = trace_open_opts(path, opts, &r, cause)) < 0) {
+		free(m);
+		return rc;
+	}
+	m->path = gms_strdup(path);
+	copy_header(m, trace_header(r));
+	while ((rc = trace_next(r, &ev, &why)) == 1) {
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 4096;
+			m->ev = gms_realloc(m->ev, m->cap * sizeof(*m->ev));
+			if (m->t_us != NULL || (ev.flags & TRACE_HAS_TIME))
+				m->t_us = gms_realloc(m->t_us, m->cap * sizeof(*m->t_us));
+		}
+		if ((ev.flags & TRACE_HAS_TIME) && m->t_us == NULL) {
+			m->t_us = gms_calloc(m->cap, sizeof(*m->t_us));
+		}
+		p = &m->ev[m->n];
+		p->op = (uint8_t)ev.op;
+		p->flags = (uint8_t)ev.flags;
+		p->size = ev.size;
+		p->stream = ev.stream;
+		p->id = ev.op == TRACE_ALLOC || ev.op == TRACE_FREE ? ev.id : ev.addr;
+		p->str = intern(m, ev.op == TRACE_MARK ? ev.label : ev.at);
+		if (m->t_us != NULL)
+			m->t_us[m->n] = ev.t_us;
+		m->n++;
+	}
+	if (rc < 0) {
+		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
+		free(why);
+		trace_close(r);
+		trace_mem_free(m);
+		return rc;
+	}
+	m->hdr.cut = trace_header(r)->cut;	/* known only now, at the end */
+	trace_close(r);
+	*out = m;
+	return 0;
+}
+
+size_t
+trace_mem_count(const struct trace_mem *m)
+{
+	return m->n;
+}
+
+void
+trace_mem_event(const struct trace_mem *m, size_t i, struct trace_event *ev)
+{
+	const struct packed *p = &m->ev[i];
+	const char *s = p->str ? m->strs[p->str - 1] : NULL;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->op = (enum trace_op)p->op;
+	ev->flags = p->flags;
+	ev->size = p->size;
+	ev->stream = p->stream;
+	if (ev->op == TRACE_ALLOC || ev->op == TRACE_FREE) {
+		ev->id = p->id;
+		ev->addr = 0;
+	} else {
+		ev->addr = p->id;
+	}
+	if (ev->op == TRACE_MARK)
+		ev->label = s ? s : "";
+	else
+		ev->at = s;
+	if (m->t_us != NULL)
+		ev->t_us = m->t_us[i];
+}
+
+const struct trace_header *
+trace_mem_header(const struct trace_mem *m)
+{
+	return &m->hdr;
+}
+
+const char *
+trace_mem_where(const struct trace_mem *m, size_t i, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s: event %zu", m->path, i);
+	return buf;
+}
+
+void
+trace_mem_free(struct trace_mem *m)
+{
+	struct interned *it, *tmp;
+
+	if (m == NULL)
+		return;
+	HASH_ITER(hh, m->table, it, tmp) {
+		HASH_DEL(m->table, it);
+		free(it->s);
+		free(it);
+	}
+	free(m->strs);
+	free(m->ev);
+	free(m->t_us);
+	cJSON_Delete(m->hdr_json);
+	free(m->path);
+	free(m);
+}
+
+int
+trace_mem_unknown_frees_warn(const struct trace_mem *m)
+{
+	return m->unknown_frees_warn;
+}

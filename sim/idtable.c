@@ -1,0 +1,116 @@
+/*
+ * idtable.c - the live-id table (idtable.h).  Fibonacci hashing spreads the
+ * sequential ids traces use; the table doubles at half full, so probes stay
+ * short.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/gms.h"
+#include "sim/idtable.h"
+
+#define MIN_CAP 1024
+
+static size_t
+slot_of(const struct idtable *t, uint64_t id)
+{
+	return (size_t)((id * 0x9E3779B97F4A7C15ULL) >> t->shift);
+}
+
+static void
+alloc_slots(struct idtable *t, size_t cap)
+{
+	unsigned bits = 0;
+
+	while (((size_t)1 << bits) < cap)
+		bits++;
+	t->cap = cap;
+	t->shift = 64 - bits;
+	t->slots = gms_calloc(cap, sizeof(*t->slots));
+}
+
+void
+idtable_init(struct idtable *t)
+{
+	memset(t, 0, sizeof(*t));
+	alloc_slots(t, MIN_CAP);
+}
+
+void
+idtable_free(struct idtable *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+struct idrec *
+idtable_find(const struct idtable *t, uint64_t id)
+{
+	size_t i = slot_of(t, id), mask = t->cap - 1;
+
+	for (;; i = (i + 1) & mask) {
+		if (t->slots[i].event1 == 0)
+			return NULL;
+		if (t->slots[i].id == id)
+			return &t->slots[i];
+	}
+}
+
+static void
+grow(struct idtable *t)
+{
+	struct idrec *old = t->slots;
+	size_t oldcap = t->cap, i, j, mask;
+
+	alloc_slots(t, oldcap * 2);
+	mask = t->cap - 1;
+	for (i = 0; i < oldcap; i++) {
+		if (old[i].event1 == 0)
+			continue;
+		for (j = slot_of(t, old[i].id); t->slots[j].event1 != 0; j = (j + 1) & mask)
+			;
+		t->slots[j] = old[i];
+	}
+	free(old);
+}
+
+struct idrec *
+idtable_insert(struct idtable *t, uint64_t id, uint64_t event)
+{
+	size_t i, mask;
+
+	if (2 * (t->n + 1) > t->cap)
+		grow(t);
+	mask = t->cap - 1;
+	for (i = slot_of(t, id); t->slots[i].event1 != 0; i = (i + 1) & mask)
+		;
+	t->n++;
+	t->slots[i] = (struct idrec){ .id = id, .event1 = event + 1 };
+	return &t->slots[i];
+}
+
+void
+idtable_delete(struct idtable *t, struct idrec *r)
+{
+	size_t i = (size_t)(r - t->slots), j = i, k, mask = t->cap - 1;
+
+	/* Shift back every record of the run after i that may sit in i's place. */
+	for (;;) {
+		t->slots[i].event1 = 0;
+		for (;;) {
+			j = (j + 1) & mask;
+			if (t->slots[j].event1 == 0) {
+				t->n--;
+				return;
+			}
+			k = slot_of(t, t->slots[j].id);
+			/* k is cyclically outside (i, j]: the record may move to i */
+			if (i <= j ? (k <= i || k > j) : (k <= i && k > j))
+				break;
+		}
+		t->slots[i] = t->slots[j];
+		i = j;
+	}
+}

@@ -1,0 +1,37 @@
+/*
+ * idtable.h - the trace's live allocations by id: an open-addressing table
+ * (linear probing, deletion by shifting back, no tombstones) of 40-byte
+ * records held in one array, so a lookup is one hash and usually one cache
+ * line, where uthash's chained 96-byte records cost a pointer chase each.
+ * Memory follows the most ids live at once.
+ */
+#ifndef SIM_IDTABLE_H
+#define SIM_IDTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct idrec {
+	uint64_t id;
+	uint64_t size;		/* requested bytes */
+	uint64_t block;		/* bytes the policy counts for it */
+	uint64_t event1;	/* where it was allocated, plus 1; 0: a free slot */
+	void *handle;		/* the policy's block; NULL if never given to it */
+};
+
+struct idtable {
+	struct idrec *slots;
+	size_t cap, n;		/* cap a power of two, n < cap / 2 */
+	unsigned shift;		/* 64 - log2(cap), for the hash */
+};
+
+void idtable_init(struct idtable *t);
+void idtable_free(struct idtable *t);
+/* The record of id, or NULL. */
+struct idrec *idtable_find(const struct idtable *t, uint64_t id);
+/* A fresh record for id, which is not in the table (the caller fills it). */
+struct idrec *idtable_insert(struct idtable *t, uint64_t id, uint64_t event);
+/* Remove r (from idtable_find): other records may move. */
+void idtable_delete(struct idtable *t, struct idrec *r);
+
+#endif /* SIM_IDTABLE_H */

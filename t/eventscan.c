@@ -1,0 +1,145 @@
+/*
+ * eventscan.c - the fast event reader (traces/eventscan.c) against the
+ * cJSON path it stands in for: on every line it reads, the cJSON path must
+ * read the same event; on the common lines it must read at all (or the
+ * speed is lost); and across a hundred thousand mutations of real lines
+ * (bytes changed, dropped, doubled) it never reads one differently.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "t/tap.h"
+#include "traces/reader.h"
+
+/* Does the fast path agree with the cJSON path on line?  1 read, 0 left, -1 wrong. */
+static int
+agree(const char *line)
+{
+	struct trace_event fast, slow;
+	char *copy = strdup(line), *cause = NULL;
+	cJSON *o;
+	int got, rc = 0;
+
+	got = trace_event_scan(copy, &fast);
+	if (got) {
+		o = cJSON_Parse(line);
+		if (o == NULL || trace_event_from_json(o, &slow, &cause) < 0 ||
+		    fast.op != slow.op || fast.flags != slow.flags || fast.id != slow.id ||
+		    fast.size != slow.size || fast.addr != slow.addr || fast.stream != slow.stream ||
+		    fast.t_us != slow.t_us || (fast.at == NULL) != (slow.at == NULL) ||
+		    (fast.at && strcmp(fast.at, slow.at) != 0) ||
+		    (fast.label == NULL) != (slow.label == NULL) ||
+		    (fast.label && strcmp(fast.label, slow.label) != 0))
+			rc = -1;
+		else
+			rc = 1;
+		free(cause);
+		cJSON_Delete(o);
+	}
+	free(copy);
+	return rc;
+}
+
+static const char *const common[] = {
+	"{\"op\":\"alloc\",\"id\":1,\"size\":1048576,\"stream\":0}",
+	"{\"op\":\"alloc\",\"id\":7,\"size\":37632,\"stream\":0,\"at\":\"conv.py:548 _conv_forward\"}",
+	"{\"op\":\"alloc\",\"id\":7,\"size\":512,\"addr\":139637976727552,\"t_us\":1700000000000000}",
+	"{\"op\":\"free\",\"id\":1}",
+	"{\"op\":\"free\",\"id\":1,\"t_us\":-5}",
+	"{\"op\":\"free\",\"id\":9007199254740992}",
+	"{ \"op\" : \"mark\" , \"label\" : \"iteration 2\" }",
+	"{\"op\":\"mark\"}",
+	"{\"op\":\"segment_alloc\",\"addr\":139637976727552,\"size\":2097152,\"stream\":3}",
+	"{\"op\":\"segment_unmap\",\"addr\":0,\"size\":20971520}",
+	"{\"op\":\"oom\",\"size\":12845056}",
+	"{\"op\":\"oom\"}",
+	"{\"op\":\"empty_cache\"}",
+	"\t{\"op\":\"free\",\"id\":999999999999999}\t",
+	"{\n\t\"op\":\t\"alloc\",\n\t\"id\":\t3,\n\t\"size\":\t4096\n}",
+};
+
+/* Lines it must leave to cJSON (which reads them, or refuses them). */
+static const char *const unusual[] = {
+	"{\"op\":\"alloc\",\"id\":1.0,\"size\":5}",
+	"{\"op\":\"alloc\",\"id\":1,\"size\":5e3}",
+	"{\"op\":\"alloc\",\"id\":1,\"size\":5,\"at\":\"a\\\"b\"}",
+	"{\"op\":\"alloc\",\"id\":1,\"size\":5,\"at\":\"\\u0000\"}",
+	"{\"op\":\"alloc\",\"id\":1,\"id\":2,\"size\":5}",
+	"{\"op\":\"alloc\",\"id\":1,\"size\":5,\"extra\":[1,2]}",
+	"{\"op\":\"alloc\",\"id\":1,\"size\":5,\"at\":null}",
+	"{\"op\":\"alloc\",\"id\":-1,\"size\":5}",
+	"{\"op\":\"alloc\",\"id\":1,\"size\":1125899906842625}",
+	"{\"op\":\"alloc\",\"id\":9007199254740993,\"size\":5}",
+	"{\"op\":\"alloc\",\"id\":12345678901234567,\"size\":5}",
+	"{\"op\":\"alloc\",\"id\":01,\"size\":5}",
+	"{\"op\":\"alloc\",\"size\":5}",
+	"{\"op\":\"grow\",\"id\":1,\"size\":5}",
+	"{\"op\":\"free\",\"id\":1} x",
+	"{\"op\":\"free\",\"id\":1",
+	"{\"op\":\"free\",\"id\":true}",
+	"[\"op\",\"free\"]",
+	"{}",
+	"",
+};
+
+int
+main(void)
+{
+	size_t i, j, n, bad = 0, read = 0;
+	unsigned seed = 12345;
+	char line[512];
+
+	for (i = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		ok(agree(common[i]) == 1, "read, as cJSON reads it: %s", common[i]);
+	for (i = 0; i < sizeof(unusual) / sizeof(unusual[0]); i++)
+		ok(agree(unusual[i]) == 0, "left to cJSON: %s", unusual[i]);
+
+	/* Mutations of the common lines: whatever it reads, cJSON reads alike. */
+	for (i = 0; i < 100000; i++) {
+		const char *src = common[i % (sizeof(common) / sizeof(common[0]))];
+
+		n = strlen(src);
+		memcpy(line, src, n + 1);
+		for (j = 0; j < 1 + i % 3; j++) {
+			size_t at;
+
+			seed = seed * 1103515245 + 12345;
+			at = (seed >> 8) % (n ? n : 1);
+			switch ((seed >> 4) % 4) {
+			case 0:		/* a byte changed, often to one that matters */
+				line[at] = "\"{}:,-0123456789. \\\\n"[(seed >> 16) % 20];
+				break;
+			case 1:		/* a byte dropped */
+				memmove(line + at, line + at + 1, n - at);
+				n--;
+				break;
+			case 2:		/* a byte doubled */
+				if (n + 2 < sizeof(line)) {
+					memmove(line + at + 1, line + at, n - at + 1);
+					n++;
+				}
+				break;
+			default:	/* any byte */
+				line[at] = (char)(1 + (seed >> 16) % 255);
+				break;
+			}
+		}
+		switch (agree(line)) {
+		case -1:
+			if (bad++ < 5)
+				diag("read differently: %s", line);
+			break;
+		case 1:
+			read++;
+			break;
+		}
+	}
+	is_u64(bad, 0, "100000 mutated lines: none read differently from cJSON (%zu read)", read);
+	ok(read > 1000, "and many of them still read on the fast path (%zu)", read);
+	return tap_done();
+}

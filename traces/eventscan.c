@@ -1,0 +1,241 @@
+/*
+ * eventscan.c - the fast path for one native event object, such as
+ * {"op":"alloc","id":1,"size":1048576,"stream":0,"at":"train.py:3 step"}:
+ * one pass, integers parsed as they are read, keys told apart by their
+ * first bytes, nothing allocated.  Whatever it is not sure of (an escape in
+ * a string, a fraction or an exponent, a number above 2^53, null,
+ * a nested value, an unknown or repeated key, a missing field, a value out
+ * of range) it leaves to the cJSON path (trace_event_from_json), which then
+ * gives the same event or the located error: the fast path only ever
+ * agrees with it, it is never the one to refuse.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "traces/reader.h"
+
+/* Each key the native event has; a bit each, to catch repeats. */
+enum key { K_OP, K_ID, K_SIZE, K_ADDR, K_STREAM, K_T_US, K_AT, K_LABEL, K_NONE };
+
+#define JSON_INT_MAX ((int64_t)1 << 53)
+#define SIZE_MAX_BYTES ((int64_t)1 << 50)
+#define MAX_DIGITS 16		/* epoch microseconds have 16; above 2^53 is cJSON's */
+
+static enum key
+which(const char *k, size_t n)
+{
+	switch (n) {
+	case 2:
+		if (k[0] == 'o' && k[1] == 'p')
+			return K_OP;
+		if (k[0] == 'i' && k[1] == 'd')
+			return K_ID;
+		if (k[0] == 'a' && k[1] == 't')
+			return K_AT;
+		break;
+	case 4:
+		if (memcmp(k, "size", 4) == 0)
+			return K_SIZE;
+		if (memcmp(k, "addr", 4) == 0)
+			return K_ADDR;
+		if (memcmp(k, "t_us", 4) == 0)
+			return K_T_US;
+		break;
+	case 5:
+		if (memcmp(k, "label", 5) == 0)
+			return K_LABEL;
+		break;
+	case 6:
+		if (memcmp(k, "stream", 6) == 0)
+			return K_STREAM;
+		break;
+	}
+	return K_NONE;
+}
+
+static const char *
+skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* A string without escapes or control characters: its span, or NULL. */
+static const char *
+scan_string(const char *p, const char **start, size_t *len)
+{
+	const char *q = ++p;
+
+	while (*q != '"') {
+		if ((unsigned char)*q < 0x20 || *q == '\\')
+			return NULL;	/* an escape, a control character, or the end */
+		q++;
+	}
+	*start = p;
+	*len = (size_t)(q - p);
+	return q + 1;
+}
+
+/* An integer of at most MAX_DIGITS digits, ending where JSON allows. */
+static const char *
+scan_int(const char *p, int64_t *out)
+{
+	int neg = *p == '-', n = 0;
+	int64_t v = 0;
+
+	p += neg;
+	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
+		return NULL;	/* a leading zero: not JSON */
+	while (*p >= '0' && *p <= '9') {
+		if (++n > MAX_DIGITS)
+			return NULL;
+		v = v * 10 + (*p++ - '0');
+	}
+	if (n == 0 || !(*p == ',' || *p == '}' || *p == ' ' || *p == '\t' || *p == '\n' ||
+	    *p == '\r'))
+		return NULL;
+	/* a double holds every integer up to 2^53 exactly; past it cJSON rounds */
+	if (v > JSON_INT_MAX)
+		return NULL;
+	*out = neg ? -v : v;
+	return p;
+}
+
+static int
+op_of(const char *s, size_t n, enum trace_op *op)
+{
+	int i;
+
+	for (i = 0; i < TRACE_NOPS; i++) {
+		const char *name = trace_op_name((enum trace_op)i);
+
+		if (strlen(name) == n && memcmp(name, s, n) == 0) {
+			*op = (enum trace_op)i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+trace_event_scan(char *line, struct trace_event *ev)
+{
+	const char *p = skip_ws(line), *str[K_NONE] = { 0 }, *k;
+	size_t slen[K_NONE] = { 0 }, klen;
+	int64_t num[K_NONE] = { 0 };
+	unsigned seen = 0, isnum = 0;
+	enum key key;
+
+	if (*p++ != '{')
+		return 0;
+	p = skip_ws(p);
+	if (*p == '}')
+		return 0;
+	for (;;) {
+		if (*p != '"' || (p = scan_string(p, &k, &klen)) == NULL)
+			return 0;
+		if ((key = which(k, klen)) == K_NONE || (seen & (1u << key)))
+			return 0;
+		seen |= 1u << key;
+		p = skip_ws(p);
+		if (*p++ != ':')
+			return 0;
+		p = skip_ws(p);
+		if (*p == '"') {
+			if ((p = scan_string(p, &str[key], &slen[key])) == NULL)
+				return 0;
+		} else {
+			if ((p = scan_int(p, &num[key])) == NULL)
+				return 0;
+			isnum |= 1u << key;
+		}
+		p = skip_ws(p);
+		if (*p == '}')
+			break;
+		if (*p++ != ',')
+			return 0;
+		p = skip_ws(p);
+	}
+	if (*skip_ws(p + 1) != '\0')
+		return 0;
+
+	/* "op" a known name; numbers where numbers go, strings where strings. */
+#define NUM(k) ((isnum & (1u << (k))) != 0)
+#define STR(k) ((seen & ~isnum & (1u << (k))) != 0)
+#define HAS(k) ((seen & (1u << (k))) != 0)
+	if (!STR(K_OP))
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	if (!op_of(str[K_OP], slen[K_OP], &ev->op))
+		return 0;
+	if (HAS(K_T_US)) {
+		if (!NUM(K_T_US))
+			return 0;
+		ev->t_us = num[K_T_US];
+		ev->flags |= TRACE_HAS_TIME;
+	}
+	if (HAS(K_STREAM)) {
+		if (!NUM(K_STREAM))
+			return 0;
+		ev->stream = num[K_STREAM];
+		ev->flags |= TRACE_HAS_STREAM;
+	}
+	switch (ev->op) {
+	case TRACE_ALLOC:
+		if (!NUM(K_ID) || !NUM(K_SIZE) || num[K_ID] < 0 || num[K_SIZE] < 0 ||
+		    num[K_SIZE] > SIZE_MAX_BYTES || (HAS(K_ADDR) && (!NUM(K_ADDR) ||
+		    num[K_ADDR] < 0)) || (HAS(K_AT) && !STR(K_AT)))
+			return 0;
+		ev->id = (uint64_t)num[K_ID];
+		ev->size = (uint64_t)num[K_SIZE];
+		if (HAS(K_ADDR)) {
+			ev->addr = (uint64_t)num[K_ADDR];
+			ev->flags |= TRACE_HAS_ADDR;
+		}
+		if (HAS(K_AT)) {
+			((char *)str[K_AT])[slen[K_AT]] = '\0';
+			ev->at = str[K_AT];
+		}
+		break;
+	case TRACE_FREE:
+		if (!NUM(K_ID) || num[K_ID] < 0)
+			return 0;
+		ev->id = (uint64_t)num[K_ID];
+		break;
+	case TRACE_MARK:
+		if (HAS(K_LABEL) && !STR(K_LABEL))
+			return 0;
+		ev->label = "";
+		if (HAS(K_LABEL)) {
+			((char *)str[K_LABEL])[slen[K_LABEL]] = '\0';
+			ev->label = str[K_LABEL];
+		}
+		break;
+	case TRACE_SEGMENT_ALLOC:
+	case TRACE_SEGMENT_FREE:
+	case TRACE_SEGMENT_MAP:
+	case TRACE_SEGMENT_UNMAP:
+		if (!NUM(K_ADDR) || !NUM(K_SIZE) || num[K_ADDR] < 0 || num[K_SIZE] < 0 ||
+		    num[K_SIZE] > SIZE_MAX_BYTES)
+			return 0;
+		ev->addr = (uint64_t)num[K_ADDR];
+		ev->size = (uint64_t)num[K_SIZE];
+		ev->flags |= TRACE_HAS_ADDR;
+		break;
+	case TRACE_OOM:
+		if (HAS(K_SIZE)) {
+			if (!NUM(K_SIZE) || num[K_SIZE] < 0 || num[K_SIZE] > SIZE_MAX_BYTES)
+				return 0;
+			ev->size = (uint64_t)num[K_SIZE];
+		}
+		break;
+	default:
+		break;
+	}
+	return 1;
+#undef NUM
+#undef STR
+#undef HAS
+}
