@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,24 @@ timeline_init(struct timeline *tl, size_t points)
 	tl->width = 1;
 }
 
+static void write_row(FILE *f, uint64_t event, const struct timeline_row *cur,
+    const struct timeline_row *const *rows, size_t n);
+
 static void
 push(struct timeline *tl, const struct timeline_row *r)
 {
+	/* every change, not an envelope: straight to the CSV, or to the spill */
+	if (tl->out != NULL) {
+		write_row(tl->out, r->event, r, &r, 1);
+		tl->n++;
+		return;
+	}
+	if (tl->spill != NULL) {
+		if (fwrite(r, sizeof(*r), 1, tl->spill) != 1)
+			tl->spill_failed = 1;
+		tl->n++;
+		return;
+	}
 	if (tl->n == tl->cap) {
 		tl->cap = tl->cap ? tl->cap * 2 : 1024;
 		tl->rows = gms_realloc(tl->rows, tl->cap * sizeof(*tl->rows));
@@ -86,7 +102,78 @@ void
 timeline_free(struct timeline *tl)
 {
 	free(tl->rows);
+	if (tl->spill != NULL)
+		fclose(tl->spill);
 	memset(tl, 0, sizeof(*tl));
+}
+
+static void
+write_header(FILE *f, const char *const *labels, size_t n)
+{
+	size_t k;
+
+	fprintf(f, "event,t_us,live");
+	for (k = 0; k < n; k++) {
+		if (n == 1)
+			fprintf(f, ",allocated,reserved");
+		else
+			fprintf(f, ",%s_allocated,%s_reserved", labels[k], labels[k]);
+	}
+	fprintf(f, "\n");
+}
+
+void
+timeline_stream(struct timeline *tl, FILE *f)
+{
+	if (tl->points != 0)
+		return;
+	tl->out = f;
+	write_header(f, NULL, 1);
+}
+
+int
+timeline_spill(struct timeline *tl)
+{
+	if (tl->points != 0)
+		return 0;
+	return (tl->spill = tmpfile()) != NULL ? 0 : -1;
+}
+
+/* Reading a timeline's rows back in order, from memory or from its spill. */
+struct cursor {
+	struct timeline *tl;
+	size_t next;			/* rows taken */
+	struct timeline_row ahead;	/* the next row, when has_ahead */
+	int has_ahead;
+	struct timeline_row last;	/* the row last taken, when has_last */
+	int has_last;
+};
+
+static int
+cursor_peek(struct cursor *c)
+{
+	if (c->has_ahead)
+		return 1;
+	if (c->next >= c->tl->n)
+		return 0;
+	if (c->tl->spill != NULL) {
+		if (fread(&c->ahead, sizeof(c->ahead), 1, c->tl->spill) != 1) {
+			c->tl->spill_failed = 1;
+			return 0;
+		}
+	} else {
+		c->ahead = c->tl->rows[c->next];
+	}
+	return c->has_ahead = 1;
+}
+
+static void
+cursor_take(struct cursor *c)
+{
+	c->last = c->ahead;
+	c->has_last = 1;
+	c->has_ahead = 0;
+	c->next++;
 }
 
 /* One CSV row: the event, cur's time and live bytes, each timeline's row (NULL: none yet). */
@@ -113,19 +200,18 @@ write_row(FILE *f, uint64_t event, const struct timeline_row *cur,
 int
 timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labels, size_t n)
 {
-	size_t *at = gms_calloc(n ? n : 1, sizeof(*at)), i, k;
+	struct cursor *at = gms_calloc(n ? n : 1, sizeof(*at));
 	const struct timeline_row **rows = gms_calloc(n ? n : 1, sizeof(*rows)), *cur;
+	size_t i, k;
 	uint64_t next;
-	int any;
+	int any, failed = 0;
 
-	fprintf(f, "event,t_us,live");
+	write_header(f, labels, n);
 	for (k = 0; k < n; k++) {
-		if (n == 1)
-			fprintf(f, ",allocated,reserved");
-		else
-			fprintf(f, ",%s_allocated,%s_reserved", labels[k], labels[k]);
+		at[k].tl = tls[k];
+		if (tls[k]->spill != NULL && fseek(tls[k]->spill, 0, SEEK_SET) != 0)
+			failed = 1;
 	}
-	fprintf(f, "\n");
 	if (n > 0 && tls[0]->points > 0) {
 		/* envelopes of the same trace share their buckets: a row a bucket */
 		for (i = 0; i < tls[0]->n; i++) {
@@ -140,24 +226,28 @@ timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labe
 		any = 0;
 		next = UINT64_MAX;
 		for (k = 0; k < n; k++)
-			if (at[k] < tls[k]->n && tls[k]->rows[at[k]].event < next) {
-				next = tls[k]->rows[at[k]].event;
+			if (cursor_peek(&at[k]) && at[k].ahead.event < next) {
+				next = at[k].ahead.event;
 				any = 1;
 			}
 		if (!any)
 			break;
 		cur = NULL;
 		for (k = 0; k < n; k++) {
-			while (at[k] < tls[k]->n && tls[k]->rows[at[k]].event <= next)
-				at[k]++;
-			rows[k] = at[k] > 0 ? &tls[k]->rows[at[k] - 1] : NULL;
+			while (cursor_peek(&at[k]) && at[k].ahead.event <= next)
+				cursor_take(&at[k]);
+			rows[k] = at[k].has_last ? &at[k].last : NULL;
 			if (rows[k] != NULL && (cur == NULL || rows[k]->event == next))
 				cur = rows[k];
 		}
 		write_row(f, next, cur, rows, n);
 	}
 out:
+	for (k = 0; k < n; k++)
+		failed |= tls[k]->spill_failed;
 	free(at);
 	free(rows);
-	return ferror(f) ? -1 : 0;
+	if (failed)
+		errno = EIO;
+	return ferror(f) || failed ? -1 : 0;
 }

@@ -31,12 +31,25 @@ struct timeline {
 	uint64_t width;		/* events per bucket (points > 0) */
 	struct timeline_row last;
 	int have_last;
+	FILE *out;		/* every change written here as it comes (a CSV) */
+	FILE *spill;		/* ... or here, to be merged with other timelines */
+	int spill_failed;
 };
 
 void timeline_init(struct timeline *tl, size_t points);
 /* The sampler to give sim_set_sampler (arg: the timeline). */
 void timeline_sample(void *arg, const struct sim_sample *smp);
 void timeline_free(struct timeline *tl);
+
+/*
+ * Without an envelope (points 0) a timeline would hold every change: rather,
+ * timeline_stream() writes its CSV header to f and then each row as it comes
+ * (one timeline), and timeline_spill() keeps the rows in a temporary file for
+ * timeline_write_csv() to merge (several).  Either way memory stays O(1).
+ * timeline_spill returns 0, or -1 (errno set).
+ */
+void timeline_stream(struct timeline *tl, FILE *f);
+int timeline_spill(struct timeline *tl);
 
 /*
  * Write one or more timelines of the same trace as CSV: event, t_us, live,

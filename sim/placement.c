@@ -19,6 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The shared pages' tree keeps, per subtree, the longest free range of any
+ * page in it, so first fit by address is one descent, however many pages a
+ * hundred thousand live requests keep.  The hole trees need nothing.
+ */
+struct page;
+static void page_augment(struct page *p);
+#define RB_AUGMENT(x) _Generic((x), struct page *: page_augment((struct page *)(x)), \
+	default: (void)0)
 #include <bsd/sys/tree.h>
 
 #include "sim/gms.h"
@@ -70,6 +79,8 @@ struct page {
 	uint64_t addr;
 	struct range { uint64_t off, len; } *free;
 	size_t nfree, cap;
+	uint64_t longest;	/* the longest of free[] */
+	uint64_t sub_longest;	/* ... of any page in this subtree */
 	RB_ENTRY(page) link;
 };
 
@@ -82,6 +93,50 @@ page_cmp(const struct page *a, const struct page *b)
 RB_HEAD(page_tree, page);
 RB_PROTOTYPE(page_tree, page, link, page_cmp)
 RB_GENERATE(page_tree, page, link, page_cmp)
+
+static void
+page_augment(struct page *p)
+{
+	struct page *l = RB_LEFT(p, link), *r = RB_RIGHT(p, link);
+
+	p->sub_longest = p->longest;
+	if (l != NULL && l->sub_longest > p->sub_longest)
+		p->sub_longest = l->sub_longest;
+	if (r != NULL && r->sub_longest > p->sub_longest)
+		p->sub_longest = r->sub_longest;
+}
+
+/* p's free ranges changed (or p is new): its longest, and its ancestors'. */
+static void
+page_fix(struct page *p)
+{
+	size_t i;
+
+	p->longest = 0;
+	for (i = 0; i < p->nfree; i++)
+		p->longest = GMS_MAX(p->longest, p->free[i].len);
+	for (; p != NULL; p = RB_PARENT(p, link))
+		page_augment(p);
+}
+
+/* The page of lowest address with a free range of at least g bytes. */
+static struct page *
+page_first_fit(struct page_tree *t, uint64_t g)
+{
+	struct page *n = RB_ROOT(t), *l;
+
+	if (n == NULL || n->sub_longest < g)
+		return NULL;
+	for (;;) {
+		l = RB_LEFT(n, link);
+		if (l != NULL && l->sub_longest >= g)
+			n = l;
+		else if (n->longest >= g)
+			return n;
+		else
+			n = RB_RIGHT(n, link);	/* it holds the fit: sub_longest said so */
+	}
+}
 
 struct placement {
 	struct region small, large, va;
@@ -173,7 +228,7 @@ place_packed(struct placement *pl, uint64_t size, uint64_t *addr)
 	struct page *p;
 	size_t i;
 
-	RB_FOREACH(p, page_tree, &pl->pages)
+	if ((p = page_first_fit(&pl->pages, g)) != NULL)
 		for (i = 0; i < p->nfree; i++) {
 			if (p->free[i].len < g)
 				continue;
@@ -185,6 +240,7 @@ place_packed(struct placement *pl, uint64_t size, uint64_t *addr)
 				    (p->nfree - i - 1) * sizeof(p->free[0]));
 				p->nfree--;
 			}
+			page_fix(p);
 			return 0;
 		}
 	p = gms_calloc(1, sizeof(*p));
@@ -197,6 +253,7 @@ place_packed(struct placement *pl, uint64_t size, uint64_t *addr)
 	p->free[0] = (struct range){ .off = g, .len = PAGE - g };
 	p->nfree = g < PAGE;
 	RB_INSERT(page_tree, &pl->pages, p);
+	page_fix(p);
 	pl->physical += PAGE;
 	*addr = p->addr;
 	return 0;
@@ -230,8 +287,14 @@ remove_packed(struct placement *pl, uint64_t addr, uint64_t size)
 		memmove(&p->free[i], &p->free[i + 1], (p->nfree - i - 1) * sizeof(p->free[0]));
 		p->nfree--;
 	}
-	if (p->nfree == 1 && p->free[0].len == PAGE) {
+	if (p->nfree != 1 || p->free[0].len != PAGE) {
+		page_fix(p);
+	} else {
+		struct page *up = RB_PARENT(p, link);
+
 		RB_REMOVE(page_tree, &pl->pages, p);
+		for (; up != NULL; up = RB_PARENT(up, link))
+			page_augment(up);
 		region_remove(&pl->small, p->addr, PAGE);
 		pl->physical -= PAGE;
 		free(p->free);
@@ -354,4 +417,40 @@ placement_destroy(struct placement *pl)
 	region_clear(&pl->large);
 	region_clear(&pl->va);
 	free(pl);
+}
+
+int
+placement_check(const struct placement *pl, char **cause)
+{
+	struct page *p, *want;
+	uint64_t longest, sub, g;
+	size_t i;
+
+	RB_FOREACH(p, page_tree, (struct page_tree *)&pl->pages) {
+		for (longest = 0, i = 0; i < p->nfree; i++)
+			longest = GMS_MAX(longest, p->free[i].len);
+		sub = longest;
+		if (RB_LEFT(p, link) != NULL)
+			sub = GMS_MAX(sub, RB_LEFT(p, link)->sub_longest);
+		if (RB_RIGHT(p, link) != NULL)
+			sub = GMS_MAX(sub, RB_RIGHT(p, link)->sub_longest);
+		if (p->longest != longest || p->sub_longest != sub)
+			return gms_fail(cause, GMS_EBUG, "page %#llx: longest free %llu (kept %llu), "
+			    "in its subtree %llu (kept %llu)", (unsigned long long)p->addr,
+			    (unsigned long long)longest, (unsigned long long)p->longest,
+			    (unsigned long long)sub, (unsigned long long)p->sub_longest);
+	}
+	/* first fit by descent equals first fit by walking the pages in order */
+	for (g = PACK_GRANULE; g <= PAGE; g *= 2) {
+		want = NULL;
+		RB_FOREACH(p, page_tree, (struct page_tree *)&pl->pages)
+			if (p->longest >= g) {
+				want = p;
+				break;
+			}
+		if (page_first_fit((struct page_tree *)&pl->pages, g) != want)
+			return gms_fail(cause, GMS_EBUG, "first fit of %llu bytes: not the "
+			    "lowest page that fits", (unsigned long long)g);
+	}
+	return 0;
 }

@@ -36,4 +36,7 @@ void placement_unmap(struct placement *pl, uint64_t size);
 uint64_t placement_physical(const struct placement *pl);
 void placement_destroy(struct placement *pl);
 
+/* The shared pages' bookkeeping holds (for tests): 0, or GMS_EBUG with *cause. */
+int placement_check(const struct placement *pl, char **cause);
+
 #endif /* SIM_PLACEMENT_H */

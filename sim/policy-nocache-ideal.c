@@ -12,14 +12,15 @@
  *
  * The two differ only in what counts as reserved.
  *
- * Each live request is one segment: an address-ordered tree serves walks.
+ * Each live request is one segment, on a list: a walk (a memory map) sorts
+ * them by address, so a request costs O(1) whatever is live.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <bsd/sys/tree.h>
+#include <sys/queue.h>
 
 #include "sim/device.h"
 #include "sim/gms.h"
@@ -29,22 +30,12 @@
 struct dblock {
 	uint64_t addr, size, requested;
 	int64_t stream;
-	RB_ENTRY(dblock) link;
+	LIST_ENTRY(dblock) link;
 };
-
-static int
-dblock_cmp(const struct dblock *a, const struct dblock *b)
-{
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
-
-RB_HEAD(dblock_tree, dblock);
-RB_PROTOTYPE(dblock_tree, dblock, link, dblock_cmp)
-RB_GENERATE(dblock_tree, dblock, link, dblock_cmp)
 
 struct direct {
 	struct device *dev;
-	struct dblock_tree live;
+	LIST_HEAD(, dblock) live;	/* unordered: walks sort, O(1) per request */
 	uint64_t allocated, ooms;
 	struct objpool blocks;
 };
@@ -65,7 +56,7 @@ direct_alloc(void *state, uint64_t request, int64_t stream, void **handle, uint6
 	b->size = size;
 	b->requested = request;
 	b->stream = stream;
-	RB_INSERT(dblock_tree, &d->live, b);
+	LIST_INSERT_HEAD(&d->live, b, link);
 	d->allocated += size;
 	*handle = b;
 	*block = size;
@@ -78,7 +69,7 @@ direct_free(void *state, void *handle)
 	struct direct *d = state;
 	struct dblock *b = handle;
 
-	RB_REMOVE(dblock_tree, &d->live, b);
+	LIST_REMOVE(b, link);
 	device_release(d->dev, b->addr, b->size);
 	d->allocated -= b->size;
 	objpool_put(&d->blocks, b);
@@ -100,13 +91,32 @@ direct_stats(void *state, struct policy_stats *st)
 	st->ooms = d->ooms;
 }
 
+static int
+by_addr(const void *a, const void *b)
+{
+	const struct dblock *x = *(const struct dblock *const *)a;
+	const struct dblock *y = *(const struct dblock *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static void
 direct_walk(void *state, policy_segment_fn *segfn, policy_block_fn *blkfn, void *arg)
 {
 	struct direct *d = state;
-	struct dblock *b;
+	struct dblock *b, **all = NULL;
+	size_t n = 0, cap = 0, i;
 
-	RB_FOREACH(b, dblock_tree, &d->live) {
+	/* in address order, as every walk is; sorted only when one is asked for */
+	LIST_FOREACH(b, &d->live, link) {
+		if (n == cap)
+			all = gms_realloc(all, (cap = cap ? 2 * cap : 256) * sizeof(*all));
+		all[n++] = b;
+	}
+	if (n > 1)
+		qsort(all, n, sizeof(*all), by_addr);
+	for (i = 0; i < n; i++) {
+		b = all[i];
 		struct policy_walk_segment ws = { .addr = b->addr, .size = b->size,
 		    .stream = b->stream, .pool = "request" };
 		struct policy_walk_block wb = { .addr = b->addr, .size = b->size,
@@ -117,6 +127,7 @@ direct_walk(void *state, policy_segment_fn *segfn, policy_block_fn *blkfn, void 
 		if (blkfn != NULL)
 			blkfn(arg, &wb);
 	}
+	free(all);
 }
 
 static int
@@ -126,7 +137,7 @@ direct_check(void *state, char **cause)
 	struct dblock *b;
 	uint64_t sum = 0;
 
-	RB_FOREACH(b, dblock_tree, &d->live) {
+	LIST_FOREACH(b, &d->live, link) {
 		if (b->size != b->requested)
 			return gms_fail(cause, -1, "block %#llx: size %llu for %llu requested",
 			    (unsigned long long)b->addr, (unsigned long long)b->size,
@@ -156,7 +167,7 @@ direct_create(const struct policy_args *args, struct device *dev, void **state, 
 	struct direct *d = gms_calloc(1, sizeof(*d));
 
 	d->dev = dev;
-	RB_INIT(&d->live);
+	LIST_INIT(&d->live);
 	objpool_init(&d->blocks, sizeof(struct dblock), 1024);
 	*state = d;
 	return 0;

@@ -14,6 +14,7 @@
 #include "sim/gms.h"
 #include "sim/idtable.h"
 #include "sim/policy.h"
+#include "sim/progress.h"
 #include "sim/sim.h"
 #include "traces/tracemem.h"
 
@@ -261,9 +262,17 @@ sim_replay(struct sim *s, struct trace_reader *r, char **cause)
 	char *why = NULL;
 	int rc;
 
-	while ((rc = trace_next(r, &ev, &why)) == 1)
+	uint64_t step = 0;
+
+	while ((rc = trace_next(r, &ev, &why)) == 1) {
 		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
 			break;
+		if (++step == PROGRESS_STEP) {
+			progress_add(step);
+			step = 0;
+		}
+	}
+	progress_add(step);
 	if (rc < 0) {
 		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
 		free(why);
@@ -293,9 +302,13 @@ sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_afte
 		if ((rc = sim_event(s, i, &ev, &why)) < 0) {
 			gms_fail(cause, rc, "%s: %s", trace_mem_where(m, i, where, sizeof(where)), why);
 			free(why);
+			progress_add(i % PROGRESS_STEP);
 			return rc;
 		}
+		if ((i + 1) % PROGRESS_STEP == 0)
+			progress_add(PROGRESS_STEP);
 	}
+	progress_add(n % PROGRESS_STEP);
 	return 0;
 }
 

@@ -6,8 +6,11 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "sim/device.h"
 #include "sim/gms.h"
+#include "sim/placement.h"
 #include "t/tap.h"
 
 #define S ((uint64_t)1 << 46)
@@ -112,10 +115,57 @@ recorded(void)
 	device_destroy(d);
 }
 
+/*
+ * Small requests share 2 MiB pages, first fit by address: thousands of live
+ * requests of random sizes freed in random order, the pages' bookkeeping
+ * (the longest free range per subtree) checked after every step, and first
+ * fit by descent against first fit by walking every page.
+ */
+static void
+packed(void)
+{
+	struct placement *pl = placement_create();
+	enum { N = 3000, STEPS = 60000 };
+	static uint64_t addr[N], size[N];
+	unsigned long long seed = 7;
+	char *cause = NULL;
+	size_t i, bad = 0, steps;
+	uint64_t prev;
+
+	for (steps = 0; steps < STEPS; steps++) {
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		i = (size_t)(seed >> 33) % N;
+		if (size[i] != 0) {
+			placement_remove(pl, addr[i], size[i]);
+			size[i] = 0;
+		} else {
+			size[i] = 1 + (seed >> 13) % (512 * 1024);
+			if (placement_place(pl, size[i], &addr[i]) < 0) {
+				bad++;
+				break;
+			}
+		}
+		if ((steps % 97 == 0 || steps < 2000) && placement_check(pl, &cause) < 0) {
+			if (bad++ == 0)
+				diag("step %zu: %s", steps, cause);
+			free(cause);
+			cause = NULL;
+		}
+	}
+	is_u64(bad, 0, "%d steps of packed requests: the pages' bookkeeping holds and first "
+	    "fit is the lowest page that fits", STEPS);
+	/* a 256-byte request after all that: the lowest page with room */
+	prev = placement_physical(pl);
+	ok(placement_place(pl, 256, &addr[0]) == 0 && placement_physical(pl) == prev,
+	    "a small request fits in a page already backed");
+	placement_destroy(pl);
+}
+
 int
 main(void)
 {
 	model();
+	packed();
 	highest_hole();
 	capacity();
 	recorded();

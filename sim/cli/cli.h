@@ -207,9 +207,22 @@ int cli_target(const struct cli_args *a, struct cli_target *t);
 void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
 
 /*
- * Write timelines as CSV to path ("-": stdout) through sim/outfile.h (never
- * onto input, never half a file).  0, or an exit status after saying why.
+ * A file a command writes as it goes (path "-": standard output), through
+ * sim/outfile.h: never onto the input, never half a file.  cli_out_close
+ * puts it in place when keep is set and all was written, else leaves no
+ * trace of it.  Both: 0, or an exit status after saying why.
  */
+#include "sim/outfile.h"
+struct cli_out {
+	const char *path;
+	FILE *f;
+	struct outfile of;
+	int file;			/* not standard output */
+};
+int cli_out_open(const char *path, const char *input, struct cli_out *o);
+int cli_out_close(struct cli_out *o, int keep);
+
+/* Write timelines as CSV to path, the same way.  0, or an exit status. */
 int write_timeline(const char *path, const char *input, struct timeline *const *tls,
     const char *const *labels, size_t n);
 
@@ -227,6 +240,14 @@ int cmd_plot(struct cli_args *a);
 int cmd_replay(struct cli_args *a);
 int cmd_compare(struct cli_args *a);
 int cmd_policies(struct cli_args *a);
+
+/*
+ * The progress line (progress.c): on a terminal, unless --quiet.  Messages
+ * clear it first (cli_error and cli_warning do).
+ */
+void cli_progress_start(const char *command);
+void cli_progress_clear(void);
+void cli_progress_stop(void);
 
 /* The whole command line (main.c); gendoc.c links everything but main(). */
 int cli_main(int argc, char **argv);

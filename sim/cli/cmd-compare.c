@@ -73,6 +73,12 @@ cmd_compare(struct cli_args *a)
 		if (timeline_path != NULL) {
 			jobs[i].spec.sampler = timeline_sample;
 			jobs[i].spec.sampler_arg = &tls[i];
+			/* every change: kept in a temporary file, not in memory */
+			if (timeline_spill(&tls[i]) < 0) {
+				cli_error("cannot make a temporary file: %s", strerror(errno));
+				rc = EXIT_SYSTEM;
+				goto out;
+			}
 		}
 	}
 	batch_run(jobs, n, threads);

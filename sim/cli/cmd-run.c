@@ -34,6 +34,7 @@ cmd_run(struct cli_args *a)
 	const char *timeline_path = a->given[OPT_TIMELINE] ? a->v[OPT_TIMELINE].s : NULL;
 	const char *gpu_name;
 	struct timeline tl;
+	struct cli_out tout = { 0 };
 
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
@@ -52,6 +53,14 @@ cmd_run(struct cli_args *a)
 	if (timeline_path != NULL) {
 		spec.sampler = timeline_sample;
 		spec.sampler_arg = &tl;
+		/* every change: written as it comes, not held */
+		if (tl.points == 0) {
+			if ((rc = cli_out_open(timeline_path, spec.path, &tout)) != 0) {
+				cli_policies_free(&pols);
+				return rc;
+			}
+			timeline_stream(&tl, tout.f);
+		}
 	}
 
 	err = run_simulate(&spec, &out, &cause);
@@ -61,12 +70,14 @@ cmd_run(struct cli_args *a)
 		run_output_free(&out);
 		cli_policies_free(&pols);
 		timeline_free(&tl);
+		cli_out_close(&tout, 0);
 		return gms_exit_code(err);
 	}
 	if (timeline_path != NULL) {
 		struct timeline *one = &tl;
 
-		rc = write_timeline(timeline_path, spec.path, &one, NULL, 1);
+		rc = tl.points == 0 ? cli_out_close(&tout, 1) :
+		    write_timeline(timeline_path, spec.path, &one, NULL, 1);
 		timeline_free(&tl);
 		if (rc != 0) {
 			run_output_free(&out);

@@ -163,10 +163,12 @@ dispatch(int argc, char **argv)
 		if (!a.given[OPT_OUTPUT])
 			a.report = stderr;
 	}
+	cli_progress_start(c->name);
 	if (a.given[OPT_OUTPUT] && !c->own_output && strcmp(a.v[OPT_OUTPUT].s, "-") != 0)
 		rc = run_to_file(c, &a);
 	else
 		rc = c->exec(&a);
+	cli_progress_stop();
 	cli_args_free(&a);
 	return rc;
 }

@@ -27,6 +27,7 @@ int cli_quiet;
 static void
 vmsg(const char *kind, const char *fmt, va_list ap)
 {
+	cli_progress_clear();
 	fprintf(stderr, "gpumemsim: %s: ", kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -270,38 +271,78 @@ cli_print_json(struct cli_args *a, cJSON *o)
 }
 
 int
-write_timeline(const char *path, const char *input, struct timeline *const *tls,
-    const char *const *labels, size_t n)
+cli_out_open(const char *path, const char *input, struct cli_out *o)
 {
-	struct outfile o;
 	char *cause = NULL;
-	FILE *f = stdout;
 	int err;
 
-	if (strcmp(path, "-") != 0) {
-		if ((err = outfile_open(path, &input, 1, &o, &cause)) < 0) {
-			cli_error("%s", cause);
-			free(cause);
-			return gms_exit_code(err);
-		}
-		if ((f = fdopen(o.fd, "w")) == NULL) {
-			cli_error("cannot write '%s': %s", path, strerror(errno));
-			outfile_abort(&o);
-			return EXIT_SYSTEM;
-		}
-		o.fd = -1;	/* the stream owns it now */
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	if (strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
 	}
-	if (timeline_write_csv(f, tls, labels, n) < 0 || fflush(f) != 0 || ferror(f) ||
-	    (f != stdout && fclose(f) != 0)) {
+	if ((err = outfile_open(path, &input, 1, &o->of, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	if ((o->f = fdopen(o->of.fd, "w")) == NULL) {
 		cli_error("cannot write '%s': %s", path, strerror(errno));
-		if (f != stdout)
-			outfile_abort(&o);
+		outfile_abort(&o->of);
 		return EXIT_SYSTEM;
 	}
-	if (f != stdout && (err = outfile_commit(&o, &cause)) < 0) {
+	o->of.fd = -1;	/* the stream owns it now */
+	o->file = 1;
+	return 0;
+}
+
+int
+cli_out_close(struct cli_out *o, int keep)
+{
+	char *cause = NULL;
+	int err, bad;
+
+	if (o->f == NULL)
+		return 0;
+	bad = fflush(o->f) != 0 || ferror(o->f);
+	if (o->file && fclose(o->f) != 0)
+		bad = 1;
+	o->f = NULL;
+	if (!o->file) {
+		if (bad && keep) {
+			cli_error("cannot write '%s': %s", o->path, strerror(errno));
+			return EXIT_SYSTEM;
+		}
+		return 0;
+	}
+	if (bad || !keep) {
+		if (bad && keep)
+			cli_error("cannot write '%s': %s", o->path, strerror(errno));
+		outfile_abort(&o->of);
+		return bad && keep ? EXIT_SYSTEM : 0;
+	}
+	if ((err = outfile_commit(&o->of, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(err);
 	}
 	return 0;
+}
+
+int
+write_timeline(const char *path, const char *input, struct timeline *const *tls,
+    const char *const *labels, size_t n)
+{
+	struct cli_out o;
+	int rc;
+
+	if ((rc = cli_out_open(path, input, &o)) != 0)
+		return rc;
+	if (timeline_write_csv(o.f, tls, labels, n) < 0) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		cli_out_close(&o, 0);
+		return EXIT_SYSTEM;
+	}
+	return cli_out_close(&o, 1);
 }
