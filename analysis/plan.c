@@ -21,15 +21,21 @@
 struct ctx {
 	const struct trace_mem *m;
 	struct plan_report *rep;
+	int threads;
 };
 
-/* One run; 1 if it fits, 0 if it runs out of memory, < 0 if it cannot run. */
+/*
+ * One run; 1 if it fits, 0 if it runs out of memory, < 0 if it cannot run.
+ * A run that runs out stops there: "fits" and where it failed are all a
+ * search needs (res's totals over the whole trace are then partial).
+ */
 static int
 fits_at(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
     const struct gpu_model *gpu, struct sim_result *res)
 {
 	struct run_spec spec = { .mem = m, .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
-	    .capacity = capacity, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0 };
+	    .capacity = capacity, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0,
+	    .stop_at_oom = capacity != 0 };
 	struct run_output out;
 	char *cause = NULL;
 	int rc;
@@ -51,6 +57,73 @@ up(uint64_t n)
 	return (n + PLAN_STEP - 1) / PLAN_STEP * PLAN_STEP;
 }
 
+/*
+ * Does a capacity the run never reaches change nothing?  So for the caching
+ * allocator (its limit is only checked, reserved + segment > limit, except
+ * that garbage_collection_threshold acts at a share of it and a
+ * per_process_memory_fraction sets its own), for no-cache (the driver's
+ * pages, checked the same way) and for the bound.  Not for BFC: a GPU gives
+ * it the framework's own limit, and a preallocated pool is the capacity.
+ */
+static int
+limit_inert(const struct plan_policy *p)
+{
+	size_t i;
+
+	if (p->ops == &policy_no_cache || p->ops == &policy_ideal)
+		return 1;
+	if (p->ops != &policy_caching)
+		return 0;
+	for (i = 0; i < p->nopts; i++)
+		if (strstr(p->opts[i].value, "garbage_collection_threshold") != NULL ||
+		    strstr(p->opts[i].value, "per_process_memory_fraction") != NULL)
+			return 0;
+	return 1;
+}
+
+/* A search's runs, remembered: bisection and verification ask some twice. */
+struct tried {
+	uint64_t cap[64];
+	int fits[64];
+	size_t n;
+};
+
+static int
+fits_once(const struct ctx *c, const struct plan_policy *p, uint64_t capacity,
+    struct tried *t)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < t->n; i++)
+		if (t->cap[i] == capacity)
+			return t->fits[i];
+	rc = fits_at(c->m, p, capacity, NULL, NULL);
+	if (rc >= 0 && t->n < 64) {
+		t->cap[t->n] = capacity;
+		t->fits[t->n++] = rc;
+	}
+	return rc;
+}
+
+/* The probes above a policy's smallest capacity. */
+struct probes {
+	const struct ctx *c;
+	const struct plan_policy *p;
+	uint64_t at[PLAN_PROBES];
+	int fits[PLAN_PROBES];
+	size_t n;
+};
+
+static void
+probe(void *arg, size_t i)
+{
+	struct probes *pr = arg;
+
+	if (pr->fits[i] < 0)
+		pr->fits[i] = fits_at(pr->c->m, pr->p, pr->at[i], NULL, NULL);
+}
+
 static void
 search(void *arg, size_t i)
 {
@@ -58,6 +131,7 @@ search(void *arg, size_t i)
 	struct plan_policy *p = &c->rep->pols[i];
 	uint64_t lo, hi, mid, cap;
 	struct sim_result res;
+	struct tried t = { .n = 0 };
 	size_t k;
 	int rc;
 
@@ -69,8 +143,13 @@ search(void *arg, size_t i)
 	} else {
 		hi = up(GMS_MAX(c->rep->peak_live, PLAN_STEP));
 	}
+	/* above the uncapped run's peak nothing changes: it fits */
+	if (p->unbounded_peak != 0 && limit_inert(p)) {
+		t.cap[t.n] = hi;
+		t.fits[t.n++] = 1;
+	}
 	/* grow the top until it fits */
-	while ((rc = fits_at(c->m, p, hi, NULL, NULL)) == 0 && hi < PLAN_CEILING)
+	while ((rc = fits_once(c, p, hi, &t)) == 0 && hi < PLAN_CEILING)
 		hi *= 2;
 	if (rc < 0) {
 		p->err = rc;
@@ -82,31 +161,46 @@ search(void *arg, size_t i)
 	lo = c->rep->peak_live / PLAN_STEP * PLAN_STEP;
 	if (lo >= hi)
 		lo = hi - PLAN_STEP;
-	if (lo > 0 && fits_at(c->m, p, lo, NULL, NULL) == 1) {
+	if (lo > 0 && fits_once(c, p, lo, &t) == 1) {
 		hi = lo;
 	} else {
 		while (hi - lo > PLAN_STEP) {
 			mid = lo + (hi - lo) / 2 / PLAN_STEP * PLAN_STEP;
-			if (fits_at(c->m, p, mid, NULL, NULL) == 1)
+			if (fits_once(c, p, mid, &t) == 1)
 				hi = mid;
 			else
 				lo = mid;
 		}
 	}
 	p->min_capacity = hi;
-	p->verified = fits_at(c->m, p, hi, NULL, NULL) == 1 &&
-	    (hi <= PLAN_STEP || fits_at(c->m, p, hi - PLAN_STEP, NULL, NULL) == 0);
+	p->verified = fits_once(c, p, hi, &t) == 1 &&
+	    (hi <= PLAN_STEP || fits_once(c, p, hi - PLAN_STEP, &t) == 0);
 	/* probe above: more memory must not fail, but with caching it can */
 	cap = p->unbounded_peak ? up(p->unbounded_peak) : hi * 2;
+	struct probes pr = { .c = c, .p = p };
+
 	for (k = 1; k <= PLAN_PROBES && cap > hi; k++) {
 		uint64_t at = up(hi + (cap - hi) * k / (PLAN_PROBES + 1));
 
-		if (p->nfails > 0 && p->fails_above[p->nfails - 1] == at)
+		if (pr.n > 0 && pr.at[pr.n - 1] == at)
 			continue;	/* the same probe, rounded to 2 MiB */
-		if (at > hi && at < cap && fits_at(c->m, p, at, NULL, NULL) == 0 &&
-		    p->nfails < PLAN_PROBES)
-			p->fails_above[p->nfails++] = at;
+		if (at > hi && at < cap)
+			pr.at[pr.n++] = at;
 	}
+	/* independent of each other: on every core (unless already run) */
+	for (k = 0; k < pr.n; k++)
+		pr.fits[k] = -1;
+	for (k = 0; k < pr.n; k++) {
+		size_t j;
+
+		for (j = 0; j < t.n; j++)
+			if (t.cap[j] == pr.at[k])
+				pr.fits[k] = t.fits[j];
+	}
+	batch_map(pr.n, probe, &pr, c->threads);
+	for (k = 0; k < pr.n; k++)
+		if (pr.fits[k] == 0 && p->nfails < PLAN_PROBES)
+			p->fails_above[p->nfails++] = pr.at[k];
 }
 
 static void
@@ -124,6 +218,13 @@ cell(void *arg, size_t i)
 		cl->err = -1;
 		return;
 	}
+	/* a capacity above the uncapped run's peak that changes nothing: that run */
+	if (c->rep->pols[k].unbounded_peak != 0 && c->rep->pols[k].err == 0 &&
+	    cl->capacity >= c->rep->pols[k].unbounded_peak && limit_inert(&c->rep->pols[k])) {
+		cl->fits = 1;
+		cl->peak_reserved = c->rep->pols[k].unbounded_peak;
+		return;
+	}
 	rc = fits_at(c->m, &c->rep->pols[k], cl->capacity, gpu, &res);
 	if (rc < 0) {
 		cl->err = rc;
@@ -137,7 +238,7 @@ cell(void *arg, size_t i)
 int
 plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause)
 {
-	struct ctx c = { .m = m, .rep = rep };
+	struct ctx c = { .m = m, .rep = rep, .threads = threads };
 	const struct trace_header *hdr = trace_mem_header(m);
 	struct plan_policy ideal = { .ops = &policy_ideal };
 	struct sim_result res;

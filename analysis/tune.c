@@ -221,13 +221,13 @@ cmp_cands(const void *a, const void *b)
 	return rank(a, b);
 }
 
-/* One BFC run over the in-memory trace. */
+/* One BFC run over the in-memory trace (stop: at its first OOM, for searches). */
 static int
 bfc_run(const struct trace_mem *m, const struct policy_ops *ops, const struct policy_kv *kv,
-    size_t nkv, uint64_t capacity, struct sim_result *res)
+    size_t nkv, uint64_t capacity, int stop, struct sim_result *res)
 {
 	struct batch_job job = { .spec = { .mem = m, .policy = ops, .opts = kv, .nopts = nkv,
-	    .capacity = capacity } };
+	    .capacity = capacity, .stop_at_oom = stop } };
 	int err;
 
 	batch_run(&job, 1, 1);
@@ -251,16 +251,32 @@ min_fitting_limit(const struct trace_mem *m, const struct policy_ops *ops,
 
 	lo = lo / step * step;
 	hi = (hi + step - 1) / step * step;
-	if (bfc_run(m, ops, kv, nkv, hi, &res) != 0 || res.oomed)
+	if (bfc_run(m, ops, kv, nkv, hi, 1, &res) != 0 || res.oomed)
 		return 0;
 	while (hi - lo > step) {
 		mid = lo + (hi - lo) / 2 / step * step;
-		if (bfc_run(m, ops, kv, nkv, mid, &res) == 0 && !res.oomed)
+		if (bfc_run(m, ops, kv, nkv, mid, 1, &res) == 0 && !res.oomed)
 			hi = mid;
 		else
 			lo = mid;
 	}
 	return hi;
+}
+
+/* The two limit searches, growth and preallocated, side by side. */
+struct limits {
+	const struct trace_mem *m;
+	uint64_t lo, hi, found[2];
+};
+
+static void
+limit_search(void *arg, size_t i)
+{
+	static const struct policy_kv jax[] = { { "flavor", "jax" } };
+	struct limits *l = arg;
+
+	l->found[i] = min_fitting_limit(l->m, i == 0 ? &policy_grow_only : &policy_preallocate,
+	    jax, 1, l->lo, l->hi);
 }
 
 int
@@ -296,24 +312,41 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 
 	rep->bfc[0] = (struct tune_bfc){ .label = "growth, TensorFlow",
 	    .setting = "TF_FORCE_GPU_ALLOW_GROWTH=true (GC of free regions on)" };
-	rep->bfc[0].err = bfc_run(m, &policy_grow_only, tf, 1, capacity, &rep->bfc[0].res);
 	rep->bfc[1] = (struct tune_bfc){ .label = "growth, JAX",
 	    .setting = "XLA_PYTHON_CLIENT_PREALLOCATE=false" };
-	rep->bfc[1].err = bfc_run(m, &policy_grow_only, jax, 1, capacity, &rep->bfc[1].res);
 	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ?
 	    "the default of both (the whole limit at the first allocation)" :
 	    "JAX's default: 75% of the card at the first allocation" };
-	rep->bfc[2].err = bfc_run(m, &policy_preallocate, jax, 1, capacity, &rep->bfc[2].res);
+	{
+		/* the three modes at once */
+		struct batch_job jobs[3] = {
+			{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = tf, .nopts = 1,
+			    .capacity = capacity } },
+			{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = jax, .nopts = 1,
+			    .capacity = capacity } },
+			{ .spec = { .mem = m, .policy = &policy_preallocate, .opts = jax, .nopts = 1,
+			    .capacity = capacity } },
+		};
+
+		batch_run(jobs, 3, threads);
+		for (i = 0; i < 3; i++) {
+			rep->bfc[i].err = jobs[i].err;
+			if (jobs[i].err == 0)
+				rep->bfc[i].res = jobs[i].out.res;
+		}
+		batch_free(jobs, 3);
+	}
 
 	/* the smallest limits: between the live peak and what growth reserved */
 	hi = capacity;
 	if (hi == 0 && rep->bfc[1].err == 0)
 		hi = rep->bfc[1].res.peak_reserved;
 	if (hi != 0 && rep->peak_live != 0 && rep->peak_live <= hi) {
-		rep->bfc_min_limit = min_fitting_limit(m, &policy_grow_only, jax, 1,
-		    rep->peak_live, hi);
-		rep->bfc_min_prealloc = min_fitting_limit(m, &policy_preallocate, jax, 1,
-		    rep->peak_live, hi);
+		struct limits l = { .m = m, .lo = rep->peak_live, .hi = hi };
+
+		batch_map(2, limit_search, &l, threads);
+		rep->bfc_min_limit = l.found[0];
+		rep->bfc_min_prealloc = l.found[1];
 	}
 	return 0;
 }

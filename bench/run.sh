@@ -1,37 +1,74 @@
 #!/bin/sh
-# bench/run.sh - how fast `gpumemsim run` replays a large trace.
+# bench/run.sh - the benchmark: how fast every command runs, and in how much
+# memory, on large generated traces in every native format.
 #
-#   bench/run.sh [EVENTS]     (default 5000000)
+#   bench/run.sh [EVENTS ...]        (default: 1000000 10000000)
+#   PEER=path/to/allocation_simulator.py bench/run.sh
 #
-# Builds bench/gen-trace, writes a training-shaped JSON Lines trace of EVENTS
-# events to a temporary directory (plain and gzip'd), and times `gpumemsim run`
-# on each, printing events per second and the peak resident memory, then
-# `gpumemsim tune` and `gpumemsim plan` on it.  Run it
-# from a build without sanitizers (./configure && make) for real numbers.
+# For each size: a training-shaped trace (bench/gen-trace) as JSON Lines, as
+# one JSON document (made by `gpumemsim convert`, timed too) and both
+# gzip'd; run, check, compare (every policy) and info on each, plan and tune
+# on the JSON Lines of up to 2M events (their searches replay the trace
+# dozens of times); the simulation alone per policy (bench/sim-only).  Then
+# a churn trace of 1M events with 100k and with 1k allocations live, through
+# the per-request policies.  With PEER and python3's sortedcontainers:
+# DynaPipe's simulator (simulation only, bench/peer.py) on the same 1M-event
+# trace, beside gpumemsim's caching policy alone.  Each row: seconds, events
+# per second, nanoseconds per event, peak resident memory.  Build without
+# sanitizers (./configure && make) for real numbers.
 set -eu
 cd "$(dirname "$0")/.."
-events=${1:-5000000}
-make -s gpumemsim bench/gen-trace
+make -s gpumemsim bench/gen-trace bench/sim-only
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gms-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-./bench/gen-trace "$events" >"$tmp/t.jsonl"
-gzip -1 -c "$tmp/t.jsonl" >"$tmp/t.jsonl.gz"
-echo "trace: $events events, $(du -h "$tmp/t.jsonl" | cut -f1) as JSON Lines, $(du -h "$tmp/t.jsonl.gz" | cut -f1) gzip'd"
-for f in t.jsonl t.jsonl.gz; do
-	for cap in "" "--capacity=4.5GiB"; do
-		/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim run "$tmp/$f" $cap --format=json >"$tmp/out"
-		read -r secs kib <"$tmp/time"
-		if grep -q '"oom":.null' "$tmp/out"; then oom=fits; else oom="OOM: policy stops there"; fi
-		awk -v e="$events" -v s="$secs" -v k="$kib" -v f="$f" -v c="${cap:-uncapped}" -v o="$oom" \
-		    'BEGIN { printf "%-12s %-16s %6.2f s  %5.2f M events/s  %5.1f MiB max RSS  %s\n", f, c, s, e / (s > 0 ? s : 0.01) / 1e6, k / 1024, o }'
+G=./gpumemsim
+
+# measure LABEL FORMAT EVENTS COMMAND...: one row
+measure() {
+	label=$1 fmt=$2 n=$3
+	shift 3
+	/usr/bin/env time -f "%e %M" -o "$tmp/time" "$@" >"$tmp/out" 2>"$tmp/err" || true
+	read -r secs kib <"$tmp/time"
+	awk -v l="$label" -v f="$fmt" -v n="$n" -v s="$secs" -v k="$kib" 'BEGIN {
+		s = s > 0 ? s : 0.005
+		printf "%-9s %-9s %9d %8.2f s %7.2f M ev/s %7.0f ns/ev %8.1f MiB\n",
+		    l, f, n, s, n / s / 1e6, s * 1e9 / n, k / 1024 }'
+}
+
+echo "gpumemsim bench: $(uname -m), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
+echo "command   format       events  seconds   rate         per event     max RSS"
+for events in ${*:-1000000 10000000}; do
+	./bench/gen-trace "$events" >"$tmp/t.jsonl"
+	measure convert jsonl "$events" $G convert "$tmp/t.jsonl" "$tmp/t.json"
+	gzip -1 -c "$tmp/t.jsonl" >"$tmp/t.jsonl.gz"
+	gzip -1 -c "$tmp/t.json" >"$tmp/t.json.gz"
+	for f in jsonl jsonl.gz json json.gz; do
+		measure run "$f" "$events" $G run "$tmp/t.$f"
+		measure check "$f" "$events" $G check "$tmp/t.$f" --max-fragmentation=99%
+		measure compare "$f" "$events" $G compare "$tmp/t.$f"
+		measure info "$f" "$events" $G info "$tmp/t.$f"
+	done
+	measure timeline jsonl "$events" $G run "$tmp/t.jsonl" --timeline="$tmp/tl.csv"
+	if [ "$events" -le 2000000 ]; then
+		measure plan jsonl "$events" $G plan "$tmp/t.jsonl"
+		measure tune jsonl "$events" $G tune "$tmp/t.jsonl"
+		for p in caching grow-only preallocate no-cache ideal; do
+			printf 'sim-only  %-9s ' "$p"
+			./bench/sim-only "$tmp/t.jsonl" "$p" 3 | sed 's/^[^ ]* //'
+		done
+		if [ -n "${PEER:-}" ] && python3 -c 'import sortedcontainers' 2>/dev/null; then
+			peer=$(python3 bench/peer.py "$PEER" "$tmp/t.jsonl")
+			ours=$(./bench/sim-only "$tmp/t.jsonl" caching 3 | sed 's/.*: \([0-9.]*\) ns.*/\1/')
+			echo "$peer" | awk -v o="$ours" '{ printf "peer      %s events: %.1f ns/event (DynaPipe allocation_simulator.py, simulation only); gpumemsim caching %.1f ns/event: %.0fx\n", $2, $4, o, $4 / o }'
+		elif [ -n "${PEER:-}" ]; then
+			echo "peer      skipped: python3 with sortedcontainers is needed"
+		fi
+	fi
+	rm -f "$tmp"/t.*
+done
+for live in 100000 1000; do
+	./bench/gen-trace --churn=$live 1000000 >"$tmp/c.jsonl"
+	for p in no-cache ideal caching; do
+		measure "$p" "churn$live" 1000000 $G run "$tmp/c.jsonl" --policy=$p
 	done
 done
-# tune: the trace read once, then dozens of settings replayed on every core
-/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim tune "$tmp/t.jsonl.gz" --capacity=4.5GiB --format=json >"$tmp/out"
-read -r secs kib <"$tmp/time"
-tried=$(sed -n 's/^\t"tried":\t\([0-9]*\),/\1/p' "$tmp/out")
-echo "tune: $tried settings and the BFC limit searches in $secs s, $(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB max RSS"
-# plan: a bisection per policy, then every catalogued GPU, on every core
-/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim plan "$tmp/t.jsonl.gz" --format=json >"$tmp/out"
-read -r secs kib <"$tmp/time"
-echo "plan: every policy and $(grep -c '"gpu":' "$tmp/out") GPUs in $secs s, $(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB max RSS"

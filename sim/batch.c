@@ -6,11 +6,16 @@
 #include "config.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "sim/batch.h"
 #include "sim/gms.h"
+#include "sim/progress.h"
+#include "sim/sim.h"
+#include "traces/trace.h"
 
 struct pool {
 	void (*fn)(void *arg, size_t i);
@@ -95,4 +100,187 @@ batch_free(struct batch_job *jobs, size_t n)
 		free(jobs[i].cause);
 		jobs[i].cause = NULL;
 	}
+}
+
+/*
+ * Several policies over one trace read once: the calling thread reads
+ * events into one chunk while the workers replay the other through every
+ * job's simulation, each worker its own jobs, and a barrier swaps them.
+ * Memory stays two chunks, whatever the trace's length.
+ */
+#define CHUNK 16384
+
+struct chunk {
+	struct trace_event ev[CHUNK];
+	uint64_t index[CHUNK];
+	size_t at_off[CHUNK], label_off[CHUNK];	/* into strs; SIZE_MAX: none */
+	size_t n;
+	char *strs;
+	size_t slen, scap;
+	int end;		/* the last chunk: the trace ended, or failed */
+	int err;		/* the reader's failure, or 0 */
+	char *cause;
+};
+
+struct shared {
+	struct batch_job *jobs;
+	size_t n;
+	int workers;
+	struct chunk ch[2];
+	pthread_barrier_t bar;
+	uint64_t *failed_at;	/* per job: the event a simulation refused, + 1 */
+};
+
+static size_t
+keep_str(struct chunk *c, const char *s)
+{
+	size_t len = strlen(s) + 1, at;
+
+	if (c->slen + len > c->scap) {
+		while (c->slen + len > c->scap)
+			c->scap = c->scap ? 2 * c->scap : 65536;
+		c->strs = gms_realloc(c->strs, c->scap);
+	}
+	at = c->slen;
+	memcpy(c->strs + at, s, len);
+	c->slen += len;
+	return at;
+}
+
+static void
+fill(struct trace_reader *r, struct chunk *c)
+{
+	char *why = NULL;
+	size_t i;
+	int rc = 1;
+
+	c->n = c->slen = 0;
+	while (c->n < CHUNK && (rc = trace_next(r, &c->ev[c->n], &why)) == 1) {
+		c->index[c->n] = trace_index(r);
+		c->at_off[c->n] = c->ev[c->n].at ? keep_str(c, c->ev[c->n].at) : SIZE_MAX;
+		c->label_off[c->n] = c->ev[c->n].label ? keep_str(c, c->ev[c->n].label) : SIZE_MAX;
+		c->n++;
+	}
+	/* the strings are in place now: point at them */
+	for (i = 0; i < c->n; i++) {
+		c->ev[i].at = c->at_off[i] == SIZE_MAX ? NULL : c->strs + c->at_off[i];
+		c->ev[i].label = c->label_off[i] == SIZE_MAX ? NULL : c->strs + c->label_off[i];
+	}
+	if (rc < 0) {
+		c->err = rc;
+		gms_fail(&c->cause, rc, "%s: %s", trace_where(r), why);
+		free(why);
+	}
+	c->end = rc != 1;
+}
+
+static void *
+replay_chunks(void *arg)
+{
+	struct shared *sh = ((void **)arg)[0];
+	size_t w = (size_t)((void **)arg)[1], i, j;
+	char *why = NULL;
+	int cur = 0;
+
+	for (;;) {
+		pthread_barrier_wait(&sh->bar);
+		for (j = w; j < sh->n; j += (size_t)sh->workers) {
+			struct batch_job *job = &sh->jobs[j];
+
+			if (job->err != 0 || sh->failed_at[j] != 0)
+				continue;
+			for (i = 0; i < sh->ch[cur].n; i++)
+				if (sim_event(job->out.sim, sh->ch[cur].index[i], &sh->ch[cur].ev[i],
+				    &why) < 0) {
+					/* said again, located, by a run of its own */
+					sh->failed_at[j] = sh->ch[cur].index[i] + 1;
+					free(why);
+					why = NULL;
+					break;
+				}
+			progress_add(sh->ch[cur].n);
+		}
+		pthread_barrier_wait(&sh->bar);
+		if (sh->ch[cur].end)
+			return NULL;
+		cur = 1 - cur;
+	}
+}
+
+int
+batch_run_shared(struct batch_job *jobs, size_t n, int threads)
+{
+	struct trace_opts topts = { .device = jobs[0].spec.device };
+	struct trace_reader *r = NULL;
+	struct shared sh = { .jobs = jobs, .n = n };
+	pthread_t *tids;
+	void **args;
+	size_t i;
+	int w, cur = 0, ready = 0;
+
+	if (n == 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		memset(&jobs[i].out, 0, sizeof(jobs[i].out));
+	if ((jobs[0].err = trace_open_opts(jobs[0].spec.path, &topts, &r, &jobs[0].cause)) < 0) {
+		for (i = 1; i < n; i++) {
+			jobs[i].err = jobs[0].err;
+			jobs[i].cause = gms_strdup(jobs[0].cause);
+		}
+		return 0;
+	}
+	jobs[0].out.reader = r;	/* the first job owns it; every job reports its header */
+	for (i = 0; i < n; i++) {
+		jobs[i].err = run_prepare(&jobs[i].spec, trace_header(r), &jobs[i].out,
+		    &jobs[i].cause);
+		ready += jobs[i].err == 0;
+	}
+	if (ready == 0)
+		return 0;
+	sh.workers = threads < 1 ? 1 : threads > (int)n ? (int)n : threads;
+	sh.failed_at = gms_calloc(n, sizeof(*sh.failed_at));
+	pthread_barrier_init(&sh.bar, NULL, (unsigned)sh.workers + 1);
+	tids = gms_calloc((size_t)sh.workers, sizeof(*tids));
+	args = gms_calloc(2 * (size_t)sh.workers, sizeof(*args));
+	for (w = 0; w < sh.workers; w++) {
+		args[2 * w] = &sh;
+		args[2 * w + 1] = (void *)(size_t)w;
+		if (pthread_create(&tids[w], NULL, replay_chunks, &args[2 * w]) != 0)
+			gms_assert_fail("pthread_create", __FILE__, __LINE__);
+	}
+	fill(r, &sh.ch[0]);
+	for (;;) {
+		pthread_barrier_wait(&sh.bar);		/* the workers take ch[cur] */
+		if (!sh.ch[cur].end)
+			fill(r, &sh.ch[1 - cur]);
+		pthread_barrier_wait(&sh.bar);		/* ... and are done with it */
+		if (sh.ch[cur].end)
+			break;
+		cur = 1 - cur;
+	}
+	for (w = 0; w < sh.workers; w++)
+		pthread_join(tids[w], NULL);
+	for (i = 0; i < n; i++) {
+		if (jobs[i].err != 0)
+			continue;
+		if (sh.failed_at[i] != 0) {
+			/* a simulation refused an event: its own run says where, exactly */
+			run_output_free(&jobs[i].out);
+			jobs[i].err = run_simulate(&jobs[i].spec, &jobs[i].out, &jobs[i].cause);
+		} else if (sh.ch[cur].err != 0) {
+			jobs[i].err = sh.ch[cur].err;
+			jobs[i].cause = gms_strdup(sh.ch[cur].cause);
+		} else {
+			jobs[i].err = run_finish(&jobs[i].spec, &jobs[i].out, &jobs[i].cause);
+		}
+	}
+	pthread_barrier_destroy(&sh.bar);
+	for (i = 0; i < 2; i++) {
+		free(sh.ch[i].strs);
+		free(sh.ch[i].cause);
+	}
+	free(sh.failed_at);
+	free(tids);
+	free(args);
+	return 0;
 }

@@ -23,6 +23,14 @@ int batch_default_threads(void);
 /* Run every job; returns 0 once all have finished, whatever they returned. */
 int batch_run(struct batch_job *jobs, size_t n, int threads);
 
+/*
+ * The same, for jobs that read one trace (the same path and device, no
+ * trace_mem): the trace is read once, by the calling thread, while up to
+ * threads threads replay it through every job.  The results and messages
+ * are batch_run's; the first job's output owns the reader.
+ */
+int batch_run_shared(struct batch_job *jobs, size_t n, int threads);
+
 /* Run fn(arg, i) for every i in [0, n) on up to threads threads. */
 void batch_map(size_t n, void (*fn)(void *arg, size_t i), void *arg, int threads);
 

@@ -13,30 +13,20 @@
 #include "traces/tracemem.h"
 
 int
-run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
+run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct run_output *out,
+    char **cause)
 {
-	const struct trace_header *hdr;
-	struct device_recorded_stats rst;
 	struct policy_args args;
-	struct trace_opts topts;
 	unsigned flags = 0;
-	int err;
 
-	memset(out, 0, sizeof(*out));
-	topts.device = spec->device;
-	if (spec->mem != NULL) {
-		hdr = trace_mem_header(spec->mem);
-	} else {
-		if ((err = trace_open_opts(spec->path, &topts, &out->reader, cause)) < 0)
-			return err;
-		hdr = trace_header(out->reader);
-	}
 	out->hdr = hdr;
 	if (spec->unknown_frees_warn || hdr->starts_mid_run ||
 	    (spec->mem != NULL && trace_mem_unknown_frees_warn(spec->mem)))
 		flags |= SIM_UNKNOWN_FREES_WARN;
 	if (spec->check_every)
 		flags |= SIM_CHECK_EVERY;
+	if (spec->stop_at_oom)
+		flags |= SIM_STOP_AT_OOM;
 #ifdef GMS_DEBUG
 	flags |= SIM_CHECK_EVERY;	/* --enable-debug: every run checks itself */
 #endif
@@ -55,12 +45,14 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 		return GMS_ECONFIG;
 	if (spec->sampler != NULL)
 		sim_set_sampler(out->sim, spec->sampler, spec->sampler_arg);
-	if (spec->mem != NULL)
-		err = sim_replay_mem_upto(out->sim, spec->mem, spec->stop_after, cause);
-	else
-		err = sim_replay(out->sim, out->reader, cause);
-	if (err < 0)
-		return err;
+	return 0;
+}
+
+int
+run_finish(const struct run_spec *spec, struct run_output *out, char **cause)
+{
+	struct device_recorded_stats rst;
+
 	sim_result(out->sim, &out->res);
 	if (spec->placement == RUN_PLACEMENT_RECORDED) {
 		device_recorded_stats(out->dev, &rst);
@@ -72,6 +64,33 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 			    "(use --placement=model)", spec->path);
 	}
 	return 0;
+}
+
+int
+run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
+{
+	const struct trace_header *hdr;
+	struct trace_opts topts;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	topts.device = spec->device;
+	if (spec->mem != NULL) {
+		hdr = trace_mem_header(spec->mem);
+	} else {
+		if ((err = trace_open_opts(spec->path, &topts, &out->reader, cause)) < 0)
+			return err;
+		hdr = trace_header(out->reader);
+	}
+	if ((err = run_prepare(spec, hdr, out, cause)) < 0)
+		return err;
+	if (spec->mem != NULL)
+		err = sim_replay_mem_upto(out->sim, spec->mem, spec->stop_after, cause);
+	else
+		err = sim_replay(out->sim, out->reader, cause);
+	if (err < 0)
+		return err;
+	return run_finish(spec, out, cause);
 }
 
 void

@@ -34,6 +34,7 @@ struct run_spec {
 	void *sampler_arg;
 	uint64_t stop_after;		/* stop after this event index + 1 (0: the end);
 					   for looking at the state at an event */
+	int stop_at_oom;		/* end at the first OOM (SIM_STOP_AT_OOM) */
 	uint64_t gpu_total;		/* --gpu: the card's memory, else 0 */
 	int gpu_cc;			/* --gpu: its compute capability major */
 	uint64_t device_total;		/* the card the frameworks size their defaults
@@ -56,6 +57,15 @@ struct run_output {
  * Returns 0, or a negative GMS_E* code with a located *cause.
  */
 int run_simulate(const struct run_spec *spec, struct run_output *out, char **cause);
+/*
+ * run_simulate's two ends, for a caller that feeds the events itself
+ * (sim_event on out->sim; batch_run_shared): the device and the policy for
+ * a trace with header hdr, and after the last event the result.  Both 0 or
+ * a GMS_E* code with *cause.
+ */
+int run_prepare(const struct run_spec *spec, const struct trace_header *hdr,
+    struct run_output *out, char **cause);
+int run_finish(const struct run_spec *spec, struct run_output *out, char **cause);
 void run_output_free(struct run_output *out);
 
 /*

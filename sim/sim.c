@@ -267,6 +267,8 @@ sim_replay(struct sim *s, struct trace_reader *r, char **cause)
 	while ((rc = trace_next(r, &ev, &why)) == 1) {
 		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
 			break;
+		if (s->stopped && (s->flags & SIM_STOP_AT_OOM))
+			break;
 		if (++step == PROGRESS_STEP) {
 			progress_add(step);
 			step = 0;
@@ -307,6 +309,10 @@ sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_afte
 		}
 		if ((i + 1) % PROGRESS_STEP == 0)
 			progress_add(PROGRESS_STEP);
+		if (s->stopped && (s->flags & SIM_STOP_AT_OOM)) {
+			progress_add((i + 1) % PROGRESS_STEP);
+			return 0;
+		}
 	}
 	progress_add(n % PROGRESS_STEP);
 	return 0;

@@ -71,6 +71,9 @@ struct sim_result {
 #define SIM_FEED_RECORDED       0x2	/* push observed segment_alloc events into
 					   a recorded device as they are read */
 #define SIM_CHECK_EVERY         0x4	/* run the policy's check() after each event */
+#define SIM_STOP_AT_OOM         0x8	/* end the replay at the first OOM: for searches
+					   that need only "fits" (the totals over the
+					   whole trace, peak_live first, stay partial) */
 
 /*
  * pre: dev outlives the sim; args may be NULL (defaults).  Returns NULL with

@@ -81,7 +81,7 @@ cmd_compare(struct cli_args *a)
 			}
 		}
 	}
-	batch_run(jobs, n, threads);
+	batch_run_shared(jobs, n, threads);
 
 	for (i = 0; i < n; i++) {
 		/* A broken trace breaks every run: report it once, as `run` would. */
