@@ -94,4 +94,14 @@ grep -q '"oom":[[:space:]]*null' "$TMP/out"; ok $? "... while one at $m B fits"
 check_fail 3 "gpumemsim: error: --gpus: unknown GPU 'X9000' (known: T4, A10, A10G, L4, RTX4090, V100-32GB, RTX5090, A100-40GB, A100-80GB, L40S, H100-80GB, H100-NVL, H200, B200, MI300X)" \
     plan "$RESNET" --gpus=X9000
 check_fail 2 "gpumemsim: error: no trace given" plan
+# A GPU above the uncapped peak changes nothing for the caching allocator,
+# unless garbage_collection_threshold acts at a share of it: at 0.2 of a
+# T4 the threshold (2.9 GiB) is below ResNet-50's peak, so the cell must be
+# its own run, the same as `run --gpu=T4`, and below PyTorch's uncapped
+# 3703570432.
+gms plan "$RESNET" --policy=caching --alloc-conf=garbage_collection_threshold:0.2 --gpus=T4 --format=json
+cell=$(sed -n 's/^\t\t\t\t\t"peak_reserved":\t\([0-9]*\),*$/\1/p' "$TMP/out")
+gms run "$RESNET" --alloc-conf=garbage_collection_threshold:0.2 --gpu=T4 --format=json
+is "$cell" "$(json_top peak_reserved)" "plan's T4 cell under GC is the run on a T4"
+test "${cell:-0}" -gt 0 && test "$cell" -lt 3703570432; ok $? "... which GC keeps below the uncapped 3703570432 ($cell)"
 done_testing
