@@ -52,7 +52,7 @@ for events in ${*:-1000000 10000000}; do
 	if [ "$events" -le 2000000 ]; then
 		measure plan jsonl "$events" $G plan "$tmp/t.jsonl"
 		measure tune jsonl "$events" $G tune "$tmp/t.jsonl"
-		for p in caching grow-only preallocate no-cache ideal; do
+		for p in caching grow-only no-cache ideal; do
 			printf 'sim-only  %-9s ' "$p"
 			./bench/sim-only "$tmp/t.jsonl" "$p" 3 | sed 's/^[^ ]* //'
 		done

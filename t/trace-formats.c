@@ -7,13 +7,17 @@
  *    with what Python's own pickle module read in them (*.facts.json): action
  *    counts, protocols 2 (the C++ path), 4 and 5, the first entry, and for
  *    ring-buffer and late-start snapshots the blocks that had to be seeded;
- *  - hand-written RMM logs give the events worked out by hand.
+ *  - hand-written RMM logs give the events worked out by hand;
+ *  - the writer prints every kind of event as cJSON prints it, byte for byte.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
 
 #include "sim/gms.h"
 #include "t/gtload.h"
@@ -214,6 +218,67 @@ rmm(void)
 	trace_close(r);
 }
 
+/* The writer's JSON Lines against cJSON_PrintUnformatted of the same events. */
+static void
+writer(void)
+{
+	static const struct trace_event evs[] = {
+		{ .op = TRACE_ALLOC, .id = 1, .size = 512 },
+		{ .op = TRACE_ALLOC, .id = 9007199254740992ULL, .size = (uint64_t)1 << 50,
+		  .stream = -3, .flags = TRACE_HAS_ADDR | TRACE_HAS_TIME | TRACE_HAS_STREAM,
+		  .addr = 139637976727552ULL, .t_us = 1700000000123456LL, .at = "train.py:3 step" },
+		{ .op = TRACE_ALLOC, .id = 2147483647, .size = 2147483648ULL, .stream = 7,
+		  .at = "q\"uote \\ back\b\f\n\r\t\001\037 caf\xc3\xa9 \x7f" },
+		{ .op = TRACE_FREE, .id = 4294967296ULL, .flags = TRACE_HAS_TIME, .t_us = -5 },
+		{ .op = TRACE_MARK, .label = "iteration 2" },
+		{ .op = TRACE_MARK },
+		{ .op = TRACE_SEGMENT_ALLOC, .addr = 1, .size = 2097152, .stream = 123456789012 },
+		{ .op = TRACE_SEGMENT_UNMAP, .addr = 0, .size = 20971520 },
+		{ .op = TRACE_OOM, .size = 12845056, .flags = TRACE_HAS_TIME, .t_us = 0 },
+		{ .op = TRACE_EMPTY_CACHE },
+	};
+	struct trace_header hdr = { .name = "w", .format = "jsonl" };
+	struct trace_writer *w = NULL;
+	char path[] = "/tmp/gms-writer-XXXXXX", file[64], line[4096], *want, *cause = NULL;
+	size_t i, same = 0;
+	FILE *f;
+	cJSON *o;
+	int fd = mkstemp(path);
+
+	close(fd);
+	unlink(path);
+	snprintf(file, sizeof(file), "%s.jsonl", path);
+	if (trace_writer_open(file, NULL, 0, &w, &cause) < 0 ||
+	    trace_writer_header(w, &hdr, &cause) < 0) {
+		ok(0, "writer: %s", cause);
+		free(cause);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(evs); i++)
+		trace_writer_event(w, &evs[i], &cause);
+	if (trace_writer_close(w, &cause) < 0 || (f = fopen(file, "r")) == NULL) {
+		ok(0, "writer: %s", cause ? cause : "cannot read it back");
+		free(cause);
+		return;
+	}
+	fgets(line, sizeof(line), f);	/* the header */
+	for (i = 0; i < ARRAY_SIZE(evs) && fgets(line, sizeof(line), f) != NULL; i++) {
+		line[strcspn(line, "\n")] = '\0';
+		o = trace_event_to_json(&evs[i]);
+		want = cJSON_PrintUnformatted(o);
+		if (strcmp(line, want) == 0)
+			same++;
+		else
+			diag("event %zu: wrote %s, cJSON prints %s", i, line, want);
+		free(want);
+		cJSON_Delete(o);
+	}
+	fclose(f);
+	unlink(file);
+	is_u64(same, ARRAY_SIZE(evs), "the writer prints %zu kinds of event as cJSON does, byte "
+	    "for byte (numbers past 2^31, escapes, UTF-8)", ARRAY_SIZE(evs));
+}
+
 int
 main(void)
 {
@@ -227,5 +292,6 @@ main(void)
 		fixture(fixtures[i]);
 	devices();
 	rmm();
+	writer();
 	return tap_done();
 }
