@@ -2,14 +2,16 @@
  * progress.c - a one-line progress report on standard error while a command
  * works, when standard error is a terminal and --quiet was not given: the
  * events simulated so far (every replay's, sim/progress.h), their rate and
- * the time, redrawn five times a second after the first second, and erased
- * when the command is done or has something to say.
+ * the time, redrawn five times a second after the first second (or
+ * GPUMEMSIM_PROGRESS_DELAY seconds), and erased when the command is done or
+ * has something to say.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,12 +54,15 @@ wait_until(double t)
 static void *
 draw(void *arg)
 {
-	double start = now(), t;
+	const char *env = getenv("GPUMEMSIM_PROGRESS_DELAY");
+	double start = now(), t, delay = env != NULL ? strtod(env, NULL) : 1.0;
 	uint64_t n;
 
 	(void)arg;
+	if (!(delay >= 0 && delay < 1e6))
+		delay = 1.0;
 	pthread_mutex_lock(&lock);
-	for (t = start + 1.0; !wait_until(t); t += 0.2) {
+	for (t = start + delay; !wait_until(t); t += 0.2) {
 		n = progress_events();
 		fprintf(stderr, "\r\033[Kgpumemsim %s: %.1fM events simulated, %.1fM/s, %.1f s",
 		    what, (double)n / 1e6, (double)n / 1e6 / (now() - start), now() - start);

@@ -433,5 +433,7 @@ const char cli_manual_more[] =
     "during CUDA graph capture). A value that does not fit what it feeds is refused, "
     "naming the setting, never truncated.\n"
     "== ENVIRONMENT\n"
-    "gnuplot (on PATH) draws plots. Nothing else is read from the environment; in "
-    "particular PYTORCH_CUDA_ALLOC_CONF is not: give it as --alloc-conf.\n";
+    "gnuplot (on PATH) draws plots. GPUMEMSIM_PROGRESS_DELAY: seconds before the "
+    "progress line appears on a terminal (default 1; 0 at once). Nothing else is read "
+    "from the environment; in particular PYTORCH_CUDA_ALLOC_CONF is not: give it as "
+    "--alloc-conf.\n";
