@@ -106,17 +106,25 @@ scan_int(const char *p, int64_t *out)
 static int
 op_of(const char *s, size_t n, enum trace_op *op)
 {
-	int i;
+	/* the two that are nearly every event, at once */
+	if (n == 5 && memcmp(s, "alloc", 5) == 0)
+		*op = TRACE_ALLOC;
+	else if (n == 4 && memcmp(s, "free", 4) == 0)
+		*op = TRACE_FREE;
+	else {
+		int i;
 
-	for (i = 0; i < TRACE_NOPS; i++) {
-		const char *name = trace_op_name((enum trace_op)i);
+		for (i = 0; i < TRACE_NOPS; i++) {
+			const char *name = trace_op_name((enum trace_op)i);
 
-		if (strlen(name) == n && memcmp(name, s, n) == 0) {
-			*op = (enum trace_op)i;
-			return 1;
+			if (strlen(name) == n && memcmp(name, s, n) == 0)
+				break;
 		}
+		if (i == TRACE_NOPS)
+			return 0;
+		*op = (enum trace_op)i;
 	}
-	return 0;
+	return 1;
 }
 
 int

@@ -27,7 +27,7 @@ next_line(struct trace_reader *r, struct jsonl_state *st, size_t *len, char **ca
 	do {
 		if ((rc = trace_read_line(r, &st->lines, len, cause)) <= 0)
 			return rc;
-	} while (st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
+	} while (st->lines.buf[0] != '{' && st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
 	return 1;
 }
 

@@ -1,7 +1,8 @@
 /*
- * tracemem.c - traces held in memory (tracemem.h).  Events are packed into
- * growing arrays; `at` and mark labels are interned through a uthash table so
- * a trace that names one place ten thousand times stores it once.
+ * tracemem.c - traces held in memory (tracemem.h).  Events are packed, 24
+ * bytes each (plus 8 for a time), into growing arrays; `at` and mark labels
+ * are interned through a uthash table so a trace that names one place ten
+ * thousand times stores it once, and streams the same way.
  */
 #include "config.h"
 
@@ -14,12 +15,23 @@
 #include "sim/gms.h"
 #include "traces/tracemem.h"
 
+/* 24 bytes an event: the size shares its word with the op and flags. */
 struct packed {
 	uint64_t id;		/* segment events: the address */
-	uint64_t size;
-	int64_t stream;
+	uint64_t size_op;	/* size (below 2^56: every reader holds sizes under
+				   2^53) | op << 56 | flags << 60 */
 	uint32_t str;		/* 1-based index of `at` or the label; 0: none */
-	uint8_t op, flags;
+	uint32_t stream;	/* index into streams[] */
+};
+_Static_assert(sizeof(struct packed) == 24, "24 bytes an event");
+_Static_assert(TRACE_NOPS <= 16, "an op in 4 bits");
+#define SIZE_BITS 56
+
+/* The streams a trace names, few as a rule: each stored once. */
+struct stream_ix {
+	int64_t stream;
+	uint32_t index;
+	UT_hash_handle hh;
 };
 
 struct interned {
@@ -34,6 +46,10 @@ struct trace_mem {
 	int64_t *t_us;		/* parallel to ev; only when the trace has times */
 	size_t n, cap;
 	struct interned *table;	/* the hash, by string */
+	int64_t *streams;
+	size_t nstreams, scap;
+	struct stream_ix *stream_map;
+	uint32_t last_stream;	/* the index of the stream last looked up */
 	char **strs;		/* by index - 1 */
 	size_t nstrs, strcap;
 	struct trace_header hdr;
@@ -84,6 +100,27 @@ copy_header(struct trace_mem *m, const struct trace_header *h)
 	m->hdr.observed = cJSON_GetObjectItemCaseSensitive(m->hdr_json, "observed");
 }
 
+static uint32_t
+stream_index(struct trace_mem *m, int64_t stream)
+{
+	struct stream_ix *it;
+
+	if (m->nstreams > 0 && m->streams[m->last_stream] == stream)
+		return m->last_stream;
+	HASH_FIND(hh, m->stream_map, &stream, sizeof(stream), it);
+	if (it == NULL) {
+		if (m->nstreams == m->scap)
+			m->streams = gms_realloc(m->streams, (m->scap = m->scap ? 2 * m->scap : 8) *
+			    sizeof(*m->streams));
+		m->streams[m->nstreams] = stream;
+		it = gms_calloc(1, sizeof(*it));
+		it->stream = stream;
+		it->index = (uint32_t)m->nstreams++;
+		HASH_ADD(hh, m->stream_map, stream, sizeof(it->stream), it);
+	}
+	return m->last_stream = it->index;
+}
+
 int
 trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem **out,
     char **cause)
@@ -113,11 +150,15 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 		if ((ev.flags & TRACE_HAS_TIME) && m->t_us == NULL) {
 			m->t_us = gms_calloc(m->cap, sizeof(*m->t_us));
 		}
+		if (ev.size >> SIZE_BITS) {
+			rc = gms_fail(&why, GMS_ETRACE, "size %llu out of range (at most 2^53)",
+			    (unsigned long long)ev.size);
+			break;
+		}
 		p = &m->ev[m->n];
-		p->op = (uint8_t)ev.op;
-		p->flags = (uint8_t)ev.flags;
-		p->size = ev.size;
-		p->stream = ev.stream;
+		p->size_op = ev.size | (uint64_t)ev.op << SIZE_BITS |
+		    (uint64_t)(ev.flags & 0xf) << (SIZE_BITS + 4);
+		p->stream = stream_index(m, ev.stream);
 		p->id = ev.op == TRACE_ALLOC || ev.op == TRACE_FREE ? ev.id : ev.addr;
 		p->str = intern(m, ev.op == TRACE_MARK ? ev.label : ev.at);
 		if (m->t_us != NULL)
@@ -150,10 +191,10 @@ trace_mem_event(const struct trace_mem *m, size_t i, struct trace_event *ev)
 	const char *s = p->str ? m->strs[p->str - 1] : NULL;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->op = (enum trace_op)p->op;
-	ev->flags = p->flags;
-	ev->size = p->size;
-	ev->stream = p->stream;
+	ev->op = (enum trace_op)(p->size_op >> SIZE_BITS & 0xf);
+	ev->flags = (unsigned)(p->size_op >> (SIZE_BITS + 4));
+	ev->size = p->size_op & (((uint64_t)1 << SIZE_BITS) - 1);
+	ev->stream = m->streams[p->stream];
 	if (ev->op == TRACE_ALLOC || ev->op == TRACE_FREE) {
 		ev->id = p->id;
 		ev->addr = 0;
@@ -185,6 +226,7 @@ void
 trace_mem_free(struct trace_mem *m)
 {
 	struct interned *it, *tmp;
+	struct stream_ix *si, *stmp;
 
 	if (m == NULL)
 		return;
@@ -193,6 +235,11 @@ trace_mem_free(struct trace_mem *m)
 		free(it->s);
 		free(it);
 	}
+	HASH_ITER(hh, m->stream_map, si, stmp) {
+		HASH_DEL(m->stream_map, si);
+		free(si);
+	}
+	free(m->streams);
 	free(m->strs);
 	free(m->ev);
 	free(m->t_us);

@@ -1,5 +1,5 @@
 /*
- * tracemem.h - a trace read once into memory, compactly (28 bytes an event,
+ * tracemem.h - a trace read once into memory, compactly (24 bytes an event,
  * strings interned), for commands that replay it many times (plan, tune):
  * parsing is most of a replay's cost, so they pay it once.  Memory is then
  * proportional to the trace's length, not to what is live.

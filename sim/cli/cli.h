@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "sim/gms.h"
+#include "sim/outfile.h"
 
 struct policy_kv;
 struct policy_ops;
@@ -139,8 +140,9 @@ struct cli_args {
 	FILE *report;			/* stdout, or stderr when --timeline=- has it */
 };
 
-/* Does the command take the option? */
+/* Does the command take the option?  In one of its shared groups? */
 int cli_takes(const struct cli_command *c, enum cli_opt id);
+int cli_in_group(const struct cli_command *c, enum cli_opt id);
 /* Its use entry (help, default) for an option it takes, or NULL. */
 const struct cli_use *cli_use_of(const struct cli_command *c, enum cli_opt id);
 
@@ -212,7 +214,6 @@ void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct r
  * puts it in place when keep is set and all was written, else leaves no
  * trace of it.  Both: 0, or an exit status after saying why.
  */
-#include "sim/outfile.h"
 struct cli_out {
 	const char *path;
 	FILE *f;

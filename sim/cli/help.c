@@ -115,21 +115,6 @@ help_option(FILE *f, const struct cli_command *c, enum cli_opt id)
 	wrap(f, help_of(c, id), n, HELP_COL);
 }
 
-/* The options of a group the command takes, or its own (g < 0). */
-static int
-in_group(const struct cli_command *c, enum cli_opt id)
-{
-	const enum cli_opt *o;
-	int g;
-
-	for (g = 0; g < CLI_NGROUPS; g++)
-		if (c->groups & (1u << g))
-			for (o = cli_group_opts[g]; *o != OPT_NONE; o++)
-				if (*o == id)
-					return 1;
-	return 0;
-}
-
 void
 cli_help(FILE *f, const struct cli_command *c)
 {
@@ -142,7 +127,7 @@ cli_help(FILE *f, const struct cli_command *c)
 	    c->args);
 	paragraphs(f, c->description);
 	for (u = c->opts; u->id != OPT_NONE; u++)
-		if (!in_group(c, u->id)) {
+		if (!cli_in_group(c, u->id)) {
 			if (own++ == 0)
 				fprintf(f, "\nOptions:\n");
 			help_option(f, c, u->id);
@@ -338,7 +323,7 @@ cli_man(FILE *f, const struct cli_command *c, const char *date)
 	man_paragraphs(f, c->description);
 	fputs(".SH OPTIONS\n", f);
 	for (u = c->opts; u->id != OPT_NONE; u++)
-		if (!in_group(c, u->id))
+		if (!cli_in_group(c, u->id))
 			man_option(f, c, u->id);
 	man_option(f, c, OPT_HELP);
 	for (g = 0; g < CLI_NGROUPS; g++) {
