@@ -190,4 +190,12 @@ if [ -w /dev/full ]; then
 	is "$?" 4 "run to a full disk: exit 4"
 fi
 
+# An id JSON cannot hold exactly: 2^53 + 1 reads as 2^53, which could be
+# another allocation's id; refused, not rounded into a collision.
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":9007199254740993,"size":512}\n' >"$TMP/bigid.jsonl"
+check_fail 3 "gpumemsim: error: $TMP/bigid.jsonl:2: alloc \"id\" out of range: 9007199254740992 (at most 9007199254740991)" \
+    run "$TMP/bigid.jsonl"
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":9007199254740991,"size":512}\n' >"$TMP/maxid.jsonl"
+gms run "$TMP/maxid.jsonl" --format=json
+is "$rc" 0 "the largest exact id, 2^53 - 1, is read"
 done_testing

@@ -224,7 +224,7 @@ writer(void)
 {
 	static const struct trace_event evs[] = {
 		{ .op = TRACE_ALLOC, .id = 1, .size = 512 },
-		{ .op = TRACE_ALLOC, .id = 9007199254740992ULL, .size = (uint64_t)1 << 50,
+		{ .op = TRACE_ALLOC, .id = 9007199254740991ULL, .size = (uint64_t)1 << 50,
 		  .stream = -3, .flags = TRACE_HAS_ADDR | TRACE_HAS_TIME | TRACE_HAS_STREAM,
 		  .addr = 139637976727552ULL, .t_us = 1700000000123456LL, .at = "train.py:3 step" },
 		{ .op = TRACE_ALLOC, .id = 2147483647, .size = 2147483648ULL, .stream = 7,

@@ -18,7 +18,7 @@
 /* Each key the native event has; a bit each, to catch repeats. */
 enum key { K_OP, K_ID, K_SIZE, K_ADDR, K_STREAM, K_T_US, K_AT, K_LABEL, K_NONE };
 
-#define JSON_INT_MAX ((int64_t)1 << 53)
+#define JSON_INT_MAX (((int64_t)1 << 53) - 1)	/* as trace.c */
 #define SIZE_MAX_BYTES ((int64_t)1 << 50)
 #define MAX_DIGITS 16		/* epoch microseconds have 16; above 2^53 is cJSON's */
 
@@ -96,7 +96,7 @@ scan_int(const char *p, int64_t *out)
 	if (n == 0 || !(*p == ',' || *p == '}' || *p == ' ' || *p == '\t' || *p == '\n' ||
 	    *p == '\r'))
 		return NULL;
-	/* a double holds every integer up to 2^53 exactly; past it cJSON rounds */
+	/* below 2^53 a double holds the integer exactly; past it, cJSON's */
 	if (v > JSON_INT_MAX)
 		return NULL;
 	*out = neg ? -v : v;

@@ -120,7 +120,7 @@ numbers(const cJSON *args, double *addr, double *bytes, char **cause)
 {
 	*addr = arg(args, "Addr");
 	*bytes = arg(args, "Bytes");
-	if (!(*addr >= 0 && *addr <= 9007199254740992.0) || *addr != floor(*addr))
+	if (!(*addr >= 0 && *addr < 9007199254740992.0) || *addr != floor(*addr))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Addr\" is not an address");
 	if (!(fabs(*bytes) <= 1125899906842624.0) || *bytes != floor(*bytes))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Bytes\" is not a size");

@@ -90,8 +90,8 @@ parse_ptr(const char *s, const char *what, uint64_t *out, char **cause)
 	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 ||
 	    (base == 16 && s[2] == '\0'))
 		return gms_fail(cause, GMS_ETRACE, "%s is not a pointer: '%s'", what, s);
-	if (*out > ((uint64_t)1 << 53))
-		return gms_fail(cause, GMS_ETRACE, "%s %s is beyond 2^53", what, s);
+	if (*out >= ((uint64_t)1 << 53))
+		return gms_fail(cause, GMS_ETRACE, "%s %s is 2^53 or beyond", what, s);
 	return 0;
 }
 
@@ -119,8 +119,8 @@ parse_time(struct csv_state *st, const char *s, int64_t *out, char **cause)
 		st->last_tod = tod;
 		*out = st->day_us + tod;
 		/* what the native format holds (2^53 us: centuries of wrapped days) */
-		if (*out > ((int64_t)1 << 53))
-			return gms_fail(cause, GMS_ETRACE, "time '%s' is past 2^53 microseconds "
+		if (*out >= ((int64_t)1 << 53))
+			return gms_fail(cause, GMS_ETRACE, "time '%s' is 2^53 microseconds or more "
 			    "after the log began (more days wrapped than a log can span)", s);
 		return 0;
 	}

@@ -191,7 +191,7 @@ frame_at(const struct pk_val *frames)
 
 /* An integer field of a trace entry; -1 and *cause when missing or wrong. */
 /* What the native format's readers accept (trace.c): converting must never write more. */
-#define ADDR_MAX ((int64_t)1 << 53)
+#define ADDR_MAX (((int64_t)1 << 53) - 1)	/* what JSON holds exactly (trace.c) */
 #define SIZE_MAX_BYTES ((int64_t)1 << 50)
 
 static int

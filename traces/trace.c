@@ -34,8 +34,12 @@ trace_op_name(enum trace_op op)
 	return (unsigned)op < TRACE_NOPS ? op_names[op] : "?";
 }
 
-/* Largest integer a JSON number (an IEEE double) holds exactly: 2^53. */
-#define JSON_INT_MAX ((int64_t)1 << 53)
+/*
+ * Integers a JSON number (an IEEE double) holds exactly and unambiguously:
+ * below 2^53.  2^53 itself is also what 2^53 + 1 rounds to, so a trace that
+ * says 2^53 may have meant another id: refused, not guessed.
+ */
+#define JSON_INT_MAX (((int64_t)1 << 53) - 1)
 /* No device has a pebibyte; a larger size is a broken trace. */
 #define SIZE_MAX_BYTES ((int64_t)1 << 50)
 
