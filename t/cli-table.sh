@@ -83,6 +83,9 @@ for c in $commands; do
 done
 is "$missing" "" "the examples in --help name bundled traces that exist"
 
+gms plan --help
+grep -q '^  H200  *139.80 GiB' "$TMP/out"; ok $? "plan --help lists the GPU models (--gpu's help sends people there)"
+
 # One letter, one option, in every command.
 for c in $commands; do
 	"$GPUMEMSIM" "$c" --help | sed -n 's/^  \(-.\), \(--[a-z-]*\).*/\1 \2/p'

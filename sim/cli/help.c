@@ -143,6 +143,14 @@ cli_help(FILE *f, const struct cli_command *c)
 	}
 	fprintf(f, "\n");
 	help_option(f, c, OPT_HELP);
+	if (cli_takes(c, OPT_GPUS)) {
+		const struct gpu_model *m;
+
+		fprintf(f, "\nGPU models (--gpu, --gpus, --must-fit):\n");
+		for (m = gpu_catalogue; m->name != NULL; m++)
+			fprintf(f, "  %-10s %7.2f GiB  compute capability %d  %s\n", m->name,
+			    (double)m->total / (double)GMS_GiB, m->cc, m->note);
+	}
 	if (c->groups & (G_POLICY | G_POLICIES)) {
 		const struct policy_ops *const *pol;
 

@@ -221,7 +221,8 @@ const struct cli_command cli_commands[] = {
 	  run_opts, 1, 1, 0, cmd_run },
 	{ "compare", "<trace>",
 	  "run several policies on a trace, side by side, and name the winner",
-	  "Run several allocator policies on one trace, at once on every core, and compare "
+	  "Run several allocator policies on one trace, read once and replayed through every "
+	  "policy on every core, and compare "
 	  "peak reservation, overhead over the live peak, fragmentation, device calls, the "
 	  "time those calls take in the driver, and whether each fits.\n\n"
 	  "The driver time is priced from the cudaMalloc, cudaFree and mapping costs "
