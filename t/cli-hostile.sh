@@ -127,6 +127,11 @@ case $(cat "$TMP/err") in *"a JSON value longer than 16 MiB: not a trace"*) ok 0
 gms info "$TMP/long.json"
 case $(cat "$TMP/err") in *"an event longer than 16 MiB: not a trace"*) ok 0 "an event over 16 MiB: refused while the header is read" ;;
 *) ok 1 "an event over 16 MiB: refused while the header is read"; sed 's/^/# /' "$TMP/err" ;; esac
+# ... and one of brackets alone, which the scanner looks at byte by byte
+{ printf '%s,"events":[' "$H"; head -c 8400000 /dev/zero | tr '\0' '['; head -c 8400000 /dev/zero | tr '\0' ']'; printf ']}'; } >"$TMP/long.json"
+gms info "$TMP/long.json"
+case $(cat "$TMP/err") in *"an event longer than 16 MiB: not a trace"*) ok 0 "an event of 16.8 MB of brackets: refused" ;;
+*) ok 1 "an event of 16.8 MB of brackets: refused"; sed 's/^/# /' "$TMP/err" ;; esac
 
 ## 6. Silent wrong answers.
 printf 'Thread,Time,Action,Pointer,Size,Stream\n1,nan,allocate,0x7f0000000000,512,0x0\n' >"$TMP/nan.csv"
