@@ -18,8 +18,6 @@
 /* Each key the native event has; a bit each, to catch repeats. */
 enum key { K_OP, K_ID, K_SIZE, K_ADDR, K_STREAM, K_T_US, K_AT, K_LABEL, K_NONE };
 
-#define JSON_INT_MAX (((int64_t)1 << 53) - 1)	/* as trace.c */
-#define SIZE_MAX_BYTES ((int64_t)1 << 50)
 #define MAX_DIGITS 16		/* epoch microseconds have 16; above 2^53 is cJSON's */
 
 static enum key
@@ -97,7 +95,7 @@ scan_int(const char *p, int64_t *out)
 	    *p == '\r'))
 		return NULL;
 	/* below 2^53 a double holds the integer exactly; past it, cJSON's */
-	if (v > JSON_INT_MAX)
+	if (v > TRACE_INT_MAX)
 		return NULL;
 	*out = neg ? -v : v;
 	return p;
@@ -193,7 +191,7 @@ trace_event_scan(char *line, struct trace_event *ev)
 	switch (ev->op) {
 	case TRACE_ALLOC:
 		if (!NUM(K_ID) || !NUM(K_SIZE) || num[K_ID] < 0 || num[K_SIZE] < 0 ||
-		    num[K_SIZE] > SIZE_MAX_BYTES || (HAS(K_ADDR) && (!NUM(K_ADDR) ||
+		    num[K_SIZE] > TRACE_SIZE_MAX || (HAS(K_ADDR) && (!NUM(K_ADDR) ||
 		    num[K_ADDR] < 0)) || (HAS(K_AT) && !STR(K_AT)))
 			return 0;
 		ev->id = (uint64_t)num[K_ID];
@@ -226,7 +224,7 @@ trace_event_scan(char *line, struct trace_event *ev)
 	case TRACE_SEGMENT_MAP:
 	case TRACE_SEGMENT_UNMAP:
 		if (!NUM(K_ADDR) || !NUM(K_SIZE) || num[K_ADDR] < 0 || num[K_SIZE] < 0 ||
-		    num[K_SIZE] > SIZE_MAX_BYTES)
+		    num[K_SIZE] > TRACE_SIZE_MAX)
 			return 0;
 		ev->addr = (uint64_t)num[K_ADDR];
 		ev->size = (uint64_t)num[K_SIZE];
@@ -234,7 +232,7 @@ trace_event_scan(char *line, struct trace_event *ev)
 		break;
 	case TRACE_OOM:
 		if (HAS(K_SIZE)) {
-			if (!NUM(K_SIZE) || num[K_SIZE] < 0 || num[K_SIZE] > SIZE_MAX_BYTES)
+			if (!NUM(K_SIZE) || num[K_SIZE] < 0 || num[K_SIZE] > TRACE_SIZE_MAX)
 				return 0;
 			ev->size = (uint64_t)num[K_SIZE];
 		}

@@ -120,7 +120,7 @@ numbers(const cJSON *args, double *addr, double *bytes, char **cause)
 {
 	*addr = arg(args, "Addr");
 	*bytes = arg(args, "Bytes");
-	if (!(*addr >= 0 && *addr < 9007199254740992.0) || *addr != floor(*addr))
+	if (!(*addr >= 0 && *addr <= (double)TRACE_INT_MAX) || *addr != floor(*addr))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Addr\" is not an address");
 	if (!(fabs(*bytes) <= 1125899906842624.0) || *bytes != floor(*bytes))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Bytes\" is not a size");
@@ -249,7 +249,7 @@ kineto_event(struct kineto *k, const cJSON *ev, struct trace_event *out, char **
 	if (!track(k, args, addr, bytes, &id)) {
 		/* a block from before the profile: a free the engine counts as unknown */
 		out->op = TRACE_FREE;
-		out->id = ((uint64_t)1 << 53) - k->orphans;
+		out->id = (uint64_t)TRACE_INT_MAX + 1 - k->orphans;
 	} else if (bytes > 0) {
 		out->op = TRACE_ALLOC;
 		out->id = id;

@@ -90,7 +90,7 @@ parse_ptr(const char *s, const char *what, uint64_t *out, char **cause)
 	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 ||
 	    (base == 16 && s[2] == '\0'))
 		return gms_fail(cause, GMS_ETRACE, "%s is not a pointer: '%s'", what, s);
-	if (*out >= ((uint64_t)1 << 53))
+	if (*out > (uint64_t)TRACE_INT_MAX)
 		return gms_fail(cause, GMS_ETRACE, "%s %s is 2^53 or beyond", what, s);
 	return 0;
 }
@@ -119,7 +119,7 @@ parse_time(struct csv_state *st, const char *s, int64_t *out, char **cause)
 		st->last_tod = tod;
 		*out = st->day_us + tod;
 		/* what the native format holds (2^53 us: centuries of wrapped days) */
-		if (*out >= ((int64_t)1 << 53))
+		if (*out > TRACE_INT_MAX)
 			return gms_fail(cause, GMS_ETRACE, "time '%s' is 2^53 microseconds or more "
 			    "after the log began (more days wrapped than a log can span)", s);
 		return 0;
@@ -230,7 +230,7 @@ csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	    errno != 0)
 		return gms_fail(cause, GMS_ETRACE, "size is not a number of bytes: '%s'",
 		    f[st->col[COL_SIZE]]);
-	if (ev->size > ((uint64_t)1 << 50))
+	if (ev->size > (uint64_t)TRACE_SIZE_MAX)
 		return gms_fail(cause, GMS_ETRACE, "size %llu out of range (at most 2^50)",
 		    (unsigned long long)ev->size);
 	if ((rc = parse_ptr(f[st->col[COL_POINTER]], "pointer", &ptr, cause)) < 0)

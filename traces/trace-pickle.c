@@ -191,8 +191,6 @@ frame_at(const struct pk_val *frames)
 
 /* An integer field of a trace entry; -1 and *cause when missing or wrong. */
 /* What the native format's readers accept (trace.c): converting must never write more. */
-#define ADDR_MAX (((int64_t)1 << 53) - 1)	/* what JSON holds exactly (trace.c) */
-#define SIZE_MAX_BYTES ((int64_t)1 << 50)
 
 static int
 field(const struct pk_val *e, const char *key, size_t idx, int64_t min, int64_t max,
@@ -287,17 +285,17 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
 	if (out->kind >= KIND_KEPT)
 		return 0;
 	if (out->kind != 6) {	/* an oom's addr is the device's free memory */
-		if ((err = field(e, "addr", i, 0, ADDR_MAX, &v, cause)) < 0)
+		if ((err = field(e, "addr", i, 0, TRACE_INT_MAX, &v, cause)) < 0)
 			return err;
 		out->addr = (uint64_t)v;
 	}
-	if ((err = field(e, "size", i, 0, SIZE_MAX_BYTES, &v, cause)) < 0)
+	if ((err = field(e, "size", i, 0, TRACE_SIZE_MAX, &v, cause)) < 0)
 		return err;
 	out->size = (uint64_t)v;
 	if (pk_get(e, "stream") != NULL &&
-	    (err = field(e, "stream", i, -ADDR_MAX, ADDR_MAX, &out->stream, cause)) < 0)
+	    (err = field(e, "stream", i, -TRACE_INT_MAX, TRACE_INT_MAX, &out->stream, cause)) < 0)
 		return err;
-	if (pk_get(e, "time_us") != NULL && (err = field(e, "time_us", i, 0, ADDR_MAX, &out->t, cause)) < 0)
+	if (pk_get(e, "time_us") != NULL && (err = field(e, "time_us", i, 0, TRACE_INT_MAX, &out->t, cause)) < 0)
 		return err;
 	out->frames = pk_get(e, "frames");
 	return 0;
@@ -400,7 +398,7 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			state = pk_get(b, "state");
 			addr = pk_get(b, "address");
 			bsize = pk_get(b, "size");
-			if (!pk_is(bsize, PK_INT) || bsize->u.i < 0 || bsize->u.i > SIZE_MAX_BYTES) {
+			if (!pk_is(bsize, PK_INT) || bsize->u.i < 0 || bsize->u.i > TRACE_SIZE_MAX) {
 				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: no size, "
 				    "or one out of range", i, k);
 				break;
@@ -423,7 +421,7 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			if (frames == NULL)
 				frames = pk_get(hist, "frames");
 			sc->dump_active += (uint64_t)bsize->u.i;
-			if (ba < 0 || ba > ADDR_MAX || rq < 0 || rq > SIZE_MAX_BYTES) {
+			if (ba < 0 || ba > TRACE_INT_MAX || rq < 0 || rq > TRACE_SIZE_MAX) {
 				err = gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu]: address "
 				    "%lld or requested_size %lld out of range", i, k, (long long)ba,
 				    (long long)rq);
@@ -447,8 +445,8 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			    !pk_is(size, PK_INT) || (pk_is(pk_get(seg, "is_expandable"), PK_BOOL) &&
 			    pk_get(seg, "is_expandable")->u.i))
 				continue;
-			if (addr->u.i < 0 || addr->u.i > ADDR_MAX || size->u.i <= 0 ||
-			    size->u.i > SIZE_MAX_BYTES) {
+			if (addr->u.i < 0 || addr->u.i > TRACE_INT_MAX || size->u.i <= 0 ||
+			    size->u.i > TRACE_SIZE_MAX) {
 				err = gms_fail(cause, GMS_ETRACE, "segments[%zu]: address %lld or "
 				    "total_size %lld out of range", j, (long long)addr->u.i,
 				    (long long)size->u.i);

@@ -34,14 +34,19 @@ trace_op_name(enum trace_op op)
 	return (unsigned)op < TRACE_NOPS ? op_names[op] : "?";
 }
 
-/*
- * Integers a JSON number (an IEEE double) holds exactly and unambiguously:
- * below 2^53.  2^53 itself is also what 2^53 + 1 rounds to, so a trace that
- * says 2^53 may have meant another id: refused, not guessed.
- */
-#define JSON_INT_MAX (((int64_t)1 << 53) - 1)
-/* No device has a pebibyte; a larger size is a broken trace. */
-#define SIZE_MAX_BYTES ((int64_t)1 << 50)
+static int
+same_str(const char *a, const char *b)
+{
+	return (a == NULL) == (b == NULL) && (a == NULL || strcmp(a, b) == 0);
+}
+
+int
+trace_event_equal(const struct trace_event *a, const struct trace_event *b)
+{
+	return a->op == b->op && a->flags == b->flags && a->id == b->id && a->size == b->size &&
+	    a->addr == b->addr && a->stream == b->stream && a->t_us == b->t_us &&
+	    same_str(a->at, b->at) && same_str(a->label, b->label);
+}
 
 int
 trace_json_int(const cJSON *item, const char *what, int64_t min, int64_t max,
@@ -98,7 +103,7 @@ get_u64(const cJSON *obj, const char *key, const char *op, int required,
     uint64_t *out, char **cause)
 {
 	return get_u64_max(obj, key, op, required, strcmp(key, "size") == 0 ?
-	    SIZE_MAX_BYTES : JSON_INT_MAX, out, cause);
+	    TRACE_SIZE_MAX : TRACE_INT_MAX, out, cause);
 }
 
 static int
@@ -140,13 +145,13 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 	ev->op = (enum trace_op)i;
 
 	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "t_us")) != NULL && !cJSON_IsNull(it)) {
-		if ((err = trace_json_int(it, "\"t_us\"", -JSON_INT_MAX, JSON_INT_MAX, &v, cause)) < 0)
+		if ((err = trace_json_int(it, "\"t_us\"", -TRACE_INT_MAX, TRACE_INT_MAX, &v, cause)) < 0)
 			return err;
 		ev->t_us = v;
 		ev->flags |= TRACE_HAS_TIME;
 	}
 	if ((it = cJSON_GetObjectItemCaseSensitive(obj, "stream")) != NULL && !cJSON_IsNull(it)) {
-		if ((err = trace_json_int(it, "\"stream\"", -JSON_INT_MAX, JSON_INT_MAX, &v, cause)) < 0)
+		if ((err = trace_json_int(it, "\"stream\"", -TRACE_INT_MAX, TRACE_INT_MAX, &v, cause)) < 0)
 			return err;
 		ev->stream = v;
 		ev->flags |= TRACE_HAS_STREAM;
@@ -266,7 +271,7 @@ trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause)
 		return err;
 	if (r->hdr.device != NULL &&
 	    (it = cJSON_GetObjectItemCaseSensitive(r->hdr.device, "total_bytes")) != NULL) {
-		if ((err = trace_json_int(it, "device \"total_bytes\"", 0, JSON_INT_MAX, &v, cause)) < 0)
+		if ((err = trace_json_int(it, "device \"total_bytes\"", 0, TRACE_INT_MAX, &v, cause)) < 0)
 			return err;
 		r->hdr.device_total = (uint64_t)v;
 	}

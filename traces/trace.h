@@ -31,6 +31,20 @@ enum trace_op {
 /* The op's name as it is spelled in a trace ("alloc", "segment_alloc", ...). */
 const char *trace_op_name(enum trace_op op);
 
+struct trace_event;
+/* Do a and b say exactly the same: op, flags, every number and string? */
+int trace_event_equal(const struct trace_event *a, const struct trace_event *b);
+
+/*
+ * The bounds every reader holds a trace to, so that what one format reads
+ * another can write (convert) and nothing is rounded on the way: integers
+ * (ids, addresses, times, streams) below 2^53, which a JSON number holds
+ * exactly (2^53 itself is also what 2^53 + 1 rounds to, so it could be
+ * another id), and sizes up to 2^50 (no device has a pebibyte).
+ */
+#define TRACE_INT_MAX (((int64_t)1 << 53) - 1)
+#define TRACE_SIZE_MAX ((int64_t)1 << 50)
+
 #define TRACE_HAS_ADDR   0x1
 #define TRACE_HAS_TIME   0x2
 #define TRACE_HAS_STREAM 0x4
