@@ -29,12 +29,7 @@ agree(const char *line)
 	if (got) {
 		o = cJSON_Parse(line);
 		if (o == NULL || trace_event_from_json(o, &slow, &cause) < 0 ||
-		    fast.op != slow.op || fast.flags != slow.flags || fast.id != slow.id ||
-		    fast.size != slow.size || fast.addr != slow.addr || fast.stream != slow.stream ||
-		    fast.t_us != slow.t_us || (fast.at == NULL) != (slow.at == NULL) ||
-		    (fast.at && strcmp(fast.at, slow.at) != 0) ||
-		    (fast.label == NULL) != (slow.label == NULL) ||
-		    (fast.label && strcmp(fast.label, slow.label) != 0))
+		    !trace_event_equal(&fast, &slow))
 			rc = -1;
 		else
 			rc = 1;

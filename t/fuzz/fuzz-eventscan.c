@@ -17,12 +17,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int
-same_str(const char *a, const char *b)
-{
-	return (a == NULL) == (b == NULL) && (a == NULL || strcmp(a, b) == 0);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,10 +30,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (trace_event_scan(copy, &fast)) {
 		o = cJSON_Parse(line);
 		if (o == NULL || trace_event_from_json(o, &slow, &cause) < 0 ||
-		    fast.op != slow.op || fast.flags != slow.flags || fast.id != slow.id ||
-		    fast.size != slow.size || fast.addr != slow.addr ||
-		    fast.stream != slow.stream || fast.t_us != slow.t_us ||
-		    !same_str(fast.at, slow.at) || !same_str(fast.label, slow.label))
+		    !trace_event_equal(&fast, &slow))
 			abort();
 		free(cause);
 		cJSON_Delete(o);
