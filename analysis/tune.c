@@ -263,6 +263,10 @@ min_fitting_limit(const struct trace_mem *m, const struct policy_ops *ops,
 	return hi;
 }
 
+/* BFC's two flavors, as the framework's own settings. */
+static const struct policy_kv tf[] = { { "flavor", "tensorflow" } };
+static const struct policy_kv jax[] = { { "flavor", "jax" } };
+
 /* The two limit searches, growth and preallocated, side by side. */
 struct limits {
 	const struct trace_mem *m;
@@ -272,7 +276,6 @@ struct limits {
 static void
 limit_search(void *arg, size_t i)
 {
-	static const struct policy_kv jax[] = { { "flavor", "jax" } };
 	struct limits *l = arg;
 
 	l->found[i] = min_fitting_limit(l->m, i == 0 ? &policy_grow_only : &policy_preallocate,
@@ -283,8 +286,6 @@ int
 tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_report *rep,
     char **cause)
 {
-	static const struct policy_kv tf[] = { { "flavor", "tensorflow" } };
-	static const struct policy_kv jax[] = { { "flavor", "jax" } };
 	struct search s = { .m = m, .capacity = capacity, .threads = threads, .cause = cause };
 	const struct trace_header *hdr = trace_mem_header(m);
 	uint64_t card = capacity ? capacity : hdr->device_total, hi;
