@@ -125,7 +125,10 @@ struct chunk {
 struct shared {
 	struct batch_job *jobs;
 	size_t n;
-	int workers;
+	int workers;		/* the threads that started: known once go is set */
+	pthread_mutex_t gate;
+	pthread_cond_t wake;
+	int go;
 	struct chunk ch[2];
 	pthread_barrier_t bar;
 	uint64_t *failed_at;	/* per job: the event a simulation refused, + 1 */
@@ -174,14 +177,25 @@ fill(struct trace_reader *r, struct chunk *c)
 	c->end = rc != 1;
 }
 
+/* A worker: which one it is, of what. */
+struct worker_arg {
+	struct shared *sh;
+	size_t w;
+};
+
 static void *
 replay_chunks(void *arg)
 {
-	struct shared *sh = ((void **)arg)[0];
-	size_t w = (size_t)((void **)arg)[1], i, j;
+	struct shared *sh = ((struct worker_arg *)arg)->sh;
+	size_t w = ((struct worker_arg *)arg)->w, i, j;
 	char *why = NULL;
 	int cur = 0;
 
+	/* how many workers share the jobs is known only once all have started */
+	pthread_mutex_lock(&sh->gate);
+	while (!sh->go)
+		pthread_cond_wait(&sh->wake, &sh->gate);
+	pthread_mutex_unlock(&sh->gate);
 	for (;;) {
 		pthread_barrier_wait(&sh->bar);
 		for (j = w; j < sh->n; j += (size_t)sh->workers) {
@@ -214,9 +228,9 @@ batch_run_shared(struct batch_job *jobs, size_t n, int threads)
 	struct trace_reader *r = NULL;
 	struct shared sh = { .jobs = jobs, .n = n };
 	pthread_t *tids;
-	void **args;
+	struct worker_arg *args;
 	size_t i;
-	int w, cur = 0, ready = 0;
+	int w, want, cur = 0, ready = 0;
 
 	if (n == 0)
 		return 0;
@@ -237,17 +251,38 @@ batch_run_shared(struct batch_job *jobs, size_t n, int threads)
 	}
 	if (ready == 0)
 		return 0;
-	sh.workers = threads < 1 ? 1 : threads > (int)n ? (int)n : threads;
+	want = threads < 1 ? 1 : threads > (int)n ? (int)n : threads;
 	sh.failed_at = gms_calloc(n, sizeof(*sh.failed_at));
-	pthread_barrier_init(&sh.bar, NULL, (unsigned)sh.workers + 1);
-	tids = gms_calloc((size_t)sh.workers, sizeof(*tids));
-	args = gms_calloc(2 * (size_t)sh.workers, sizeof(*args));
-	for (w = 0; w < sh.workers; w++) {
-		args[2 * w] = &sh;
-		args[2 * w + 1] = (void *)(size_t)w;
-		if (pthread_create(&tids[w], NULL, replay_chunks, &args[2 * w]) != 0)
-			gms_assert_fail("pthread_create", __FILE__, __LINE__);
+	pthread_mutex_init(&sh.gate, NULL);
+	pthread_cond_init(&sh.wake, NULL);
+	tids = gms_calloc((size_t)want, sizeof(*tids));
+	args = gms_calloc((size_t)want, sizeof(*args));
+	/* a thread that fails to start is one worker less, as in batch_map */
+	for (w = 0; w < want; w++) {
+		args[sh.workers] = (struct worker_arg){ .sh = &sh, .w = (size_t)sh.workers };
+		if (pthread_create(&tids[sh.workers], NULL, replay_chunks, &args[sh.workers]) == 0)
+			sh.workers++;
 	}
+	if (sh.workers == 0) {
+		/* no thread at all: each job reads the trace itself, here */
+		free(tids);
+		free(args);
+		free(sh.failed_at);
+		pthread_cond_destroy(&sh.wake);
+		pthread_mutex_destroy(&sh.gate);
+		for (i = 0; i < n; i++) {
+			run_output_free(&jobs[i].out);
+			free(jobs[i].cause);
+			jobs[i].cause = NULL;
+		}
+		batch_map(n, run_job, jobs, 1);
+		return 0;
+	}
+	pthread_barrier_init(&sh.bar, NULL, (unsigned)sh.workers + 1);
+	pthread_mutex_lock(&sh.gate);
+	sh.go = 1;
+	pthread_cond_broadcast(&sh.wake);
+	pthread_mutex_unlock(&sh.gate);
 	fill(r, &sh.ch[0]);
 	for (;;) {
 		pthread_barrier_wait(&sh.bar);		/* the workers take ch[cur] */
@@ -275,6 +310,8 @@ batch_run_shared(struct batch_job *jobs, size_t n, int threads)
 		}
 	}
 	pthread_barrier_destroy(&sh.bar);
+	pthread_cond_destroy(&sh.wake);
+	pthread_mutex_destroy(&sh.gate);
 	for (i = 0; i < 2; i++) {
 		free(sh.ch[i].strs);
 		free(sh.ch[i].cause);
