@@ -205,6 +205,10 @@ struct cli_target {
 };
 int cli_target(const struct cli_args *a, struct cli_target *t);
 
+/* --device and --unknown-frees. */
+struct trace_opts;
+void cli_trace_opts(const struct cli_args *a, struct trace_opts *o);
+
 /* The trace, target and placement options into a run spec. */
 void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
 
@@ -227,9 +231,16 @@ int cli_out_close(struct cli_out *o, int keep);
 int write_timeline(const char *path, const char *input, struct timeline *const *tls,
     const char *const *labels, size_t n);
 
-/* Print a cJSON document, or a string, to the report stream. */
+/* Print a cJSON document to the report stream (and delete it). */
 struct cJSON;
 void cli_print_json(struct cli_args *a, struct cJSON *o);
+/*
+ * A report of one trace, JSON (with its "incomplete" key) or text (with its
+ * line on an incomplete trace after it): whichever is not NULL, consumed.
+ */
+struct trace_header;
+void cli_print_report(struct cli_args *a, struct cJSON *json, char *text,
+    const struct trace_header *hdr);
 
 int cmd_run(struct cli_args *a);
 int cmd_convert(struct cli_args *a);

@@ -30,15 +30,16 @@ each(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
 int
 cmd_convert(struct cli_args *a)
 {
+	struct trace_opts topts;
 	struct run_walk w = { .device = -1, .begin = begin, .fn = each };
 	struct trace_writer *tw = NULL;
 	struct sim_result res;
 	char *cause = NULL;
 	int rc;
 
-	if (a->given[OPT_DEVICE])
-		w.device = (int)a->v[OPT_DEVICE].n;
-	w.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice;
+	cli_trace_opts(a, &topts);
+	w.device = topts.device;
+	w.unknown_frees_warn = topts.unknown_frees_warn;
 	if ((rc = trace_writer_open(a->argv[1], (const char *const *)&a->argv[0], 1, &tw,
 	    &cause)) < 0) {
 		cli_error("%s", cause);

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "analysis/info.h"
-#include "analysis/report.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
 #include "sim/run.h"
@@ -58,15 +57,15 @@ int
 cmd_info(struct cli_args *a)
 {
 	struct info_ctx ctx;
+	struct trace_opts topts;
 	struct run_walk w = { .device = -1, .begin = begin, .fn = each, .arg = &ctx };
 	struct sim_result res;
-	char *cause = NULL, *text, *note;
+	char *cause = NULL;
 	int rc;
-	cJSON *o;
 
-	if (a->given[OPT_DEVICE])
-		w.device = (int)a->v[OPT_DEVICE].n;
-	w.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice;
+	cli_trace_opts(a, &topts);
+	w.device = topts.device;
+	w.unknown_frees_warn = topts.unknown_frees_warn;
 	memset(&ctx, 0, sizeof(ctx));
 	info_init(&ctx.in);
 	w.path = a->argv[0];
@@ -79,18 +78,10 @@ cmd_info(struct cli_args *a)
 		return gms_exit_code(rc);
 	}
 	ctx.hdr.cut = w.cut;
-	if (a->v[OPT_FORMAT].choice == 1) {
-		o = info_json(&ctx.in, &ctx.hdr, &res);
-		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(&ctx.hdr));
-		cli_print_json(a, o);
-	} else {
-		text = info_text(&ctx.in, &ctx.hdr, &res);
-		fputs(text, a->report);
-		free(text);
-		if ((note = report_incomplete_text(&ctx.hdr)) != NULL)
-			fprintf(a->report, "\n%s", note);
-		free(note);
-	}
+	if (a->v[OPT_FORMAT].choice == 1)
+		cli_print_report(a, info_json(&ctx.in, &ctx.hdr, &res), NULL, &ctx.hdr);
+	else
+		cli_print_report(a, NULL, info_text(&ctx.in, &ctx.hdr, &res), &ctx.hdr);
 	info_free(&ctx.in);
 	cJSON_Delete(ctx.hdr_copy);
 	return EXIT_DONE;

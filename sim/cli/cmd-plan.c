@@ -11,7 +11,6 @@
 
 #include "analysis/plan.h"
 #include "sim/batch.h"
-#include "analysis/report.h"
 #include "sim/cli/cli.h"
 #include "traces/tracemem.h"
 #include "sim/gms.h"
@@ -20,22 +19,19 @@
 int
 cmd_plan(struct cli_args *a)
 {
-	struct trace_opts topts = { .device = -1 };
+	struct trace_opts topts;
 	struct plan_report rep = { .overhead = GPU_CONTEXT_OVERHEAD };
 	struct cli_policies pols = { 0 };
 	struct trace_mem *m = NULL;
 	const char *gpus = a->given[OPT_GPUS] ? a->v[OPT_GPUS].s : NULL;
-	char *cause = NULL, *text, *note, *copy, *tok, *save;
+	char *cause = NULL, *copy, *tok, *save;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads(), rc;
 	const struct gpu_model *g;
 	size_t i;
-	cJSON *o;
 
 	if (a->given[OPT_CONTEXT_OVERHEAD])
 		rep.overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
-	if (a->given[OPT_DEVICE])
-		topts.device = (int)a->v[OPT_DEVICE].n;
-	topts.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice;
+	cli_trace_opts(a, &topts);
 	if ((rc = cli_policies(a, NULL, &pols)) != 0)
 		goto out;
 	rep.gpus = gms_calloc(64, sizeof(*rep.gpus));
@@ -69,18 +65,10 @@ cmd_plan(struct cli_args *a)
 		rc = gms_exit_code(rc);
 		goto out;
 	}
-	if (a->v[OPT_FORMAT].choice == 1) {
-		o = plan_json(&rep);
-		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(trace_mem_header(m)));
-		cli_print_json(a, o);
-	} else {
-		text = plan_text(&rep);
-		fputs(text, a->report);
-		free(text);
-		if ((note = report_incomplete_text(trace_mem_header(m))) != NULL)
-			fprintf(a->report, "\n%s", note);
-		free(note);
-	}
+	if (a->v[OPT_FORMAT].choice == 1)
+		cli_print_report(a, plan_json(&rep), NULL, trace_mem_header(m));
+	else
+		cli_print_report(a, NULL, plan_text(&rep), trace_mem_header(m));
 	rc = EXIT_DONE;
 out:
 	plan_free(&rep);

@@ -56,16 +56,15 @@ struct plot_opts {
 	uint64_t at;
 	int has_at;
 	int threads;
-	int device;
-	int unknown_frees_warn;
+	struct trace_opts topts;	/* --device, --unknown-frees */
 };
 
 static struct run_spec
 spec_for(const struct trace_mem *m, const struct cli_entry *e, const struct plot_opts *o)
 {
 	return (struct run_spec){ .mem = m, .policy = e->ops, .opts = e->opts, .nopts = e->nopts,
-	    .capacity = o->capacity, .device = o->device,
-	    .unknown_frees_warn = o->unknown_frees_warn,
+	    .capacity = o->capacity, .device = o->topts.device,
+	    .unknown_frees_warn = o->topts.unknown_frees_warn,
 	    .gpu_total = o->model ? o->model->total : 0, .gpu_cc = o->model ? o->model->cc : 0,
 	    .placement = o->placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
 }
@@ -240,14 +239,13 @@ out:
 	return rc;
 }
 
-static int draw(struct cli_args *a, struct plot_opts *o, const struct trace_opts *topts);
+static int draw(struct cli_args *a, struct plot_opts *o);
 static int plot_to_stdout(struct cli_args *a, struct plot_opts *o);
 
 int
 cmd_plot(struct cli_args *a)
 {
 	struct plot_opts o = { .points = 2000 };
-	struct trace_opts topts = { .device = -1 };
 	char *cause = NULL;
 	struct outfile of;
 	int rc, err;
@@ -261,20 +259,19 @@ cmd_plot(struct cli_args *a)
 	o.has_at = a->given[OPT_AT] > 0;
 	o.at = a->v[OPT_AT].n;
 	o.threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
-	o.device = topts.device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
-	o.unknown_frees_warn = topts.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] &&
-	    a->v[OPT_UNKNOWN_FREES].choice;
+	cli_trace_opts(a, &o.topts);
 	if (o.out == NULL)
 		return cli_usage_error(a->cmd, "no output given (-o file.svg)");
-	if (strcmp(o.out, "-") == 0)
-		return plot_to_stdout(a, &o);
-	if (plot_term(o.out, &cause) == NULL) {
+	/* '-' is an SVG; a file's name says what to draw */
+	if (strcmp(o.out, "-") != 0 && plot_term(o.out, &cause) == NULL) {
 		cli_error("%s", cause);
 		free(cause);
 		return EXIT_INPUT;
 	}
 	if (o.has_at && !o.map)
 		return cli_usage_error(a->cmd, "--at goes with --map");
+	if (strcmp(o.out, "-") == 0)
+		return plot_to_stdout(a, &o);
 	/* Fail before the simulations, not after, when the picture has nowhere to go. */
 	if ((err = outfile_open(o.out, (const char *const *)&a->argv[0], 1, &of, &cause)) < 0) {
 		cli_error("%s", cause);
@@ -286,7 +283,7 @@ cmd_plot(struct cli_args *a)
 	of.fd = -1;
 	if (of.tmp != NULL)
 		o.out = of.tmp;
-	rc = draw(a, &o, &topts);
+	rc = draw(a, &o);
 	if (rc == EXIT_DONE && (err = outfile_commit(&of, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
@@ -299,7 +296,7 @@ cmd_plot(struct cli_args *a)
 
 /* The target, the policies and the trace, then the picture at o->out. */
 static int
-draw(struct cli_args *a, struct plot_opts *o, const struct trace_opts *topts)
+draw(struct cli_args *a, struct plot_opts *o)
 {
 	struct cli_policies pols = { 0 };
 	struct cli_target target;
@@ -314,7 +311,7 @@ draw(struct cli_args *a, struct plot_opts *o, const struct trace_opts *topts)
 	o->model = target.model;
 	if ((rc = cli_policies(a, "caching", &pols)) != 0)
 		goto out;
-	if ((rc = trace_mem_load(a->argv[0], topts, &m, &cause)) < 0) {
+	if ((rc = trace_mem_load(a->argv[0], &o->topts, &m, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		rc = gms_exit_code(rc);
@@ -336,27 +333,21 @@ out:
 static int
 plot_to_stdout(struct cli_args *a, struct plot_opts *o)
 {
-	char dir[] = "/tmp/gpumemsim-plot.XXXXXX", *path = NULL, buf[65536];
-	struct trace_opts topts = { .device = o->device,
-	    .unknown_frees_warn = o->unknown_frees_warn };
 	const char *tmpdir = getenv("TMPDIR");
+	char *path, buf[65536];
 	FILE *f;
 	size_t n;
 	int rc;
 
-	if (o->has_at && !o->map)
-		return cli_usage_error(a->cmd, "--at goes with --map");
-	if (tmpdir != NULL && tmpdir[0] != '\0' && strlen(tmpdir) < 3000)
-		path = gms_asprintf("%s/gpumemsim-plot.XXXXXX", tmpdir);
-	else
-		path = gms_strdup(dir);
+	path = gms_asprintf("%s/gpumemsim-plot.XXXXXX", tmpdir != NULL && tmpdir[0] != '\0' &&
+	    strlen(tmpdir) < 3000 ? tmpdir : "/tmp");
 	if (mkdtemp(path) == NULL) {
 		cli_error("cannot make a temporary directory '%s': %s", path, strerror(errno));
 		free(path);
 		return EXIT_SYSTEM;
 	}
 	o->out = gms_asprintf("%s/plot.svg", path);
-	rc = draw(a, o, &topts);
+	rc = draw(a, o);
 	if (rc == EXIT_DONE) {
 		if ((f = fopen(o->out, "rb")) == NULL) {
 			cli_error("cannot read '%s': %s", o->out, strerror(errno));

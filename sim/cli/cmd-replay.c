@@ -29,7 +29,7 @@ agrees(const struct replay_result *r)
 int
 cmd_replay(struct cli_args *a)
 {
-	struct trace_opts topts = { .device = -1 };
+	struct trace_opts topts;
 	struct replay_spec spec = { 0 };
 	struct replay_result r, base;
 	struct replay_gpu g = { 0 };
@@ -42,9 +42,7 @@ cmd_replay(struct cli_args *a)
 	char *cause = NULL;
 	cJSON *o;
 
-	if (a->given[OPT_DEVICE])
-		topts.device = (int)a->v[OPT_DEVICE].n;
-	topts.unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice;
+	cli_trace_opts(a, &topts);
 	spec.capacity = a->given[OPT_CAPACITY] ? a->v[OPT_CAPACITY].size : 0;
 	spec.touch = a->given[OPT_TOUCH] > 0;
 	if ((rc = cli_policies(a, "caching", &pols)) != 0)

@@ -14,6 +14,7 @@
 
 #include <cJSON.h>
 
+#include "analysis/report.h"
 #include "analysis/timeline.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
@@ -245,10 +246,21 @@ cli_target(const struct cli_args *a, struct cli_target *t)
 }
 
 void
+cli_trace_opts(const struct cli_args *a, struct trace_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
+	o->unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice == 1;
+}
+
+void
 cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s)
 {
-	s->device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
-	s->unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice == 1;
+	struct trace_opts o;
+
+	cli_trace_opts(a, &o);
+	s->device = o.device;
+	s->unknown_frees_warn = o.unknown_frees_warn;
 	s->placement = a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1 ?
 	    RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL;
 	if (t != NULL) {
@@ -258,6 +270,23 @@ cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_sp
 			s->gpu_cc = t->model->cc;
 		}
 	}
+}
+
+void
+cli_print_report(struct cli_args *a, cJSON *json, char *text, const struct trace_header *hdr)
+{
+	char *note;
+
+	if (json != NULL) {
+		cJSON_AddItemToObject(json, "incomplete", report_incomplete_json(hdr));
+		cli_print_json(a, json);
+		return;
+	}
+	fputs(text, a->report);
+	free(text);
+	if ((note = report_incomplete_text(hdr)) != NULL)
+		fprintf(a->report, "\n%s", note);
+	free(note);
 }
 
 void
