@@ -187,6 +187,64 @@ unknown_frees_warned_mid_run(void)
 	free(cause);
 }
 
+/*
+ * The document's fast paths: events taken whole up to their first '}' (read
+ * and, while looking for a header that follows "events", skipped), beside
+ * events whose strings hold braces, brackets or escapes, which are not flat
+ * and must still read right; thousands of them, so some straddle the read
+ * buffer.  Event i is an alloc of id i and size 8i whose "at" names i and
+ * holds the character of its kind.
+ */
+static const char *const tricky[] = { "plain", "a}b", "a]b", "a{b", "}", "a\\\"}b" };
+static const char *const tricky_read[] = { "plain", "a}b", "a]b", "a{b", "}", "a\"}b" };
+
+static void
+flat_events(int gz)
+{
+	const size_t n = 12000;
+	size_t len = 0, cap = 64, i, got = 0, right = 0;
+	char *data = gms_malloc(cap), *path, *cause = NULL, want[64];
+	struct trace_reader *r;
+	struct trace_event ev;
+	int rc;
+
+#define ADD(...) do { \
+		int k_ = snprintf(data + len, cap - len, __VA_ARGS__); \
+		while (len + (size_t)k_ + 1 > cap) { \
+			data = gms_realloc(data, cap *= 2); \
+			k_ = snprintf(data + len, cap - len, __VA_ARGS__); \
+		} \
+		len += (size_t)k_; \
+	} while (0)
+	ADD("{\"events\":[");
+	for (i = 0; i < n; i++)
+		ADD("%s{\"op\":\"alloc\",\"id\":%zu,\"size\":%zu,\"at\":\"%zu %s\"}", i ? "," : "",
+		    i, 8 * i, i, tricky[i % 6]);
+	ADD("],\"format\":\"gpumemsim-trace\",\"version\":1,\"name\":\"tiny\"}");
+	path = tfile_write(gz ? ".json.gz" : ".json", data, len, gz);
+	rc = trace_open(path, &r, &cause);
+	ok(rc == 0 && strcmp(trace_header(r)->name, "tiny") == 0,
+	    "flat events%s: the header after them is read%s%s", gz ? " (gzip)" : "",
+	    cause ? ": " : "", cause ? cause : "");
+	if (rc == 0) {
+		while ((rc = trace_next(r, &ev, &cause)) == 1) {
+			snprintf(want, sizeof(want), "%zu %s", got, tricky_read[got % 6]);
+			right += ev.op == TRACE_ALLOC && ev.id == got && ev.size == 8 * got &&
+			    ev.at != NULL && strcmp(ev.at, want) == 0;
+			got++;
+		}
+		ok(rc == 0 && got == n && right == n, "flat events%s: all %zu read, %zu right "
+		    "(strings with braces, brackets and escapes too)", gz ? " (gzip)" : "", got, right);
+		trace_close(r);
+	}
+	ok(len > 3 * 65536, "flat events: %zu bytes, several read buffers", len);
+	free(cause);
+	unlink(path);
+	free(path);
+	free(data);
+#undef ADD
+}
+
 static void
 missing_file(void)
 {
@@ -214,5 +272,7 @@ main(void)
 	errors();
 	unknown_frees_warned_mid_run();
 	missing_file();
+	flat_events(0);
+	flat_events(1);
 	return tap_done();
 }

@@ -143,6 +143,30 @@ blanks(struct trace_reader *r, struct json_state *st, char **cause)
 static const unsigned char in_string[256] = { CONTROL_BYTES, ['"'] = 1, ['\\'] = 1 };
 static const unsigned char outside[256] = { ['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1,
 	[']'] = 1, [','] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\n'] = 1 };
+/* In a flat object: a quote (1), or what it must not hold (2). */
+static const unsigned char flat[256] = { CONTROL_BYTES, ['"'] = 1, ['{'] = 2, ['['] = 2,
+	[']'] = 2, ['\\'] = 2 };
+
+/*
+ * The length of the object at q (its '{') through its first '}', when that
+ * is a flat object the scan below would pass over at once: within the
+ * buffer, no brackets, escapes or control bytes before the brace, and an
+ * even count of quotes, so the brace is outside any string.  Else 0.
+ */
+static size_t
+flat_object(const unsigned char *q, const unsigned char *end)
+{
+	const unsigned char *close = memchr(q + 1, '}', (size_t)(end - q - 1)), *b;
+	unsigned quotes = 0, bad = 0;
+
+	if (close == NULL)
+		return 0;
+	for (b = q + 1; b < close; b++) {
+		quotes += flat[*b] & 1;
+		bad |= flat[*b] & 2;
+	}
+	return bad || (quotes & 1) ? 0 : (size_t)(close - q) + 1;
+}
 
 /*
  * Read one JSON value's bytes, matching brackets outside strings; kept in
@@ -198,6 +222,13 @@ value(struct trace_reader *r, struct json_state *st, int capture, uint64_t depth
 					return at(r, &st->p, cause, "an event longer than 16 MiB: not "
 					    "a trace");
 				}
+			}
+			/* skipping the events array: a flat event at once */
+			if (!capture && depth == 1 && c == '{' && !instr &&
+			    (n = flat_object(q, end)) > 0 && run + n - 1 <= MAX_VALUE) {
+				run += n - 1;
+				q += n - 1;
+				continue;
 			}
 			if (instr) {
 				if (c < 0x20) {
@@ -288,14 +319,13 @@ parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON 
 }
 
 /*
- * The next element of the events array (st just past '[' or an element),
- * its bytes captured in st->val (NUL-terminated): 1, 0 after the closing
- * ']', or < 0.
+ * To the next element of the events array (st just past '[' or an element):
+ * 1 with st at its first byte, 0 after the closing ']', or < 0.
  */
 static int
-element_raw(struct trace_reader *r, struct json_state *st, char **cause)
+element_start(struct trace_reader *r, struct json_state *st, char **cause)
 {
-	int c, err;
+	int c;
 
 	if (st->done)
 		return 0;
@@ -316,11 +346,57 @@ element_raw(struct trace_reader *r, struct json_state *st, char **cause)
 	}
 	st->started = 1;
 	st->ev_at = st->p;
+	return 1;
+}
+
+/* The element at st, its bytes captured in st->val (NUL-terminated): 0 or < 0. */
+static int
+element_value(struct trace_reader *r, struct json_state *st, char **cause)
+{
+	int err;
+
 	if ((err = value(r, st, 1, 0, cause)) < 0)
 		return err;
 	if (st->vlen + 1 > st->vcap)
 		st->val = gms_realloc(st->val, st->vcap = st->vlen + 1);
 	st->val[st->vlen] = '\0';
+	return 0;
+}
+
+/* The next element, its bytes captured in st->val: as element_start(). */
+static int
+element_raw(struct trace_reader *r, struct json_state *st, char **cause)
+{
+	int err;
+
+	if ((err = element_start(r, st, cause)) <= 0)
+		return err;
+	return (err = element_value(r, st, cause)) < 0 ? err : 1;
+}
+
+/*
+ * The element at st, when it is the common flat event and the read buffer
+ * holds it: 1 with ev and st past it, else 0 with st unmoved.  Its bytes are
+ * those up to the first '}': if they scan as a whole event, that brace
+ * closes it, whatever follows.
+ */
+static int
+flat_event(struct json_state *st, struct trace_event *ev)
+{
+	const unsigned char *b = st->buf + st->at, *close;
+	size_t n;
+
+	if (*b != '{' || (close = memchr(b, '}', st->len - st->at)) == NULL)
+		return 0;
+	n = (size_t)(close - b) + 1;
+	if (n + 1 > st->vcap)
+		st->val = gms_realloc(st->val, st->vcap = GMS_MAX(n + 1, 4096));
+	memcpy(st->val, b, n);
+	st->val[n] = '\0';
+	st->vlen = n;
+	if (!trace_event_scan(st->val, ev))
+		return 0;
+	advance(st, n);
 	return 1;
 }
 
@@ -555,7 +631,11 @@ json_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 		st->cur = NULL;
 		if (st->k == NULL) {
 			/* the common event read directly; anything else through cJSON */
-			if ((rc = element_raw(r, st, cause)) <= 0)
+			if ((rc = element_start(r, st, cause)) <= 0)
+				return rc;
+			if (flat_event(st, ev))
+				return 1;
+			if ((rc = element_value(r, st, cause)) < 0)
 				return rc;
 			if (trace_event_scan(st->val, ev))
 				return 1;
