@@ -22,6 +22,8 @@ struct ctx {
 	const struct trace_mem *m;
 	struct plan_report *rep;
 	int threads;
+	int *rc0;			/* each policy's run without a limit */
+	struct sim_result *res0;
 };
 
 /*
@@ -58,27 +60,20 @@ up(uint64_t n)
 }
 
 /*
- * Does a capacity the run never reaches change nothing?  So for the caching
- * allocator (its limit is only checked, reserved + segment > limit, except
- * that garbage_collection_threshold acts at a share of it and a
- * per_process_memory_fraction sets its own), for no-cache (the driver's
- * pages, checked the same way) and for the bound.  Not for BFC: a GPU gives
- * it the framework's own limit, and a preallocated pool is the capacity.
+ * Would the run at capacity (on gpu, when there is one) go exactly as the
+ * policy's uncapped run did?  The policy says (policy.h: limit_inert): the
+ * cells and searches above that run's peak then take it as it is.
  */
 static int
-limit_inert(const struct plan_policy *p)
+inert_at(const struct ctx *c, const struct plan_policy *p, uint64_t capacity,
+    const struct gpu_model *gpu)
 {
-	size_t i;
+	struct policy_args args = { .opts = p->opts, .nopts = p->nopts,
+	    .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0,
+	    .device_total = trace_mem_header(c->m)->device_total };
 
-	if (p->ops == &policy_no_cache || p->ops == &policy_ideal)
-		return 1;
-	if (p->ops != &policy_caching)
-		return 0;
-	for (i = 0; i < p->nopts; i++)
-		if (strstr(p->opts[i].value, "garbage_collection_threshold") != NULL ||
-		    strstr(p->opts[i].value, "per_process_memory_fraction") != NULL)
-			return 0;
-	return 1;
+	return p->unbounded_peak != 0 && p->err == 0 && p->ops->limit_inert != NULL &&
+	    p->ops->limit_inert(&args, capacity, p->unbounded_peak);
 }
 
 /* A search's runs, remembered: bisection and verification ask some twice. */
@@ -130,21 +125,19 @@ search(void *arg, size_t i)
 	struct ctx *c = arg;
 	struct plan_policy *p = &c->rep->pols[i];
 	uint64_t lo, hi, mid, cap;
-	struct sim_result res;
 	struct tried t = { .n = 0 };
 	size_t k;
 	int rc;
 
 	/* with no limit: where the search starts (a preallocated pool needs one) */
-	rc = fits_at(c->m, p, 0, NULL, &res);
-	if (rc == 1) {
-		p->unbounded_peak = res.peak_reserved;
-		hi = up(GMS_MAX(res.peak_reserved, PLAN_STEP));
+	if (c->rc0[i] == 1) {
+		p->unbounded_peak = c->res0[i].peak_reserved;
+		hi = up(GMS_MAX(p->unbounded_peak, PLAN_STEP));
 	} else {
 		hi = up(GMS_MAX(c->rep->peak_live, PLAN_STEP));
 	}
 	/* above the uncapped run's peak nothing changes: it fits */
-	if (p->unbounded_peak != 0 && limit_inert(p)) {
+	if (inert_at(c, p, hi, NULL)) {
 		t.cap[t.n] = hi;
 		t.fits[t.n++] = 1;
 	}
@@ -219,8 +212,7 @@ cell(void *arg, size_t i)
 		return;
 	}
 	/* a capacity above the uncapped run's peak that changes nothing: that run */
-	if (c->rep->pols[k].unbounded_peak != 0 && c->rep->pols[k].err == 0 &&
-	    cl->capacity >= c->rep->pols[k].unbounded_peak && limit_inert(&c->rep->pols[k])) {
+	if (inert_at(c, &c->rep->pols[k], cl->capacity, gpu)) {
 		cl->fits = 1;
 		cl->peak_reserved = c->rep->pols[k].unbounded_peak;
 		return;
@@ -235,6 +227,14 @@ cell(void *arg, size_t i)
 	cl->oom_event = res.oomed ? res.oom.event : 0;
 }
 
+static void
+uncapped(void *arg, size_t i)
+{
+	struct ctx *c = arg;
+
+	c->rc0[i] = fits_at(c->m, &c->rep->pols[i], 0, NULL, &c->res0[i]);
+}
+
 int
 plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause)
 {
@@ -242,21 +242,35 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	const struct trace_header *hdr = trace_mem_header(m);
 	struct plan_policy ideal = { .ops = &policy_ideal };
 	struct sim_result res;
+	size_t i;
 
 	rep->trace = hdr->name;
-	/* the live peak, once: the floor of every search */
-	if (fits_at(m, &ideal, 0, NULL, &res) < 0) {
+	/* every policy without a limit, at once; the live peak, the floor of every
+	   search, is any whole run's (an ideal run when none is whole) */
+	c.rc0 = gms_calloc(rep->npols + 1, sizeof(*c.rc0));
+	c.res0 = gms_calloc(rep->npols + 1, sizeof(*c.res0));
+	batch_map(rep->npols, uncapped, &c, threads);
+	for (i = 0; i < rep->npols && c.rc0[i] != 1; i++)
+		;
+	if (i < rep->npols) {
+		rep->peak_live = c.res0[i].peak_live;
+	} else if (fits_at(m, &ideal, 0, NULL, &res) >= 0) {
+		rep->peak_live = res.peak_live;
+	} else {
 		struct run_spec spec = { .mem = m, .policy = &policy_ideal };
 		struct run_output out;
 		int rc = run_simulate(&spec, &out, cause);
 
 		run_output_free(&out);
+		free(c.rc0);
+		free(c.res0);
 		return rc < 0 ? rc : GMS_ETRACE;
 	}
-	rep->peak_live = res.peak_live;
 	batch_map(rep->npols, search, &c, threads);
 	rep->cells = gms_calloc(rep->ngpus * rep->npols + 1, sizeof(*rep->cells));
 	batch_map(rep->ngpus * rep->npols, cell, &c, threads);
+	free(c.rc0);
+	free(c.res0);
 	return 0;
 }
 

@@ -435,28 +435,57 @@ framework_limit(int flavor, uint64_t free_bytes, uint64_t total, int cc)
 
 static const char *const flavors[] = { "tensorflow", "jax", NULL };
 
+/* grow-only's limit under capacity (0: none), and whether it collects garbage. */
+static int
+grow_only_settings(const struct policy_args *args, uint64_t capacity, uint64_t *limit, int *gc,
+    char **cause)
+{
+	int flavor = FLAVOR_TENSORFLOW, err;
+
+	*limit = capacity ? capacity : BFC_NO_LIMIT;
+	if ((err = policy_opt_choice("grow-only", args, "flavor", flavors, &flavor, cause)) < 0)
+		return err;
+	*gc = flavor == FLAVOR_TENSORFLOW;
+	if (args->gpu_total != 0 && capacity != 0)
+		*limit = framework_limit(flavor, capacity, args->gpu_total, args->gpu_cc);
+	if ((err = policy_opt_bool("grow-only", args, "gc", gc, cause)) < 0 ||
+	    (err = policy_opt_size("grow-only", args, "limit", limit, cause)) < 0)
+		return err;
+	if (*limit == 0)
+		return gms_fail(cause, GMS_ECONFIG, "grow-only: option limit must be above 0");
+	return 0;
+}
+
 static int
 grow_only_create(const struct policy_args *args, struct device *dev, void **state,
     char **cause)
 {
-	uint64_t limit = dev->capacity ? dev->capacity : BFC_NO_LIMIT;
-	int flavor = FLAVOR_TENSORFLOW, gc, err;
+	uint64_t limit;
+	int gc, err;
 	struct bfc *b;
 
-	if ((err = policy_opt_choice("grow-only", args, "flavor", flavors, &flavor, cause)) < 0)
+	if ((err = grow_only_settings(args, dev->capacity, &limit, &gc, cause)) < 0)
 		return err;
-	gc = flavor == FLAVOR_TENSORFLOW;
-	if (args->gpu_total != 0 && dev->capacity != 0)
-		limit = framework_limit(flavor, dev->capacity, args->gpu_total, args->gpu_cc);
-	if ((err = policy_opt_bool("grow-only", args, "gc", &gc, cause)) < 0 ||
-	    (err = policy_opt_size("grow-only", args, "limit", &limit, cause)) < 0)
-		return err;
-	if (limit == 0)
-		return gms_fail(cause, GMS_ECONFIG, "grow-only: option limit must be above 0");
 	b = bfc_new(dev, limit, gc);
 	b->curr = round256(GMS_MIN(limit, BFC_FIRST_REGION));
 	*state = b;
 	return 0;
+}
+
+/*
+ * Below its limit and the device's capacity a run never backs off or
+ * collects, so it grows region by region as without them; the first region
+ * is the smaller of 2 MiB and the limit.
+ */
+static int
+grow_only_inert(const struct policy_args *args, uint64_t capacity, uint64_t peak)
+{
+	uint64_t limit;
+	int gc;
+
+	if (grow_only_settings(args, capacity, &limit, &gc, NULL) < 0)
+		return 0;
+	return capacity >= peak && limit >= GMS_MAX(peak, BFC_FIRST_REGION);
 }
 
 static int
@@ -538,6 +567,7 @@ const struct policy_ops policy_grow_only = {
 	.walk = bfc_walk,
 	.check = bfc_check,
 	.destroy = bfc_destroy,
+	.limit_inert = grow_only_inert,
 };
 
 const struct policy_ops policy_preallocate = {

@@ -849,6 +849,25 @@ caching_create(const struct policy_args *args, struct device *dev, void **state,
 	return 0;
 }
 
+/*
+ * The capacity is only checked (reserved + segment > capacity), so one never
+ * reached changes nothing, unless garbage_collection_threshold acts at a
+ * share of it or per_process_memory_fraction sets a limit of its own.
+ */
+static int
+caching_inert(const struct policy_args *args, uint64_t capacity, uint64_t peak)
+{
+	const char *text = policy_opt(args, "alloc_conf");
+	struct alloc_conf conf;
+	char *why = NULL;
+
+	if (alloc_conf_parse(text ? text : "", &conf, &why) < 0) {
+		free(why);
+		return 0;
+	}
+	return capacity >= peak && conf.gc_threshold == 0 && !conf.has_memory_fraction;
+}
+
 static const struct policy_option caching_options[] = {
 	{ "alloc_conf", "\"\"", "PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb, "
 	  "roundup_power2_divisions, garbage_collection_threshold, expandable_segments, ... "
@@ -878,4 +897,5 @@ const struct policy_ops policy_caching = {
 	.walk = caching_walk,
 	.check = caching_check,
 	.destroy = caching_destroy,
+	.limit_inert = caching_inert,
 };

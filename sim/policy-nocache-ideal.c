@@ -177,6 +177,14 @@ static const struct policy_option no_options[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* The device's check on what is backed is all a capacity does here. */
+static int
+direct_inert(const struct policy_args *args, uint64_t capacity, uint64_t peak)
+{
+	(void)args;
+	return capacity >= peak;
+}
+
 const struct policy_ops policy_no_cache = {
 	.name = "no-cache",
 	.models = "no caching: one device allocation per request (PyTorch "
@@ -191,6 +199,7 @@ const struct policy_ops policy_no_cache = {
 	.walk = direct_walk,
 	.check = direct_check,
 	.destroy = direct_destroy,
+	.limit_inert = direct_inert,
 };
 
 const struct policy_ops policy_ideal = {
@@ -205,4 +214,5 @@ const struct policy_ops policy_ideal = {
 	.walk = direct_walk,
 	.check = direct_check,
 	.destroy = direct_destroy,
+	.limit_inert = direct_inert,
 };

@@ -106,6 +106,14 @@ struct policy_ops {
 	void (*walk)(void *state, policy_segment_fn *seg, policy_block_fn *blk, void *arg);
 	/* Verify every invariant: 0, or -1 with *cause naming the broken one. */
 	int (*check)(void *state, char **cause);
+	/*
+	 * Would a run under capacity (args carrying --gpu, if any) go exactly
+	 * as the run without one did, given that it reserved at most peak
+	 * bytes?  True when the capacity and every limit the policy derives
+	 * from it are never reached and nothing else is sized from them: plan
+	 * reuses the uncapped run then.  NULL: never (a pool sized from it).
+	 */
+	int (*limit_inert)(const struct policy_args *args, uint64_t capacity, uint64_t peak);
 	void (*destroy)(void *state);
 };
 

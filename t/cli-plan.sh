@@ -104,4 +104,18 @@ cell=$(sed -n 's/^\t\t\t\t\t"peak_reserved":\t\([0-9]*\),*$/\1/p' "$TMP/out")
 gms run "$RESNET" --alloc-conf=garbage_collection_threshold:0.2 --gpu=T4 --format=json
 is "$cell" "$(json_top peak_reserved)" "plan's T4 cell under GC is the run on a T4"
 test "${cell:-0}" -gt 0 && test "$cell" -lt 3703570432; ok $? "... which GC keeps below the uncapped 3703570432 ($cell)"
+# grow-only gets the framework's limit on a GPU, below the memory it has:
+# JAX's 75% of a T4's 15828254720 B is 11871191040.  Regions of 4 GiB (for
+# 3 GiB) and 8 GiB (for 5 GiB) make 12 GiB uncapped, under the T4's
+# 15291383808, but with the limit the second region is what is left of it,
+# 11871191040 - 4294967296 = 7576223744 B: the cell is its own run, and fits
+# at 11871191040.
+printf '%s\n' '{"format":"gpumemsim-trace","version":1}' \
+    '{"op":"alloc","id":1,"size":3221225472}' '{"op":"alloc","id":2,"size":5368709120}' \
+    '{"op":"free","id":1}' '{"op":"free","id":2}' >"$TMP/two.jsonl"
+gms plan "$TMP/two.jsonl" --policy=grow-only:flavor=jax --gpus=T4 --format=json
+is "$(sed -n 's/^[[:space:]]*"unbounded_peak_reserved":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")" \
+    12884901888 "grow-only, no limit: regions of 4 and 8 GiB"
+is "$(sed -n 's/^\t\t\t\t\t"peak_reserved":\t\([0-9]*\),*$/\1/p' "$TMP/out")" 11871191040 \
+    "on a T4 JAX's limit cuts the second region: 11871191040, not the uncapped run's"
 done_testing
