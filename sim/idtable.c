@@ -77,7 +77,7 @@ grow(struct idtable *t)
 }
 
 struct idrec *
-idtable_insert(struct idtable *t, uint64_t id, uint64_t event)
+idtable_claim(struct idtable *t, uint64_t id, uint64_t event, int *fresh)
 {
 	size_t i, mask;
 
@@ -85,7 +85,11 @@ idtable_insert(struct idtable *t, uint64_t id, uint64_t event)
 		grow(t);
 	mask = t->cap - 1;
 	for (i = slot_of(t, id); t->slots[i].event1 != 0; i = (i + 1) & mask)
-		;
+		if (t->slots[i].id == id) {
+			*fresh = 0;
+			return &t->slots[i];
+		}
+	*fresh = 1;
 	t->n++;
 	t->slots[i] = (struct idrec){ .id = id, .event1 = event + 1 };
 	return &t->slots[i];

@@ -29,8 +29,9 @@ void idtable_init(struct idtable *t);
 void idtable_free(struct idtable *t);
 /* The record of id, or NULL. */
 struct idrec *idtable_find(const struct idtable *t, uint64_t id);
-/* A fresh record for id, which is not in the table (the caller fills it). */
-struct idrec *idtable_insert(struct idtable *t, uint64_t id, uint64_t event);
+/* id's record if it is there (*fresh 0), else a fresh one (*fresh 1) that
+   the caller fills: one probe where a lookup and an insert would take two. */
+struct idrec *idtable_claim(struct idtable *t, uint64_t id, uint64_t event, int *fresh);
 /* Remove r (from idtable_find): other records may move. */
 void idtable_delete(struct idtable *t, struct idrec *r);
 

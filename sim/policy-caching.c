@@ -6,9 +6,10 @@
  *  - requests are rounded (sizeclass.h) and served from a small pool
  *    (<= 1 MiB, 2 MiB segments) or a large pool (20 MiB segments below 10 MiB,
  *    else the size rounded to 2 MiB);
- *  - each pool keeps its free blocks ordered by (stream, size, address); a
- *    lookup takes the single best fit on the request's stream, lowest address
- *    on ties, so a freed block is reused only on its own stream;
+ *  - each pool keeps its free blocks ordered by (stream, size, address)
+ *    (freebins.h); a lookup takes the single best fit on the request's
+ *    stream, lowest address on ties, so a freed block is reused only on its
+ *    own stream;
  *  - the allocated part of a split block is its low end; small-pool blocks
  *    split when >= 512 bytes remain, large-pool blocks when > 1 MiB remains;
  *  - a freed block merges with free physical neighbours; memory goes back to
@@ -31,6 +32,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,7 @@
 
 #include "sim/allocconf.h"
 #include "sim/device.h"
+#include "sim/freebins.h"
 #include "sim/gms.h"
 #include "sim/objpool.h"
 #include "sim/policy.h"
@@ -60,8 +63,18 @@ struct cblock {
 	int allocated;
 	int mapped;		/* always 1 outside expandable segments */
 	int64_t gc_base;	/* the pool's lookup count when it was last cached */
-	RB_ENTRY(cblock) link;	/* in its pool's free tree (mapped) or unmapped tree */
+	struct fb_node fb;	/* in its pool's free blocks (mapped) */
+	RB_ENTRY(cblock) link;	/* in its pool's unmapped tree */
 };
+
+#define CBLOCK(n) ((struct cblock *)((char *)(n) - offsetof(struct cblock, fb)))
+
+/* The block filed at n, or NULL. */
+static struct cblock *
+fb_block(struct fb_node *n)
+{
+	return n != NULL ? CBLOCK(n) : NULL;
+}
 
 /* A cudaMalloc'd segment, or an expandable segment's whole address range. */
 struct cseg {
@@ -73,16 +86,6 @@ struct cseg {
 	struct cblock *head;	/* the block at addr */
 	RB_ENTRY(cseg) link;
 };
-
-static int
-cblock_cmp(const struct cblock *a, const struct cblock *b)
-{
-	if (a->stream != b->stream)
-		return a->stream < b->stream ? -1 : 1;
-	if (a->size != b->size)
-		return a->size < b->size ? -1 : 1;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
 
 static int
 cblock_addr_cmp(const struct cblock *a, const struct cblock *b)
@@ -98,9 +101,6 @@ cseg_cmp(const struct cseg *a, const struct cseg *b)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-RB_HEAD(free_tree, cblock);
-RB_PROTOTYPE(free_tree, cblock, link, cblock_cmp)
-RB_GENERATE(free_tree, cblock, link, cblock_cmp)
 RB_HEAD(unmapped_tree, cblock);
 RB_PROTOTYPE(unmapped_tree, cblock, link, cblock_addr_cmp)
 RB_GENERATE(unmapped_tree, cblock, link, cblock_addr_cmp)
@@ -109,7 +109,7 @@ RB_PROTOTYPE(seg_tree, cseg, link, cseg_cmp)
 RB_GENERATE(seg_tree, cseg, link, cseg_cmp)
 
 struct pool {
-	struct free_tree blocks;	/* free mapped blocks */
+	struct freebins blocks;		/* free mapped blocks */
 	struct unmapped_tree unmapped;	/* unmapped ranges of expandable segments */
 	int small;
 	int64_t lookups;		/* get_free_block calls while GC is on */
@@ -155,15 +155,28 @@ free_insert(struct caching *c, struct cblock *b)
 
 	GMS_ASSERT(!b->allocated && b->mapped);
 	b->gc_base = p->lookups;
-	RB_INSERT(free_tree, &p->blocks, b);
+	fb_insert(&p->blocks, &b->fb, b->stream, b->size, b->addr);
 	c->cached_free += b->size;
 }
 
 static void
 free_remove(struct caching *c, struct cblock *b)
 {
-	RB_REMOVE(free_tree, &c->pools[b->seg->small].blocks, b);
+	fb_remove(&c->pools[b->seg->small].blocks, &b->fb);
 	c->cached_free -= b->size;
+}
+
+/* The free block after b in its pool's order (all streams), or NULL. */
+static struct cblock *
+free_next(const struct pool *p, const struct cblock *b)
+{
+	return fb_block(fb_next(&p->blocks, &b->fb));
+}
+
+static struct cblock *
+free_prev(const struct pool *p, const struct cblock *b)
+{
+	return fb_block(fb_prev(&p->blocks, &b->fb));
 }
 
 static int
@@ -225,23 +238,23 @@ static struct cblock *
 get_free_block(struct caching *c, int small, int64_t stream, uint64_t size)
 {
 	struct pool *p = &c->pools[small];
-	struct cblock key = { .stream = stream, .size = size, .addr = 0 }, *b, *n;
+	struct cblock *b, *n;
 
 	if (gc_on(c))
 		p->lookups++;
-	b = RB_NFIND(free_tree, &p->blocks, &key);
+	b = fb_block(fb_ceil(&p->blocks, stream, size, 0));
 	if (b == NULL || b->stream != stream)
 		return NULL;
 	if (b->seg->expandable) {
 		if (c->conf.expandable) {
 			/* Best fit counts what a block can grow into: skip ahead while a
 			   larger candidate would grow less. */
-			while (b->seg->expandable && (n = RB_NEXT(free_tree, &p->blocks, b)) != NULL &&
+			while (b->seg->expandable && (n = free_next(p, b)) != NULL &&
 			    n->stream == stream && expandable_size(n) < expandable_size(b))
 				b = n;
 		} else {
 			do
-				b = RB_NEXT(free_tree, &p->blocks, b);
+				b = free_next(p, b);
 			while (b != NULL && b->seg->expandable && b->stream == stream);
 			if (b == NULL || b->stream != stream)
 				return NULL;
@@ -454,8 +467,8 @@ release_blocks(struct caching *c, struct pool *p)
 	struct cblock *b, *next, **to_unmap = NULL;
 	size_t n = 0, cap = 0, i;
 
-	for (b = RB_MIN(free_tree, &p->blocks); b != NULL; b = next) {
-		next = RB_NEXT(free_tree, &p->blocks, b);
+	for (b = fb_block(fb_first(&p->blocks)); b != NULL; b = next) {
+		next = free_next(p, b);
 		if (b->seg->expandable) {
 			if (n == cap)
 				to_unmap = gms_realloc(to_unmap, (cap = cap ? cap * 2 : 16) * sizeof(*to_unmap));
@@ -496,28 +509,28 @@ static int
 release_available_cached_blocks(struct caching *c, int small, int64_t stream, uint64_t size)
 {
 	struct pool *p = &c->pools[small];
-	struct cblock key = { .stream = stream, .addr = 0 }, *b, *prev;
-	uint64_t released = 0;
+	uint64_t want = GMS_MAX(size, c->conf.max_split), released = 0;
+	struct cblock *b, *prev;
 
 	if (c->conf.max_split == SC_UNLIMITED)
 		return 0;
-	key.size = GMS_MAX(size, c->conf.max_split);
-	b = RB_NFIND(free_tree, &p->blocks, &key);
+	b = fb_block(fb_ceil(&p->blocks, stream, want, 0));
 	if (b != NULL && b->stream == stream) {
 		if (!releasable(c, b))
 			return 0;
 		release_block(c, b);
 		return 1;
 	}
-	b = b ? RB_PREV(free_tree, &p->blocks, b) : RB_MAX(free_tree, &p->blocks);
-	while (b != NULL && released < key.size && b->size >= c->conf.max_split &&
+	/* none that large: from the stream's largest down */
+	b = fb_block(fb_last(&p->blocks, stream));
+	while (b != NULL && released < want && b->size >= c->conf.max_split &&
 	    b->stream == stream && releasable(c, b)) {
-		prev = RB_PREV(free_tree, &p->blocks, b);
+		prev = free_prev(p, b);
 		released += b->size;
 		release_block(c, b);
 		b = prev;
 	}
-	return released >= key.size;
+	return released >= want;
 }
 
 /* garbage_collect_cached_blocks(): see the top of the file. */
@@ -535,7 +548,7 @@ garbage_collect(struct caching *c)
 	if (reserved <= threshold)
 		return;
 	target = reserved - threshold;
-	RB_FOREACH(b, free_tree, &p->blocks)
+	for (b = fb_block(fb_first(&p->blocks)); b != NULL; b = free_next(p, b))
 		if (releasable(c, b)) {
 			total_age += (uint64_t)(int)(p->lookups - b->gc_base);
 			count++;
@@ -543,8 +556,8 @@ garbage_collect(struct caching *c)
 	while (reclaimed < target && freed && count > 0) {
 		avg = (double)total_age / (double)count;
 		freed = 0;
-		for (b = RB_MIN(free_tree, &p->blocks); b != NULL; b = next) {
-			next = RB_NEXT(free_tree, &p->blocks, b);
+		for (b = fb_block(fb_first(&p->blocks)); b != NULL; b = next) {
+			next = free_next(p, b);
 			age = (uint64_t)(int)(p->lookups - b->gc_base);
 			if (releasable(c, b) && (double)age >= avg) {
 				freed = 1;
@@ -669,7 +682,8 @@ caching_stats(void *state, struct policy_stats *st)
 	st->ooms = c->ooms;
 	st->limit = c->conf.has_memory_fraction ? c->capacity : 0;
 	for (pool = 0; pool < 2; pool++)
-		RB_FOREACH(b, free_tree, &c->pools[pool].blocks)
+		for (b = fb_block(fb_first(&c->pools[pool].blocks)); b != NULL;
+		    b = free_next(&c->pools[pool], b))
 			st->largest_free = GMS_MAX(st->largest_free, b->size);
 }
 
@@ -755,7 +769,8 @@ caching_check(void *state, char **cause)
 			if (b->next != NULL && !b->next->allocated && b->next->mapped)
 				return gms_fail(cause, -1, "block %#llx: two adjacent free blocks",
 				    (unsigned long long)b->addr);
-			if (RB_FIND(free_tree, &c->pools[s->small].blocks, b) != b)
+			if (b->fb.stream != b->stream || b->fb.size != b->size ||
+			    b->fb.addr != b->addr || !fb_contains(&c->pools[s->small].blocks, &b->fb))
 				return gms_fail(cause, -1, "free block %#llx missing from its pool",
 				    (unsigned long long)b->addr);
 		}
@@ -765,7 +780,8 @@ caching_check(void *state, char **cause)
 			    (unsigned long long)s->size);
 	}
 	for (pool = 0; pool < 2; pool++) {
-		RB_FOREACH(b, free_tree, &c->pools[pool].blocks) {
+		for (b = fb_block(fb_first(&c->pools[pool].blocks)); b != NULL;
+		    b = free_next(&c->pools[pool], b)) {
 			if (b->allocated || !b->mapped || b->seg->small != pool)
 				return gms_fail(cause, -1, "block %#llx in the wrong free tree",
 				    (unsigned long long)b->addr);
@@ -798,6 +814,8 @@ caching_destroy(void *state)
 		RB_REMOVE(seg_tree, &c->segs, s);
 		free(s);
 	}
+	fb_free(&c->pools[0].blocks);
+	fb_free(&c->pools[1].blocks);
 	objpool_destroy(&c->blocks);
 	free(c);
 }
@@ -838,8 +856,8 @@ caching_create(const struct policy_args *args, struct device *dev, void **state,
 		if (c->capacity == 0 || allowed < c->capacity)
 			c->capacity = allowed;
 	}
-	RB_INIT(&c->pools[0].blocks);
-	RB_INIT(&c->pools[1].blocks);
+	fb_init(&c->pools[0].blocks);
+	fb_init(&c->pools[1].blocks);
 	RB_INIT(&c->pools[0].unmapped);
 	RB_INIT(&c->pools[1].unmapped);
 	c->pools[1].small = 1;

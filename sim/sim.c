@@ -122,14 +122,19 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 	struct idrec *l;
 	void *handle = NULL;
 	uint64_t block = 0;
+	int fresh;
 
-	if ((l = idtable_find(&s->live, ev->id)) != NULL)
+	/* its record now, filled below: nothing reads the table in between */
+	l = idtable_claim(&s->live, ev->id, index, &fresh);
+	if (!fresh)
 		return gms_fail(cause, GMS_ETRACE,
 		    "alloc of id %llu, which is already live (allocated at event %llu and not freed)",
 		    (unsigned long long)ev->id, (unsigned long long)(l->event1 - 1));
-	if (ev->size > UINT64_MAX - s->live_bytes)
+	if (ev->size > UINT64_MAX - s->live_bytes) {
+		idtable_delete(&s->live, l);
 		return gms_fail(cause, GMS_ETRACE, "alloc of id %llu: live bytes exceed 2^64",
 		    (unsigned long long)ev->id);
+	}
 	s->r.allocs++;
 	if (ev->size == 0) {
 		s->r.zero_allocs++;
@@ -146,7 +151,6 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 		if (s->r.observed_segments > 0 && !s->stopped)
 			match_segments(s, index);
 	}
-	l = idtable_insert(&s->live, ev->id, index);
 	l->size = ev->size;
 	l->block = block;
 	l->handle = handle;
