@@ -5,7 +5,8 @@
  * coordinate descent from the best, one dimension at a time, until nothing
  * improves.  Settings rank by fitting, then peak reserved, then device calls,
  * then fewer keys.  Every run replays the same in-memory trace; a batch runs
- * on all cores.
+ * on all cores, and the BFC runs share the caching search's batches (its
+ * modes the first, its limit searches the second), so no core waits.
  */
 #include "config.h"
 
@@ -95,6 +96,13 @@ rank(const struct tune_candidate *a, const struct tune_candidate *b)
 	return strcmp(a->conf, b->conf);
 }
 
+/* Work beside a batch of caching runs: fn(arg, k) for k < n, started first. */
+struct side {
+	void (*fn)(void *arg, size_t k);
+	void *arg;
+	size_t n;
+};
+
 struct search {
 	const struct trace_mem *m;
 	uint64_t capacity;
@@ -102,7 +110,29 @@ struct search {
 	struct tune_candidate *cands;
 	size_t n;
 	char **cause;
+	struct side first, second;	/* beside the first batch, and the second */
+	void (*between)(struct search *s);	/* after the first batch: sets second */
+	void *between_arg;
 };
+
+struct mixed {
+	struct batch_job *jobs;
+	const struct side *side;
+};
+
+static void
+mixed_one(void *arg, size_t i)
+{
+	struct mixed *x = arg;
+	struct batch_job *j;
+
+	if (i < x->side->n) {
+		x->side->fn(x->side->arg, i);
+		return;
+	}
+	j = &x->jobs[i - x->side->n];
+	j->err = run_simulate(&j->spec, &j->out, &j->cause);
+}
 
 static struct tune_candidate *
 find(struct search *s, const char *conf)
@@ -115,10 +145,12 @@ find(struct search *s, const char *conf)
 	return NULL;
 }
 
-/* Run every point not run yet, as one batch. */
+/* Run every point not run yet, as one batch, with side's work beside it. */
 static int
-run_points(struct search *s, const struct dim *dims, const struct point *pts, size_t npts)
+run_points(struct search *s, const struct dim *dims, const struct point *pts, size_t npts,
+    const struct side *side)
 {
+	struct mixed x;
 	char (*confs)[192] = gms_calloc(npts ? npts : 1, sizeof(*confs));
 	size_t nconf = npts;
 	struct batch_job *jobs = gms_calloc(nconf ? nconf : 1, sizeof(*jobs));
@@ -140,7 +172,8 @@ run_points(struct search *s, const struct dim *dims, const struct point *pts, si
 dup:
 		;
 	}
-	batch_run(jobs, nj, s->threads);
+	x = (struct mixed){ .jobs = jobs, .side = side };
+	batch_map(side->n + nj, mixed_one, &x, s->threads);
 	for (i = 0; i < nj; i++) {
 		struct tune_candidate *c = &s->cands[s->n++];
 
@@ -181,6 +214,7 @@ search_caching(struct search *s, int with_gc)
 	};
 	struct point pts[64], best = { { 0 } }, p;
 	struct tune_candidate *bc;
+	struct side none = { .n = 0 };
 	int d, v, round, err;
 	size_t n = 0;
 
@@ -192,8 +226,9 @@ search_caching(struct search *s, int with_gc)
 			p.v[d] = v;
 			pts[n++] = p;
 		}
-	if ((err = run_points(s, dims, pts, n)) < 0)
+	if ((err = run_points(s, dims, pts, n, &s->first)) < 0)
 		return err;
+	s->between(s);
 	/* coordinate descent from the best so far, until nothing improves */
 	for (round = 0; round < 4; round++) {
 		bc = best_of(s);
@@ -207,7 +242,7 @@ search_caching(struct search *s, int with_gc)
 				p.v[d] = v;
 				pts[n++] = p;
 			}
-		if ((err = run_points(s, dims, pts, n)) < 0)
+		if ((err = run_points(s, dims, pts, n, round == 0 ? &s->second : &none)) < 0)
 			return err;
 		if (best_of(s) == bc)
 			break;
@@ -282,13 +317,69 @@ limit_search(void *arg, size_t i)
 	    jax, 1, l->lo, l->hi);
 }
 
+/* tune's BFC side: its three modes, beside the first batch; its two limit searches, the second. */
+struct bfc_side {
+	struct tune_report *rep;
+	uint64_t capacity;
+	struct batch_job modes[3];
+	int modes_done;
+	struct limits l;
+	int searched;
+};
+
+static void
+bfc_mode(void *arg, size_t k)
+{
+	struct batch_job *j = &((struct bfc_side *)arg)->modes[k];
+
+	j->err = run_simulate(&j->spec, &j->out, &j->cause);
+}
+
+/* The modes' results; the smallest limits to search, between the live peak and
+   what growth reserved. */
+static void
+bfc_between(struct search *s)
+{
+	struct bfc_side *b = s->between_arg;
+	struct tune_report *rep = b->rep;
+	uint64_t hi, live = 0;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		rep->bfc[i].err = b->modes[i].err;
+		if (b->modes[i].err == 0)
+			rep->bfc[i].res = b->modes[i].out.res;
+	}
+	batch_free(b->modes, 3);
+	b->modes_done = 1;
+	for (i = 0; i < s->n; i++)
+		if (s->cands[i].err == 0)
+			live = s->cands[i].res.peak_live;
+	hi = b->capacity;
+	if (hi == 0 && rep->bfc[1].err == 0)
+		hi = rep->bfc[1].res.peak_reserved;
+	if (hi != 0 && live != 0 && live <= hi) {
+		b->l = (struct limits){ .m = s->m, .lo = live, .hi = hi };
+		s->second = (struct side){ .fn = limit_search, .arg = &b->l, .n = 2 };
+		b->searched = 1;
+	}
+}
+
 int
 tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_report *rep,
     char **cause)
 {
 	struct search s = { .m = m, .capacity = capacity, .threads = threads, .cause = cause };
 	const struct trace_header *hdr = trace_mem_header(m);
-	uint64_t card = capacity ? capacity : hdr->device_total, hi;
+	uint64_t card = capacity ? capacity : hdr->device_total;
+	struct bfc_side b = { .rep = rep, .capacity = capacity, .modes = {
+		{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = tf, .nopts = 1,
+		    .capacity = capacity } },
+		{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = jax, .nopts = 1,
+		    .capacity = capacity } },
+		{ .spec = { .mem = m, .policy = &policy_preallocate, .opts = jax, .nopts = 1,
+		    .capacity = capacity } },
+	} };
 	size_t i;
 	int err;
 
@@ -296,10 +387,26 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	rep->trace = hdr->name;
 	rep->capacity = capacity;
 	rep->card = card;
+	rep->bfc[0] = (struct tune_bfc){ .label = "growth, TensorFlow",
+	    .setting = "TF_FORCE_GPU_ALLOW_GROWTH=true (GC of free regions on)" };
+	rep->bfc[1] = (struct tune_bfc){ .label = "growth, JAX",
+	    .setting = "XLA_PYTHON_CLIENT_PREALLOCATE=false" };
+	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ?
+	    "the default of both (the whole limit at the first allocation)" :
+	    "JAX's default: 75% of the card at the first allocation" };
+	s.first = (struct side){ .fn = bfc_mode, .arg = &b, .n = 3 };
+	s.between = bfc_between;
+	s.between_arg = &b;
 	s.cands = gms_calloc(MAX_CANDS, sizeof(*s.cands));
 	if ((err = search_caching(&s, capacity != 0)) < 0) {
+		if (!b.modes_done)
+			batch_free(b.modes, 3);
 		free(s.cands);
 		return err;
+	}
+	if (b.searched) {
+		rep->bfc_min_limit = b.l.found[0];
+		rep->bfc_min_prealloc = b.l.found[1];
 	}
 	qsort(s.cands, s.n, sizeof(*s.cands), cmp_cands);
 	rep->cands = s.cands;
@@ -309,45 +416,6 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 			rep->default_index = i;
 		if (s.cands[i].err == 0)
 			rep->peak_live = s.cands[i].res.peak_live;
-	}
-
-	rep->bfc[0] = (struct tune_bfc){ .label = "growth, TensorFlow",
-	    .setting = "TF_FORCE_GPU_ALLOW_GROWTH=true (GC of free regions on)" };
-	rep->bfc[1] = (struct tune_bfc){ .label = "growth, JAX",
-	    .setting = "XLA_PYTHON_CLIENT_PREALLOCATE=false" };
-	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ?
-	    "the default of both (the whole limit at the first allocation)" :
-	    "JAX's default: 75% of the card at the first allocation" };
-	{
-		/* the three modes at once */
-		struct batch_job jobs[3] = {
-			{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = tf, .nopts = 1,
-			    .capacity = capacity } },
-			{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = jax, .nopts = 1,
-			    .capacity = capacity } },
-			{ .spec = { .mem = m, .policy = &policy_preallocate, .opts = jax, .nopts = 1,
-			    .capacity = capacity } },
-		};
-
-		batch_run(jobs, 3, threads);
-		for (i = 0; i < 3; i++) {
-			rep->bfc[i].err = jobs[i].err;
-			if (jobs[i].err == 0)
-				rep->bfc[i].res = jobs[i].out.res;
-		}
-		batch_free(jobs, 3);
-	}
-
-	/* the smallest limits: between the live peak and what growth reserved */
-	hi = capacity;
-	if (hi == 0 && rep->bfc[1].err == 0)
-		hi = rep->bfc[1].res.peak_reserved;
-	if (hi != 0 && rep->peak_live != 0 && rep->peak_live <= hi) {
-		struct limits l = { .m = m, .lo = rep->peak_live, .hi = hi };
-
-		batch_map(2, limit_search, &l, threads);
-		rep->bfc_min_limit = l.found[0];
-		rep->bfc_min_prealloc = l.found[1];
 	}
 	return 0;
 }

@@ -29,7 +29,6 @@ RB_PROTOTYPE(fb_tree, fb_node, link, fb_cmp)
 RB_GENERATE(fb_tree, fb_node, link, fb_cmp)
 
 struct fb_stream {
-	int64_t stream;
 	uint64_t bits[FB_WORDS];	/* the classes holding a node */
 	struct fb_tree t[FB_CLASSES];
 };
@@ -87,16 +86,16 @@ stream_pos(const struct freebins *f, int64_t stream, int *found)
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (f->streams[mid]->stream < stream)
+		if (f->streams[mid].stream < stream)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < f->nstreams && f->streams[lo]->stream == stream;
+	*found = lo < f->nstreams && f->streams[lo].stream == stream;
 	return lo;
 }
 
-static struct fb_stream *
+static inline struct fb_stream *
 stream_of(const struct freebins *f, int64_t stream)
 {
 	int found;
@@ -104,9 +103,9 @@ stream_of(const struct freebins *f, int64_t stream)
 
 	/* one stream is the common case */
 	if (f->nstreams == 1)
-		return f->streams[0]->stream == stream ? f->streams[0] : NULL;
+		return f->streams[0].stream == stream ? f->streams[0].s : NULL;
 	i = stream_pos(f, stream, &found);
-	return found ? f->streams[i] : NULL;
+	return found ? f->streams[i].s : NULL;
 }
 
 void
@@ -121,7 +120,7 @@ fb_free(struct freebins *f)
 	size_t i;
 
 	for (i = 0; i < f->nstreams; i++)
-		free(f->streams[i]);
+		free(f->streams[i].s);
 	free(f->streams);
 	memset(f, 0, sizeof(*f));
 }
@@ -141,8 +140,8 @@ fb_insert(struct freebins *f, struct fb_node *n, int64_t stream, uint64_t size, 
 			    (f->cap = f->cap ? 2 * f->cap : 4) * sizeof(*f->streams));
 		memmove(&f->streams[i + 1], &f->streams[i],
 		    (f->nstreams - i) * sizeof(*f->streams));
-		s = f->streams[i] = gms_calloc(1, sizeof(*s));
-		s->stream = stream;
+		s = gms_calloc(1, sizeof(*s));
+		f->streams[i] = (struct fb_slot){ stream, s };
 		for (c = 0; c < FB_CLASSES; c++)
 			RB_INIT(&s->t[c]);
 		f->nstreams++;
@@ -202,8 +201,8 @@ first_from(const struct freebins *f, size_t i)
 	unsigned c;
 
 	for (; i < f->nstreams; i++)
-		if ((c = class_at_or_after(f->streams[i], 0)) < FB_CLASSES)
-			return RB_MIN(fb_tree, &f->streams[i]->t[c]);
+		if ((c = class_at_or_after(f->streams[i].s, 0)) < FB_CLASSES)
+			return RB_MIN(fb_tree, &f->streams[i].s->t[c]);
 	return NULL;
 }
 
@@ -225,7 +224,7 @@ fb_next(const struct freebins *f, const struct fb_node *n)
 	if (m != NULL)
 		return m;
 	i = stream_pos(f, n->stream, &found);
-	s = f->streams[i];
+	s = f->streams[i].s;
 	if ((c = class_at_or_after(s, class_of(n->size) + 1)) < FB_CLASSES)
 		return RB_MIN(fb_tree, &s->t[c]);
 	return first_from(f, i + 1);
@@ -243,8 +242,8 @@ fb_prev(const struct freebins *f, const struct fb_node *n)
 		return m;
 	i = stream_pos(f, n->stream, &found);
 	for (;;) {
-		if (c > 0 && (c = class_at_or_before(f->streams[i], c - 1)) < FB_CLASSES)
-			return RB_MAX(fb_tree, &f->streams[i]->t[c]);
+		if (c > 0 && (c = class_at_or_before(f->streams[i].s, c - 1)) < FB_CLASSES)
+			return RB_MAX(fb_tree, &f->streams[i].s->t[c]);
 		if (i-- == 0)
 			return NULL;
 		c = FB_CLASSES;

@@ -28,8 +28,13 @@ struct fb_node {
 
 struct fb_stream;
 
+struct fb_slot {
+	int64_t stream;			/* here, so a lookup reads no further */
+	struct fb_stream *s;
+};
+
 struct freebins {
-	struct fb_stream **streams;	/* sorted by stream */
+	struct fb_slot *streams;	/* sorted by stream */
 	size_t nstreams, cap;
 	size_t count;
 };
