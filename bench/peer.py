@@ -20,6 +20,7 @@ def main():
         sys.exit(__doc__)
     spec = importlib.util.spec_from_file_location("peer_sim", sys.argv[1])
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod        # its dataclasses look themselves up there
     spec.loader.exec_module(mod)
     sim = mod.TorchCachingAllocatorSimulator(1e12)     # MB: no limit
     events = []
