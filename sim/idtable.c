@@ -1,7 +1,9 @@
 /*
  * idtable.c - the live-id table (idtable.h).  Fibonacci hashing spreads the
  * sequential ids traces use; the table doubles at half full, so probes stay
- * short.
+ * short.  The ids sit in their own array, eight to a cache line, so a probe
+ * reads that array alone and only the record found is touched: with 100k
+ * ids live, a lookup is then one miss instead of two.
  */
 #include "config.h"
 
@@ -28,6 +30,7 @@ alloc_slots(struct idtable *t, size_t cap)
 		bits++;
 	t->cap = cap;
 	t->shift = 64 - bits;
+	t->keys = gms_calloc(cap, sizeof(*t->keys));
 	t->slots = gms_calloc(cap, sizeof(*t->slots));
 }
 
@@ -41,6 +44,7 @@ idtable_init(struct idtable *t)
 void
 idtable_free(struct idtable *t)
 {
+	free(t->keys);
 	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
@@ -51,9 +55,9 @@ idtable_find(const struct idtable *t, uint64_t id)
 	size_t i = slot_of(t, id), mask = t->cap - 1;
 
 	for (;; i = (i + 1) & mask) {
-		if (t->slots[i].event1 == 0)
+		if (t->keys[i] == 0)
 			return NULL;
-		if (t->slots[i].id == id)
+		if (t->keys[i] == id + 1)
 			return &t->slots[i];
 	}
 }
@@ -62,17 +66,20 @@ static void
 grow(struct idtable *t)
 {
 	struct idrec *old = t->slots;
+	uint64_t *oldkeys = t->keys;
 	size_t oldcap = t->cap, i, j, mask;
 
 	alloc_slots(t, oldcap * 2);
 	mask = t->cap - 1;
 	for (i = 0; i < oldcap; i++) {
-		if (old[i].event1 == 0)
+		if (oldkeys[i] == 0)
 			continue;
-		for (j = slot_of(t, old[i].id); t->slots[j].event1 != 0; j = (j + 1) & mask)
+		for (j = slot_of(t, oldkeys[i] - 1); t->keys[j] != 0; j = (j + 1) & mask)
 			;
+		t->keys[j] = oldkeys[i];
 		t->slots[j] = old[i];
 	}
+	free(oldkeys);
 	free(old);
 }
 
@@ -81,17 +88,19 @@ idtable_claim(struct idtable *t, uint64_t id, uint64_t event, int *fresh)
 {
 	size_t i, mask;
 
+	GMS_ASSERT(id != UINT64_MAX);
 	if (2 * (t->n + 1) > t->cap)
 		grow(t);
 	mask = t->cap - 1;
-	for (i = slot_of(t, id); t->slots[i].event1 != 0; i = (i + 1) & mask)
-		if (t->slots[i].id == id) {
+	for (i = slot_of(t, id); t->keys[i] != 0; i = (i + 1) & mask)
+		if (t->keys[i] == id + 1) {
 			*fresh = 0;
 			return &t->slots[i];
 		}
 	*fresh = 1;
 	t->n++;
-	t->slots[i] = (struct idrec){ .id = id, .event1 = event + 1 };
+	t->keys[i] = id + 1;
+	t->slots[i] = (struct idrec){ .event1 = event + 1 };
 	return &t->slots[i];
 }
 
@@ -102,18 +111,19 @@ idtable_delete(struct idtable *t, struct idrec *r)
 
 	/* Shift back every record of the run after i that may sit in i's place. */
 	for (;;) {
-		t->slots[i].event1 = 0;
+		t->keys[i] = 0;
 		for (;;) {
 			j = (j + 1) & mask;
-			if (t->slots[j].event1 == 0) {
+			if (t->keys[j] == 0) {
 				t->n--;
 				return;
 			}
-			k = slot_of(t, t->slots[j].id);
+			k = slot_of(t, t->keys[j] - 1);
 			/* k is cyclically outside (i, j]: the record may move to i */
 			if (i <= j ? (k <= i || k > j) : (k <= i && k > j))
 				break;
 		}
+		t->keys[i] = t->keys[j];
 		t->slots[i] = t->slots[j];
 		i = j;
 	}

@@ -124,6 +124,10 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 	uint64_t block = 0;
 	int fresh;
 
+	/* the table keeps id + 1 (the readers hold ids below 2^53 anyway) */
+	if (ev->id == UINT64_MAX)
+		return gms_fail(cause, GMS_ETRACE, "alloc of id %llu: ids go up to 2^64 - 2",
+		    (unsigned long long)ev->id);
 	/* its record now, filled below: nothing reads the table in between */
 	l = idtable_claim(&s->live, ev->id, index, &fresh);
 	if (!fresh)
