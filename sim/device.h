@@ -61,6 +61,17 @@ struct device_counters {
 /* Told of every segment reserved or released (for comparisons and timelines). */
 typedef void (device_hook_fn)(void *arg, int reserve, uint64_t addr, uint64_t size);
 
+/*
+ * One physical GPU that several jobs' devices share (share): each job's
+ * device reserves in its own address space, but what the driver backs
+ * (physical bytes) comes out of this one card, beside every job's CUDA
+ * context.  A reservation the card cannot back is refused, as cudaMalloc is.
+ */
+struct device_gpu {
+	uint64_t total;		/* the card's memory */
+	uint64_t used;		/* every attached device's physical bytes, and contexts */
+};
+
 struct device {
 	const struct device_ops *ops;
 	uint64_t capacity;	/* 0: unlimited */
@@ -73,6 +84,7 @@ struct device {
 	struct device_counters c;
 	device_hook_fn *hook;	/* optional */
 	void *hook_arg;
+	struct device_gpu *gpu;	/* a shared card, or NULL */
 	void *priv;		/* the implementation's state */
 };
 

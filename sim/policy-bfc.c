@@ -433,6 +433,12 @@ framework_limit(int flavor, uint64_t free_bytes, uint64_t total, int cc)
 	return r < free_bytes ? free_bytes - r : free_bytes;
 }
 
+uint64_t
+policy_bfc_tf_limit(uint64_t free_bytes, int cc)
+{
+	return framework_limit(FLAVOR_TENSORFLOW, free_bytes, 0, cc);
+}
+
 static const char *const flavors[] = { "tensorflow", "jax", NULL };
 
 /* grow-only's limit under capacity (0: none), and whether it collects garbage. */

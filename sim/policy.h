@@ -154,6 +154,12 @@ int policy_opt_fraction(const char *policy, const struct policy_args *args, cons
 int policy_opt_choice(const char *policy, const struct policy_args *args, const char *key,
     const char *const *choices, int *out, char **cause);
 
+/*
+ * TensorFlow's BFC memory limit on a GPU with free_bytes free when it starts
+ * (compute capability major cc): the free memory less its reserve.
+ */
+uint64_t policy_bfc_tf_limit(uint64_t free_bytes, int cc);
+
 extern const struct policy_ops policy_caching;
 extern const struct policy_ops policy_grow_only;
 extern const struct policy_ops policy_preallocate;

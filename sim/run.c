@@ -36,6 +36,7 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 	} else {
 		out->dev = device_sim_create(spec->capacity);
 	}
+	out->dev->gpu = spec->gpu;
 	args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,
 	    .device_total = spec->device_total ? spec->device_total : hdr->device_total,
 	    .gpu_total = spec->gpu_total,

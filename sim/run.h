@@ -39,6 +39,7 @@ struct run_spec {
 	int gpu_cc;			/* --gpu: its compute capability major */
 	uint64_t device_total;		/* the card the frameworks size their defaults
 					   from; 0: the trace's recording GPU */
+	struct device_gpu *gpu;		/* a card shared with other jobs (share), or NULL */
 };
 
 struct run_output {

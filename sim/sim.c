@@ -326,6 +326,31 @@ sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_afte
 	return 0;
 }
 
+int
+sim_stopped(const struct sim *s)
+{
+	return s->stopped;
+}
+
+void
+sim_free_live(struct sim *s, uint64_t index)
+{
+	uint64_t *ids = gms_malloc((s->live.n ? s->live.n : 1) * sizeof(*ids));
+	size_t i, n = 0;
+
+	/* the ids first: each free moves records about */
+	for (i = 0; i < s->live.cap; i++)
+		if (s->live.keys[i] != 0)
+			ids[n++] = s->live.keys[i] - 1;
+	for (i = 0; i < n; i++) {
+		struct trace_event ev = { .op = TRACE_FREE, .id = ids[i] };
+		int rc = do_free(s, index, &ev, NULL);
+
+		GMS_ASSERT(rc == 0);
+	}
+	free(ids);
+}
+
 void
 sim_result(struct sim *s, struct sim_result *res)
 {

@@ -120,6 +120,14 @@ void sim_set_sampler(struct sim *s, sim_sample_fn *fn, void *arg);
 
 /* The statistics so far (the OOM strings stay owned by the sim). */
 void sim_result(struct sim *s, struct sim_result *res);
+/* Has it run out of memory (no allocation reaches the policy since)? */
+int sim_stopped(const struct sim *s);
+/*
+ * Free every allocation still live, as the job would on ending one pass of
+ * a repeated trace (share's repeat): the policy keeps its cache.  index is
+ * the event the frees are charged to.
+ */
+void sim_free_live(struct sim *s, uint64_t index);
 
 /* The policy state, for walks and checks. */
 const struct policy_ops *sim_policy(const struct sim *s);

@@ -13,8 +13,8 @@ COMPLETION=$(dirname "$GPUMEMSIM")/completion/gpumemsim
 
 gms --help
 commands=$(sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$TMP/out")
-is "$(echo $commands)" "run compare check plan tune plot replay info convert policies" \
-    "--help lists the ten commands"
+is "$(echo $commands)" "run compare check plan tune plot replay share info convert policies" \
+    "--help lists the eleven commands"
 
 # Every long option any command documents, from the help itself.
 : >"$TMP/all"

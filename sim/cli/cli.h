@@ -44,6 +44,7 @@ enum cli_opt {
 	OPT_MAX_DEVICE_ALLOCS, OPT_BASELINE, OPT_TOLERANCE,
 	OPT_MAP, OPT_AT, OPT_TITLE,
 	OPT_TOUCH, OPT_NO_CACHE_BASELINE, OPT_CUDA_DEVICE, OPT_FAIL_ON_MISMATCH,
+	OPT_JOB, OPT_SCENARIO, OPT_OFFSETS, OPT_SEED, OPT_RECOMMEND,
 	OPT_HELP,
 	OPT__N
 };
@@ -252,6 +253,7 @@ int cmd_plot(struct cli_args *a);
 int cmd_replay(struct cli_args *a);
 int cmd_compare(struct cli_args *a);
 int cmd_policies(struct cli_args *a);
+int cmd_share(struct cli_args *a);
 
 /*
  * The progress line (progress.c): on a terminal, unless --quiet.  Messages

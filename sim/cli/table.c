@@ -110,6 +110,21 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "the GPU to replay on (default: 0)", .max = 4096 },
 	[OPT_FAIL_ON_MISMATCH] = { OPT_FAIL_ON_MISMATCH, 0, "fail-on-mismatch", NULL, K_FLAG,
 	    "exit 1 unless the replay agrees with the simulation" },
+	[OPT_JOB] = { OPT_JOB, 0, "job", "'trace key=value ...'", K_STRING,
+	    "one job: its trace, then its settings (policy, the policy's own, start, repeat, "
+	    "limit, fraction, name, duration, cc); once per job", .repeat = 1,
+	    .complete = "file" },
+	[OPT_SCENARIO] = { OPT_SCENARIO, 0, "scenario", "file.json", K_FILE,
+	    "the jobs (and the GPU) from a JSON file, for CI", .complete = "file" },
+	[OPT_OFFSETS] = { OPT_OFFSETS, 0, "offsets", "n", K_COUNT,
+	    "also run n scenarios with the jobs after the first started at random offsets, "
+	    "and say how often one runs out of memory, and the worst case", .max = 100000 },
+	[OPT_SEED] = { OPT_SEED, 0, "seed", "n", K_INDEX,
+	    "--offsets: the random offsets' seed (default: 1); the same seed, the same "
+	    "offsets", .max = UINT64_MAX >> 1 },
+	[OPT_RECOMMEND] = { OPT_RECOMMEND, 0, "recommend", NULL, K_FLAG,
+	    "per-job limits, in each framework's terms, under which every job fits alone "
+	    "and all fit together (checked by a run), or why none exist" },
 	[OPT_HELP] = { OPT_HELP, 'h', "help", NULL, K_FLAG, "show this help" },
 };
 
@@ -183,6 +198,24 @@ static const struct cli_use info_opts[] = { { OPT_NONE, NULL, NULL } };
 static const struct cli_use policies_opts[] = { { OPT_NONE, NULL, NULL } };
 
 static const struct cli_use convert_opts[] = { { OPT_NONE, NULL, NULL } };
+
+static const struct cli_use share_opts[] = {
+	{ OPT_JOB, NULL, NULL },
+	{ OPT_SCENARIO, NULL, NULL },
+	{ OPT_CAPACITY, "the GPU's whole memory, e.g. 80GiB (or --gpu); every job's CUDA "
+	  "context comes out of it", NULL },
+	{ OPT_GPU, "the GPU, a catalogued model (its memory and compute capability)", NULL },
+	{ OPT_CONTEXT_OVERHEAD, "each job's CUDA context and libraries, taken from the GPU "
+	  "when the job starts (default: 512MiB; the H200 measured 526.8 MiB)", NULL },
+	{ OPT_TIMELINE, "write each job's reservation, the GPU's use and its free memory at "
+	  "every change as CSV (t_us,<job>...,used,free)", NULL },
+	{ OPT_FAIL_ON_OOM, "exit 1 when a job runs out of memory", NULL },
+	{ OPT_OFFSETS, NULL, NULL },
+	{ OPT_SEED, NULL, NULL },
+	{ OPT_RECOMMEND, NULL, NULL },
+	{ OPT_JOBS, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
 
 static const struct cli_use replay_opts[] = {
 	{ OPT_CAPACITY, "the most the allocator may reserve, enforced as PyTorch enforces "
@@ -335,6 +368,59 @@ const struct cli_command cli_commands[] = {
 	  NULL,
 	  G_TRACE | G_POLICY | G_OUTPUT | G_PROGRESS,
 	  replay_opts, 1, 1, 0, cmd_replay },
+	{ "share", "", "several jobs on one GPU: who runs out of memory, when, and safe limits",
+	  "Run several jobs on one GPU: each job a trace replayed through its own allocator "
+	  "policy, in its own process (its own CUDA context, its own address space), all "
+	  "drawing on one card. Their events interleave by time. A reservation the card "
+	  "cannot back is refused, as the driver refuses it, and each policy then does what "
+	  "its framework does: PyTorch frees its cached segments and retries once, BFC backs "
+	  "off its region size (TensorFlow also frees its empty regions), then the job is out "
+	  "of memory. A job that runs out dies and its memory returns to the card; the others "
+	  "go on. The report gives each job's peak reservation and whether, where and when "
+	  "it ran out, with what every job held at that moment.\n\n"
+	  "A job starts by taking its CUDA context (--context-overhead) from the card. "
+	  "TensorFlow sizes its BFC limit from the memory free at that moment less its "
+	  "reserve; JAX takes XLA_PYTHON_CLIENT_MEM_FRACTION (0.75) of the card's total; a "
+	  "preallocating job takes its whole pool at its start, and fails there when the "
+	  "card has not that much free. PyTorch has no limit unless fraction= sets one "
+	  "(set_per_process_memory_fraction).\n\n"
+	  "A job is written 'TRACE key=value ...': policy (caching, grow-only, preallocate, "
+	  "no-cache; default caching) and its own settings (alloc_conf, flavor, gc), start "
+	  "(30s, 1.5ms, 250us, or event:N: when the first job reaches its event N), repeat "
+	  "(passes over the trace, or until-end: until the other jobs end; what a pass "
+	  "leaves allocated is freed before the next, the cache kept), limit (BFC's "
+	  "memory_limit), fraction (of the card: set_per_process_memory_fraction for "
+	  "caching, XLA_PYTHON_CLIENT_MEM_FRACTION for BFC), name, duration (one pass, for "
+	  "a trace without times, whose events are then spread evenly over it) and cc "
+	  "(TensorFlow's reserve). Events keep the times the trace records, from the "
+	  "job's start.",
+	  "gpumemsim share --gpu=A10 --job 'a.json policy=grow-only' \\\n"
+	  "    --job 'b.json policy=grow-only start=30s'\n"
+	  "# the same two with TensorFlow's memory_limit, and the limits that would work:\n"
+	  "gpumemsim share --gpu=A10 --job 'a.json policy=grow-only limit=8GB' \\\n"
+	  "    --job 'b.json policy=grow-only limit=8GB start=30s' --recommend\n"
+	  "gpumemsim share --scenario mix.json --offsets=100 --fail-on-oom --format=json\n",
+	  "== SCENARIO FILES\n"
+	  "--scenario names a JSON object: {\"gpu\": \"A10\" or \"capacity\": \"24GB\", "
+	  "\"context_overhead\": \"512MiB\", \"jobs\": [{\"trace\": \"a.json\", "
+	  "\"policy\": \"grow-only\", \"start\": \"30s\", \"repeat\": 3, ...}, ...]}. "
+	  "A job's keys are --job's; traces are found relative to the file. --gpu, "
+	  "--capacity and --context-overhead on the command line win over the file, and "
+	  "--job adds jobs after the file's.\n"
+	  "== OUTPUT\n"
+	  "--format=json prints {capacity, gpu, context_overhead, jobs, ooms, peak_used, "
+	  "fits}; each job {name, trace, policy, start_us, repeat, limit, started, passes, "
+	  "events, peak_reserved, end_us, oom, incomplete}, its oom null or {event, pass, "
+	  "time_us, size, what, held, gpu_free}: event is the index in its trace (null when "
+	  "the job could not start), what is alloc, context or pool, held is every job's "
+	  "reservation then. ooms lists them in order, each with its job. --offsets adds "
+	  "{samples, seed, within_us, with_oom, share, ooms_by_job, worst}; --recommend "
+	  "{need, fits, jobs: [{name, needs, limit, setting}], gpus_that_fit}.\n"
+	  "== EXIT STATUS\n"
+	  "0, or 1 with --fail-on-oom when a job runs out of memory; 3 for a bad job or "
+	  "scenario, named in the message.\n",
+	  G_TRACE | G_OUTPUT | G_PROGRESS,
+	  share_opts, 0, 0, 0, cmd_share },
 	{ "info", "<trace>", "describe a trace: counts, live peak, sizes, largest allocations",
 	  "Describe a trace: events, allocations, frees, streams, duration, the live peak "
 	  "and when, a power-of-two size histogram, the largest allocations and where they "

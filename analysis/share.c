@@ -1,0 +1,514 @@
+/*
+ * share.c - the shared-GPU engine of share.h.  Every job is a run_prepare()d
+ * simulation whose device is attached to one struct device_gpu; the jobs'
+ * next events are merged by time (ties: a start before an event, then the
+ * job listed first), so a run is deterministic.  A job starts by taking its
+ * CUDA context from the card, then (preallocate) its whole pool, failing
+ * there when the card has not that much free; it ends after its last pass,
+ * or when it runs out of memory, and gives everything back.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/share.h"
+#include "sim/device.h"
+#include "sim/gms.h"
+#include "sim/run.h"
+#include "sim/sim.h"
+
+#define PAGE (2 * GMS_MiB)
+/* JAX's XLA_PYTHON_CLIENT_MEM_FRACTION when it is not set. */
+#define JAX_FRACTION 0.75
+
+enum { J_PENDING, J_RUNNING, J_ENDED };
+
+/* A job's clock: when each event happens within a pass. */
+struct timing {
+	int timed;			/* the trace has times */
+	int64_t t_first;		/* its first time */
+	int64_t pass_len;		/* one pass, a mean gap included */
+	uint64_t n;
+};
+
+struct js {
+	const struct share_job *j;
+	int state;
+	struct timing tm;
+	int64_t start, next_t, last_t;
+	uint64_t i, pass;
+	struct run_spec spec;
+	struct run_output out;
+	struct policy_kv *opts;		/* j's, and the limit share derives */
+	size_t nopts;
+	char *conf;			/* alloc_conf with the fraction */
+	char limit[32];
+	uint64_t reserved_row;		/* in the last timeline row */
+};
+
+struct ctx {
+	const struct share_scenario *sc;
+	struct device_gpu gpu;
+	struct js *js;
+	struct share_result *res;
+	FILE *tl;
+	char **cause;
+};
+
+static int
+timing_of(const struct share_job *j, struct timing *tm, char **cause)
+{
+	struct trace_event ev;
+	int64_t last = 0;
+	uint64_t i;
+
+	memset(tm, 0, sizeof(*tm));
+	tm->n = trace_mem_count(j->mem);
+	for (i = 0; i < tm->n; i++) {
+		trace_mem_event(j->mem, i, &ev);
+		if (!(ev.flags & TRACE_HAS_TIME))
+			continue;
+		if (!tm->timed) {
+			tm->timed = 1;
+			tm->t_first = last = ev.t_us;
+		}
+		last = GMS_MAX(last, ev.t_us);
+	}
+	if (j->duration_us > 0) {
+		tm->timed = 0;		/* given: the events spread evenly over it */
+		tm->pass_len = j->duration_us;
+	} else if (tm->timed) {
+		tm->pass_len = last - tm->t_first;
+		if (tm->n > 1)
+			tm->pass_len += tm->pass_len / (int64_t)(tm->n - 1);
+	} else {
+		return gms_fail(cause, GMS_ECONFIG, "job %s: %s has no times: give duration= "
+		    "(one pass of the trace, e.g. duration=60s) to spread its events over",
+		    j->name, j->path);
+	}
+	if (tm->pass_len <= 0)
+		tm->pass_len = 1;
+	return 0;
+}
+
+/* When event i of the current pass happens. */
+static int64_t
+event_time(const struct js *s, uint64_t i, int64_t *last_t)
+{
+	int64_t base = s->start + (int64_t)s->pass * s->tm.pass_len, t;
+	struct trace_event ev;
+
+	if (!s->tm.timed)
+		return base + (int64_t)((double)i * (double)s->tm.pass_len / (double)s->tm.n);
+	trace_mem_event(s->j->mem, i, &ev);
+	t = (ev.flags & TRACE_HAS_TIME) ? ev.t_us : *last_t;
+	if (t < *last_t)
+		t = *last_t;	/* time does not go back within a job */
+	*last_t = t;
+	return base + (t - s->tm.t_first);
+}
+
+int64_t
+share_span(const struct share_job *j)
+{
+	struct timing tm;
+
+	if (timing_of(j, &tm, NULL) < 0)
+		return 0;
+	return tm.pass_len * (int64_t)(j->repeat ? j->repeat : 1);
+}
+
+int
+share_check(const struct share_scenario *sc, char **cause)
+{
+	struct timing tm;
+	size_t k, finite = 0;
+	int err;
+
+	if (sc->njobs == 0)
+		return gms_fail(cause, GMS_ECONFIG, "no jobs: give --job (twice or more) or "
+		    "--scenario");
+	for (k = 0; k < sc->njobs; k++) {
+		const struct share_job *j = &sc->jobs[k];
+
+		finite += j->repeat != 0;
+		if ((err = timing_of(j, &tm, cause)) < 0)
+			return err;
+		if (j->start_is_event && k == 0)
+			return gms_fail(cause, GMS_ECONFIG, "job %s: start=event:N counts the "
+			    "first job's events, so the first job cannot use it", j->name);
+		if (j->start_is_event && j->start_event >= trace_mem_count(sc->jobs[0].mem))
+			return gms_fail(cause, GMS_ECONFIG, "job %s: start=event:%llu, but job %s "
+			    "has %zu events", j->name, (unsigned long long)j->start_event,
+			    sc->jobs[0].name, trace_mem_count(sc->jobs[0].mem));
+		if (j->fraction > 1.0)
+			return gms_fail(cause, GMS_ECONFIG, "job %s: fraction=%g is more than the "
+			    "card", j->name, j->fraction);
+	}
+	if (finite == 0)
+		return gms_fail(cause, GMS_ECONFIG, "every job repeats until the others end: "
+		    "give one of them a number of passes (repeat=N)");
+	return 0;
+}
+
+/* --- starting and ending jobs ------------------------------------------- */
+
+static int
+is_bfc(const struct policy_ops *ops)
+{
+	return ops == &policy_grow_only || ops == &policy_preallocate;
+}
+
+static int
+is_jax(const struct share_job *j)
+{
+	const char *f = policy_opt(&(struct policy_args){ .opts = j->opts, .nopts = j->nopts },
+	    "flavor");
+
+	return f != NULL && strcmp(f, "jax") == 0;
+}
+
+/* The BFC memory limit a job's framework takes when it starts with free bytes free. */
+static uint64_t
+bfc_limit(const struct share_scenario *sc, const struct share_job *j, uint64_t free_bytes)
+{
+	if (j->limit != 0)
+		return j->limit;
+	if (j->fraction > 0)
+		return (uint64_t)(j->fraction * (double)sc->total);
+	if (is_jax(j))
+		return (uint64_t)(JAX_FRACTION * (double)sc->total);
+	return policy_bfc_tf_limit(free_bytes, j->cc ? j->cc : sc->cc);
+}
+
+static uint64_t
+page_up(uint64_t n)
+{
+	return (n + PAGE - 1) / PAGE * PAGE;
+}
+
+static void
+note_oom(struct ctx *c, size_t k, int64_t event, int64_t now, uint64_t size, const char *what)
+{
+	struct share_result *r = c->res;
+	struct share_oom *o;
+	size_t m;
+
+	r->ooms = gms_realloc(r->ooms, (r->nooms + 1) * sizeof(*r->ooms));
+	o = &r->ooms[r->nooms];
+	*o = (struct share_oom){ .job = k, .event = event, .pass = c->js[k].pass, .time_us = now,
+	    .size = size, .what = what, .gpu_free = c->gpu.total - c->gpu.used };
+	o->held = gms_calloc(c->sc->njobs, sizeof(*o->held));
+	for (m = 0; m < c->sc->njobs; m++)
+		if (c->js[m].state == J_RUNNING)
+			o->held[m] = c->js[m].out.dev->c.reserved;
+	r->jobs[k].oomed = 1;
+	r->jobs[k].oom = r->nooms++;
+	r->fits = 0;
+}
+
+/* The job ends (done or dead): the card gets its memory and context back. */
+static void
+job_end(struct ctx *c, size_t k, int64_t now)
+{
+	struct js *s = &c->js[k];
+	struct share_job_result *jr = &c->res->jobs[k];
+	struct sim_result sr;
+
+	if (s->state == J_RUNNING) {
+		sim_result(s->out.sim, &sr);
+		jr->peak_reserved = sr.peak_reserved;
+		c->gpu.used -= s->out.dev->c.physical + c->sc->context;
+		s->out.dev->gpu = NULL;
+		run_output_free(&s->out);
+	}
+	s->state = J_ENDED;
+	jr->end_us = now;
+}
+
+/* The job's settings with the limit its framework takes (opts into s->opts). */
+static void
+job_settings(struct ctx *c, struct js *s, uint64_t free_bytes, uint64_t *limit)
+{
+	const struct share_job *j = s->j;
+	size_t i;
+
+	s->opts = gms_calloc(j->nopts + 1, sizeof(*s->opts));
+	s->nopts = 0;
+	*limit = 0;
+	for (i = 0; i < j->nopts; i++)
+		if (strcmp(j->opts[i].key, "alloc_conf") != 0 || j->ops != &policy_caching ||
+		    j->fraction == 0)
+			s->opts[s->nopts++] = j->opts[i];
+	if (is_bfc(j->ops)) {
+		*limit = bfc_limit(c->sc, j, free_bytes);
+		snprintf(s->limit, sizeof(s->limit), "%llu", (unsigned long long)*limit);
+		s->opts[s->nopts++] = (struct policy_kv){ "limit", s->limit };
+	} else if (j->ops == &policy_caching && j->fraction > 0) {
+		const char *conf = policy_opt(&(struct policy_args){ .opts = j->opts,
+		    .nopts = j->nopts }, "alloc_conf");
+
+		s->conf = gms_asprintf("%s%sper_process_memory_fraction:%.17g", conf ? conf : "",
+		    conf && conf[0] ? "," : "", j->fraction);
+		s->opts[s->nopts++] = (struct policy_kv){ "alloc_conf", s->conf };
+		/* PyTorch: allowed = fraction x total, truncated */
+		*limit = (uint64_t)(j->fraction * (double)c->sc->total);
+	}
+}
+
+static int
+job_start(struct ctx *c, size_t k, int64_t now)
+{
+	struct js *s = &c->js[k];
+	const struct share_job *j = s->j;
+	struct share_job_result *jr = &c->res->jobs[k];
+	uint64_t free_bytes = c->gpu.total - c->gpu.used, limit, block;
+	void *handle;
+	int err;
+
+	jr->start_us = now;
+	if (c->sc->context > free_bytes) {
+		note_oom(c, k, -1, now, c->sc->context, "context");
+		job_end(c, k, now);
+		return 0;
+	}
+	c->gpu.used += c->sc->context;
+	free_bytes -= c->sc->context;
+	job_settings(c, s, free_bytes, &limit);
+	jr->limit = limit;
+	/* preallocation: the whole pool at the start, or the job fails there */
+	if (j->ops == &policy_preallocate && page_up(limit) > free_bytes) {
+		note_oom(c, k, -1, now, limit, "pool");
+		c->gpu.used -= c->sc->context;
+		job_end(c, k, now);
+		return 0;
+	}
+	s->spec = (struct run_spec){ .mem = j->mem, .policy = j->ops, .opts = s->opts,
+	    .nopts = s->nopts, .device_total = c->sc->total, .gpu = &c->gpu };
+	if ((err = run_prepare(&s->spec, trace_mem_header(j->mem), &s->out, c->cause)) < 0) {
+		char *why = *c->cause;
+
+		*c->cause = NULL;
+		err = gms_fail(c->cause, err, "job %s: %s", j->name, why);
+		free(why);
+		c->gpu.used -= c->sc->context;
+		run_output_free(&s->out);
+		return err;
+	}
+	s->state = J_RUNNING;
+	jr->started = 1;
+	if (j->ops == &policy_preallocate) {
+		const struct policy_ops *ops = sim_policy(s->out.sim);
+		void *st = sim_policy_state(s->out.sim);
+
+		if (ops->alloc(st, 1, 0, &handle, &block) < 0 || s->out.dev->c.refusals > 0) {
+			note_oom(c, k, -1, now, limit, "pool");
+			job_end(c, k, now);
+			return 0;
+		}
+		ops->free(st, handle);
+	}
+	s->i = 0;
+	s->pass = 0;
+	s->last_t = s->tm.t_first;
+	if (s->tm.n == 0) {
+		job_end(c, k, now);
+		return 0;
+	}
+	s->next_t = event_time(s, 0, &s->last_t);
+	return 0;
+}
+
+/* One event of job k. */
+static int
+job_event(struct ctx *c, size_t k)
+{
+	struct js *s = &c->js[k];
+	struct share_job_result *jr = &c->res->jobs[k];
+	struct trace_event ev;
+	struct sim_result sr;
+	int64_t now = s->next_t;
+	int err;
+
+	trace_mem_event(s->j->mem, s->i, &ev);
+	if ((err = sim_event(s->out.sim, s->i, &ev, c->cause)) < 0) {
+		char *why = *c->cause;
+
+		*c->cause = NULL;
+		err = gms_fail(c->cause, err, "job %s: %s: event %llu: %s", s->j->name, s->j->path,
+		    (unsigned long long)s->i, why);
+		free(why);
+		return err;
+	}
+	jr->events++;
+	if (sim_stopped(s->out.sim)) {
+		sim_result(s->out.sim, &sr);
+		note_oom(c, k, (int64_t)s->i, now, sr.oom.size, "alloc");
+		job_end(c, k, now);
+		return 0;
+	}
+	if (++s->i == s->tm.n) {
+		jr->passes = ++s->pass;
+		if (s->j->repeat != 0 && s->pass == s->j->repeat) {
+			job_end(c, k, now);
+			return 0;
+		}
+		/* the next pass begins as the trace did; the cache stays */
+		sim_free_live(s->out.sim, s->i - 1);
+		s->i = 0;
+		s->last_t = s->tm.t_first;
+	}
+	s->next_t = event_time(s, s->i, &s->last_t);
+	return 0;
+}
+
+/* --- the timeline -------------------------------------------------------- */
+
+static void
+row(struct ctx *c, int64_t now, int force)
+{
+	size_t k;
+	int changed = force;
+	uint64_t r;
+
+	for (k = 0; k < c->sc->njobs; k++) {
+		r = c->js[k].state == J_RUNNING ? c->js[k].out.dev->c.reserved : 0;
+		changed |= r != c->js[k].reserved_row;
+		c->js[k].reserved_row = r;
+	}
+	c->res->peak_used = GMS_MAX(c->res->peak_used, c->gpu.used);
+	if (c->tl == NULL || !changed)
+		return;
+	fprintf(c->tl, "%lld", (long long)now);
+	for (k = 0; k < c->sc->njobs; k++)
+		fprintf(c->tl, ",%llu", (unsigned long long)c->js[k].reserved_row);
+	fprintf(c->tl, ",%llu,%llu\n", (unsigned long long)c->gpu.used,
+	    (unsigned long long)(c->gpu.total - c->gpu.used));
+}
+
+static void
+header(struct ctx *c)
+{
+	size_t k;
+	const char *p;
+
+	fprintf(c->tl, "t_us");
+	for (k = 0; k < c->sc->njobs; k++) {
+		fputc(',', c->tl);
+		for (p = c->sc->jobs[k].name; *p; p++)
+			fputc((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			    (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ? *p : '_', c->tl);
+	}
+	fprintf(c->tl, ",used,free\n");
+}
+
+/* --- the run --------------------------------------------------------------- */
+
+/* The job to move next: the least time, a start before an event, then the first listed. */
+static size_t
+next_job(const struct ctx *c)
+{
+	size_t k, best = c->sc->njobs;
+
+	for (k = 0; k < c->sc->njobs; k++) {
+		const struct js *s = &c->js[k];
+
+		if (s->state == J_ENDED)
+			continue;
+		if (best == c->sc->njobs || s->next_t < c->js[best].next_t ||
+		    (s->next_t == c->js[best].next_t && s->state == J_PENDING &&
+		    c->js[best].state != J_PENDING))
+			best = k;
+	}
+	return best;
+}
+
+/* Are jobs with a number of passes still to come or running? */
+static int
+finite_left(const struct ctx *c)
+{
+	size_t k;
+
+	for (k = 0; k < c->sc->njobs; k++)
+		if (c->js[k].state != J_ENDED && c->sc->jobs[k].repeat != 0)
+			return 1;
+	return 0;
+}
+
+int
+share_run(const struct share_scenario *sc, FILE *timeline, struct share_result *res,
+    char **cause)
+{
+	struct ctx c = { .sc = sc, .gpu = { .total = sc->total }, .res = res, .tl = timeline,
+	    .cause = cause };
+	int64_t now = 0, t0;
+	size_t k;
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->fits = 1;
+	res->jobs = gms_calloc(sc->njobs, sizeof(*res->jobs));
+	c.js = gms_calloc(sc->njobs, sizeof(*c.js));
+	if ((err = share_check(sc, cause)) < 0)
+		goto out;
+	for (k = 0; k < sc->njobs; k++) {
+		struct js *s = &c.js[k];
+
+		s->j = &sc->jobs[k];
+		timing_of(s->j, &s->tm, NULL);
+		s->state = J_PENDING;
+		s->start = s->j->start_us;
+	}
+	/* start=event:N: when the first job reaches its event N */
+	for (k = 1; k < sc->njobs; k++)
+		if (sc->jobs[k].start_is_event) {
+			t0 = c.js[0].tm.t_first;
+			c.js[k].start = c.js[0].start + event_time(&(struct js){ .j = &sc->jobs[0],
+			    .tm = c.js[0].tm }, sc->jobs[k].start_event, &t0);
+		}
+	for (k = 0; k < sc->njobs; k++)
+		c.js[k].next_t = c.js[k].start;
+	if (timeline != NULL)
+		header(&c);
+	row(&c, 0, 1);
+	while ((k = next_job(&c)) < sc->njobs) {
+		now = c.js[k].next_t;
+		if (c.js[k].state == J_PENDING && sc->jobs[k].repeat == 0 && !finite_left(&c)) {
+			c.js[k].state = J_ENDED;	/* nothing left to run beside */
+			continue;
+		}
+		err = c.js[k].state == J_PENDING ? job_start(&c, k, now) : job_event(&c, k);
+		if (err < 0)
+			break;
+		/* jobs that repeat until the others end, end with them */
+		if (!finite_left(&c))
+			for (k = 0; k < sc->njobs; k++)
+				if (c.js[k].state != J_ENDED)
+					job_end(&c, k, now);
+		row(&c, now, 0);
+	}
+out:
+	for (k = 0; k < sc->njobs; k++) {
+		if (c.js[k].state == J_RUNNING)
+			run_output_free(&c.js[k].out);
+		free(c.js[k].opts);
+		free(c.js[k].conf);
+	}
+	free(c.js);
+	return err;
+}
+
+void
+share_result_free(struct share_result *res, size_t njobs)
+{
+	size_t i;
+
+	(void)njobs;
+	for (i = 0; i < res->nooms; i++)
+		free(res->ooms[i].held);
+	free(res->ooms);
+	free(res->jobs);
+	memset(res, 0, sizeof(*res));
+}

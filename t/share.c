@@ -1,0 +1,341 @@
+/*
+ * share.c - several jobs on one GPU (analysis/share.h), on hand-worked
+ * scenarios whose every number is derived in the comments: the story that
+ * started the project (two growing BFC jobs, the second dies; capped, both
+ * fit), PyTorch freeing its own cache to retry but never another job's, a
+ * preallocating job that cannot start, a context that does not fit,
+ * repeated passes, starts by event, traces without times, and start
+ * offsets reproducible by seed.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/share.h"
+#include "sim/gms.h"
+#include "t/tap.h"
+#include "t/tfile.h"
+#include "traces/tracemem.h"
+
+#define MiB GMS_MiB
+#define GiB GMS_GiB
+#define SEC 1000000LL
+
+static char *paths[32];
+static struct trace_mem *mems[32];
+static size_t npaths;
+
+/* A JSON Lines trace from event lines. */
+static struct trace_mem *
+trace(const char *const *lines)
+{
+	char buf[8192];
+	size_t len = 0;
+	struct trace_mem *m = NULL;
+	struct trace_opts o = { .device = -1 };
+	char *cause = NULL, *path;
+
+	len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+	    "{\"format\":\"gpumemsim-trace\",\"version\":1}\n");
+	for (; *lines != NULL; lines++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s\n", *lines);
+	path = tfile_write(".jsonl", buf, len, 0);
+	if (trace_mem_load(path, &o, &m, &cause) < 0) {
+		printf("Bail out! %s\n", cause);
+		exit(1);
+	}
+	mems[npaths] = m;
+	paths[npaths++] = path;
+	return m;
+}
+
+static struct share_job
+job(const char *name, struct trace_mem *m, const struct policy_ops *ops,
+    const struct policy_kv *opts, size_t nopts)
+{
+	return (struct share_job){ .name = (char *)name, .path = (char *)name, .mem = m,
+	    .ops = ops, .opts = (struct policy_kv *)opts, .nopts = nopts, .label = (char *)name,
+	    .repeat = 1 };
+}
+
+static const struct policy_kv jax[] = { { "flavor", "jax" } };
+
+static int
+run(struct share_scenario *sc, struct share_result *r)
+{
+	char *cause = NULL;
+	int err = share_run(sc, NULL, r, &cause);
+
+	if (err < 0)
+		diag("share_run: %s", cause);
+	free(cause);
+	return err;
+}
+
+/*
+ * Job a: 17 allocations of 235.5 MiB, one a second, held to 100 s.  BFC's
+ * regions double from the first request's power of two: 256 MiB, 256, 512,
+ * 1 GiB, 2 GiB hold 1+1+2+4+8 = 16 of them (each with 20.5 MiB to spare per
+ * allocation); the 17th needs a sixth region, which JAX's limit (0.75 of an
+ * 8.5 GiB card: 6845104128) cuts to what is left, 2550136832: a holds
+ * 6845104128.  Job b starts at 20 s and asks for 2.5 GiB, a 4 GiB region
+ * (under its own limit of the same 6845104128), backed off in 10% steps to
+ * 2.36 GiB < 2.5: the card has 9126805504 - 6845104128 = 2281701376 free,
+ * and b runs out at its event 0.  With memory_limit 4.25 GiB each, a's
+ * sixth region is 256 MiB (4.25 GiB in all) and b gets a 4 GiB region.
+ */
+static void
+seed_story(void)
+{
+	static const char *const b_lines[] = { "{\"op\":\"alloc\",\"id\":1,\"size\":2684354560,"
+	    "\"t_us\":0}", "{\"op\":\"free\",\"id\":1,\"t_us\":1000000}", NULL };
+	const char *a_lines[40];
+	char store[40][96];
+	struct share_job jobs[2];
+	struct share_scenario sc = { .total = 9126805504ULL, .context = 0, .njobs = 2,
+	    .jobs = jobs };
+	struct share_result r;
+	int i, n = 0;
+
+	for (i = 0; i < 17; i++) {
+		snprintf(store[n], sizeof(store[n]), "{\"op\":\"alloc\",\"id\":%d,\"size\":%llu,"
+		    "\"t_us\":%lld}", i + 1, (unsigned long long)(235 * MiB + MiB / 2), i * SEC);
+		a_lines[n] = store[n];
+		n++;
+	}
+	a_lines[n++] = "{\"op\":\"mark\",\"label\":\"eval\",\"t_us\":100000000}";
+	for (i = 0; i < 17; i++) {
+		snprintf(store[n], sizeof(store[n]), "{\"op\":\"free\",\"id\":%d,\"t_us\":%lld}",
+		    i + 1, 101 * SEC + i);
+		a_lines[n] = store[n];
+		n++;
+	}
+	a_lines[n] = NULL;
+	jobs[0] = job("a", trace(a_lines), &policy_grow_only, jax, 1);
+	jobs[1] = job("b", trace(b_lines), &policy_grow_only, jax, 1);
+	jobs[1].start_us = 20 * SEC;
+	if (run(&sc, &r) == 0) {
+		is_u64(r.jobs[0].peak_reserved, 6845104128ULL, "story: a grows to JAX's limit, 6.38 GiB");
+		ok(!r.jobs[0].oomed && r.jobs[0].passes == 1, "story: a runs to its end");
+		ok(!r.fits && r.nooms == 1 && r.ooms[0].job == 1, "story: b, and only b, runs out");
+		ok(r.nooms == 1 && r.ooms[0].event == 0 && r.ooms[0].time_us == 20 * SEC &&
+		    r.ooms[0].size == 2684354560ULL && strcmp(r.ooms[0].what, "alloc") == 0,
+		    "story: at its event 0, at 20 s, asking for 2.5 GiB");
+		ok(r.nooms == 1 && r.ooms[0].held[0] == 6845104128ULL && r.ooms[0].held[1] == 0 &&
+		    r.ooms[0].gpu_free == 2281701376ULL,
+		    "story: a held 6845104128 then, b nothing, 2281701376 free");
+		is_u64(r.peak_used, 6845104128ULL, "story: the card's peak use is a's");
+	}
+	share_result_free(&r, 2);
+	jobs[0].limit = jobs[1].limit = 4 * GiB + GiB / 4;
+	if (run(&sc, &r) == 0) {
+		ok(r.fits, "story, capped at 4.25 GiB each: both fit");
+		is_u64(r.jobs[0].peak_reserved, 4563402752ULL, "capped: a holds its limit");
+		is_u64(r.jobs[1].peak_reserved, 4294967296ULL, "capped: b a 4 GiB region");
+		is_u64(r.peak_used, 8858370048ULL, "capped: the card's peak, 8.25 GiB");
+	}
+	share_result_free(&r, 2);
+}
+
+/*
+ * PyTorch frees its own cache to retry, never another job's.  A 7 GiB card.
+ * a: 3 GiB at 0, freed at 0.5 s (cached), 3.5 GiB at 2 s; b from 1 s: 3 GiB.
+ * At 2 s the card has 7 - 3 - 3 = 1 GiB free: a's new segment is refused, a
+ * frees its cached 3 GiB and retries: 3.5 GiB fits beside b's 3.  Then c
+ * holds 4 GiB cached and d (from 10 s) asks for 4 GiB of the 3 free: d frees
+ * its own cache (none) and runs out.
+ */
+static void
+caching(void)
+{
+	static const char *const a_lines[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":3221225472,\"t_us\":0}",
+		"{\"op\":\"free\",\"id\":1,\"t_us\":500000}",
+		"{\"op\":\"alloc\",\"id\":2,\"size\":3758096384,\"t_us\":2000000}",
+		"{\"op\":\"free\",\"id\":2,\"t_us\":3000000}", NULL };
+	static const char *const b_lines[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":3221225472,\"t_us\":0}",
+		"{\"op\":\"free\",\"id\":1,\"t_us\":5000000}", NULL };
+	static const char *const c_lines[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":4294967296,\"t_us\":0}",
+		"{\"op\":\"free\",\"id\":1,\"t_us\":500000}",
+		"{\"op\":\"mark\",\"label\":\"idle\",\"t_us\":100000000}", NULL };
+	struct share_job jobs[2];
+	struct share_scenario sc = { .total = 7 * GiB, .context = 0, .njobs = 2, .jobs = jobs };
+	struct share_result r;
+
+	jobs[0] = job("a", trace(a_lines), &policy_caching, NULL, 0);
+	jobs[1] = job("b", trace(b_lines), &policy_caching, NULL, 0);
+	jobs[1].start_us = SEC;
+	if (run(&sc, &r) == 0) {
+		ok(r.fits, "caching: a frees its cache and retries, and fits");
+		is_u64(r.jobs[0].peak_reserved, 3758096384ULL, "caching: a's peak, its 3.5 GiB");
+		is_u64(r.peak_used, 3758096384ULL + 3221225472ULL, "caching: the card's peak, 6.5 GiB");
+	}
+	share_result_free(&r, 2);
+	jobs[0] = job("c", trace(c_lines), &policy_caching, NULL, 0);
+	jobs[1] = job("d", trace(c_lines), &policy_caching, NULL, 0);
+	jobs[1].start_us = 10 * SEC;
+	if (run(&sc, &r) == 0) {
+		ok(!r.fits && r.nooms == 1 && r.ooms[0].job == 1 && r.ooms[0].event == 0 &&
+		    r.ooms[0].time_us == 10 * SEC, "caching: d runs out at its event 0, at 10 s");
+		ok(r.nooms == 1 && r.ooms[0].held[0] == 4 * GiB && r.ooms[0].gpu_free == 3 * GiB,
+		    "caching: c's cached 4 GiB stay c's; 3 GiB free");
+	}
+	share_result_free(&r, 2);
+}
+
+/*
+ * Starting: a grow-only job takes a 4 GiB region for 3 GiB on an 8 GiB card;
+ * a JAX preallocation from 1 s wants 0.75 x 8 GiB = 6 GiB at once, with 4
+ * free: it cannot start.  A second context of 600 MiB on a 1 GiB card with
+ * one already there: 424 MiB free, it cannot start.
+ */
+static void
+starts(void)
+{
+	static const char *const a_lines[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":3221225472,\"t_us\":0}",
+		"{\"op\":\"free\",\"id\":1,\"t_us\":5000000}", NULL };
+	static const char *const tiny[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":1048576,\"t_us\":0}",
+		"{\"op\":\"free\",\"id\":1,\"t_us\":1000}", NULL };
+	struct share_job jobs[2];
+	struct share_scenario sc = { .total = 8 * GiB, .context = 0, .njobs = 2, .jobs = jobs };
+	struct share_result r;
+
+	jobs[0] = job("a", trace(a_lines), &policy_grow_only, jax, 1);
+	jobs[1] = job("p", trace(a_lines), &policy_preallocate, jax, 1);
+	jobs[1].start_us = SEC;
+	if (run(&sc, &r) == 0)
+		ok(r.nooms == 1 && r.ooms[0].job == 1 && r.ooms[0].event == -1 &&
+		    strcmp(r.ooms[0].what, "pool") == 0 && r.ooms[0].size == 6 * GiB &&
+		    r.ooms[0].gpu_free == 4 * GiB && !r.jobs[1].started,
+		    "preallocation: a 6 GiB pool with 4 GiB free cannot start");
+	share_result_free(&r, 2);
+	sc.total = GiB;
+	sc.context = 600 * MiB;
+	jobs[0] = job("x", trace(tiny), &policy_caching, NULL, 0);
+	jobs[1] = job("y", trace(tiny), &policy_caching, NULL, 0);
+	if (run(&sc, &r) == 0)
+		ok(r.nooms == 1 && r.ooms[0].job == 1 && strcmp(r.ooms[0].what, "context") == 0 &&
+		    r.ooms[0].gpu_free == GiB - 600 * MiB && r.jobs[0].passes == 1,
+		    "a second 600 MiB context on a 1 GiB card cannot start; the first job runs");
+	share_result_free(&r, 2);
+}
+
+/*
+ * Time: b's pass is its 1 s span plus a mean gap, 2 s: three passes end at
+ * 2 + 2 + 1 = 5 s, and the job repeating until the others end stops there,
+ * after two whole passes of its own from 0.5 s.  start=event:1 is a's event
+ * 1, at 1 s.  A trace without times spreads over its duration: 4 events
+ * over 8 s are 2 s apart, the last at 6 s.
+ */
+static void
+timing(void)
+{
+	static const char *const b_lines[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":1048576,\"t_us\":0}",
+		"{\"op\":\"free\",\"id\":1,\"t_us\":1000000}", NULL };
+	static const char *const untimed[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":1048576}",
+		"{\"op\":\"alloc\",\"id\":2,\"size\":1048576}",
+		"{\"op\":\"free\",\"id\":1}", "{\"op\":\"free\",\"id\":2}", NULL };
+	struct share_job jobs[2];
+	struct share_scenario sc = { .total = 8 * GiB, .context = 0, .njobs = 2, .jobs = jobs };
+	struct share_result r;
+	char *cause = NULL;
+	int err;
+
+	jobs[0] = job("b3", trace(b_lines), &policy_caching, NULL, 0);
+	jobs[0].repeat = 3;
+	jobs[1] = job("loop", trace(b_lines), &policy_caching, NULL, 0);
+	jobs[1].repeat = 0;
+	jobs[1].start_us = SEC / 2;
+	if (run(&sc, &r) == 0) {
+		ok(r.jobs[0].passes == 3 && r.jobs[0].end_us == 5 * SEC,
+		    "repeat=3: three passes of 2 s, the last event at 5 s");
+		ok(r.jobs[1].passes == 2 && r.jobs[1].end_us == 5 * SEC && r.fits,
+		    "repeat=until-end: two whole passes, ended with the other at 5 s");
+	}
+	share_result_free(&r, 2);
+	jobs[0].repeat = 1;
+	jobs[1].repeat = 1;
+	jobs[1].start_is_event = 1;
+	jobs[1].start_event = 1;
+	if (run(&sc, &r) == 0)
+		is_u64((uint64_t)r.jobs[1].start_us, (uint64_t)SEC, "start=event:1: a's event 1, at 1 s");
+	share_result_free(&r, 2);
+	jobs[1] = job("untimed", trace(untimed), &policy_caching, NULL, 0);
+	err = share_check(&sc, &cause);
+	ok(err == GMS_ECONFIG && cause != NULL && strstr(cause, "has no times: give duration=") !=
+	    NULL, "a trace without times needs a duration: %s", cause ? cause : "(none)");
+	free(cause);
+	jobs[1].duration_us = 8 * SEC;
+	if (run(&sc, &r) == 0)
+		ok(r.jobs[1].end_us == 6 * SEC && r.jobs[1].events == 4,
+		    "4 events spread over 8 s: the last at 6 s");
+	share_result_free(&r, 2);
+}
+
+/* The same seed, the same offsets and outcomes, on 1 thread or 2. */
+static void
+offsets(void)
+{
+	static const char *const big[] = {
+		"{\"op\":\"alloc\",\"id\":1,\"size\":5368709120,\"t_us\":0}",
+		"{\"op\":\"free\",\"id\":1,\"t_us\":10000000}", NULL };
+	struct share_job jobs[2];
+	struct share_scenario sc = { .total = 8 * GiB, .context = 0, .njobs = 2, .jobs = jobs };
+	char *t1 = NULL, *t2 = NULL, *t3 = NULL, *cause = NULL, *s1, *s2, *s3;
+	cJSON *a, *b, *c;
+	double with;
+
+	/* two 5 GiB jobs of 10 s on 8 GiB: they collide when the second starts
+	   within the first's 10 s, so most offsets in [0, 20 s] fail */
+	jobs[0] = job("one", trace(big), &policy_caching, NULL, 0);
+	jobs[1] = job("two", trace(big), &policy_caching, NULL, 0);
+	a = share_offsets(&sc, 50, 7, 1, &t1, &cause);
+	b = share_offsets(&sc, 50, 7, 2, &t2, &cause);
+	c = share_offsets(&sc, 50, 8, 2, &t3, &cause);
+	s1 = cJSON_PrintUnformatted(a);
+	s2 = cJSON_PrintUnformatted(b);
+	s3 = cJSON_PrintUnformatted(c);
+	ok(s1 && s2 && strcmp(s1, s2) == 0, "offsets: seed 7 gives the same on 1 and 2 threads");
+	ok(s1 && s3 && strcmp(s1, s3) != 0, "offsets: seed 8 others");
+	with = cJSON_GetNumberValue(cJSON_GetObjectItem(a, "with_oom"));
+	ok(with > 10 && with < 50, "offsets: %g of 50 collide (the second within 10 s of "
+	    "[0, 20 s])", with);
+	ok(cJSON_IsObject(cJSON_GetObjectItem(a, "worst")), "offsets: the worst case given");
+	free(s1);
+	free(s2);
+	free(s3);
+	free(t1);
+	free(t2);
+	free(t3);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	cJSON_Delete(c);
+	free(cause);
+}
+
+int
+main(void)
+{
+	size_t i;
+
+	seed_story();
+	caching();
+	starts();
+	timing();
+	offsets();
+	for (i = 0; i < npaths; i++) {
+		unlink(paths[i]);
+		free(paths[i]);
+		trace_mem_free(mems[i]);
+	}
+	return tap_done();
+}
