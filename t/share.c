@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/scenario.h"
 #include "analysis/share.h"
 #include "sim/gms.h"
 #include "t/tap.h"
@@ -322,6 +323,82 @@ offsets(void)
 	free(cause);
 }
 
+/*
+ * The scenario and --job readers on 20,000 mutations of a good scenario
+ * (bytes flipped, cut, doubled): each is read or refused with its name in
+ * the message, and every job read passes or fails the job checks the same
+ * way.  t/fuzz/fuzz-scenario does this at length.
+ */
+static void
+spec_mutations(void)
+{
+	static const char good[] =
+	    "{\"gpu\": \"A10\", \"context_overhead\": \"512MiB\",\n"
+	    " \"jobs\": [{\"trace\": \"a.json\", \"policy\": \"grow-only\", \"flavor\": \"jax\", "
+	    "\"start\": \"30s\", \"repeat\": 3},\n"
+	    "  {\"trace\": \"b.json\", \"policy\": \"caching\", \"fraction\": 0.4, "
+	    "\"start\": \"event:10\", \"name\": \"b\", \"alloc_conf\": \"expandable_segments:True\"}]}";
+	char buf[sizeof(good) * 2];
+	uint64_t x = 12345;
+	size_t len, i, p, bad_scen = 0, bad_job = 0, read = 0, made = 0;
+	struct share_specs sp;
+	struct share_job j;
+	char *cause;
+	int rc, k;
+
+	for (i = 0; i < 20000; i++) {
+		memcpy(buf, good, sizeof(good) - 1);
+		len = sizeof(good) - 1;
+		for (k = 0; k < 1 + (int)(i % 4); k++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			p = (size_t)(x >> 33) % len;
+			switch ((x >> 20) % 3) {
+			case 0:
+				buf[p] = (char)(x >> 40);
+				break;
+			case 1:
+				memmove(buf + p, buf + p + 1, len - p - 1);
+				len--;
+				break;
+			default:
+				if (len + 1 < sizeof(buf)) {
+					memmove(buf + p + 1, buf + p, len - p);
+					len++;
+				}
+			}
+		}
+		memset(&sp, 0, sizeof(sp));
+		cause = NULL;
+		rc = share_parse_scenario(buf, len, "m.json", &sp, &cause);
+		if (rc != 0)
+			bad_scen += !(rc == GMS_ECONFIG && cause && strncmp(cause, "m.json", 6) == 0);
+		read += rc == 0;
+		for (p = 0; rc == 0 && p < sp.n; p++) {
+			char *why = NULL;
+			int r = share_job_make(&sp.specs[p], NULL, 0, &j, &why);
+
+			bad_job += !(r == 0 ? j.name && j.name[0] && j.label && j.ops :
+			    r == GMS_ECONFIG && why != NULL);
+			made += r == 0;
+			share_job_free(&j);
+			free(why);
+		}
+		share_specs_free(&sp);
+		free(cause);
+	}
+	ok(bad_scen == 0, "20,000 mutated scenarios: every refusal names the file (%zu read)", read);
+	ok(bad_job == 0, "... every job read passes or is refused with a reason (%zu passed)", made);
+	memset(&sp, 0, sizeof(sp));
+	memset(&j, 0, sizeof(j));
+	cause = NULL;
+	rc = share_parse_job("dir/ policy=caching", 1, &sp, &cause) == 0 &&
+	    share_job_make(&sp.specs[0], NULL, 0, &j, &cause) == 0;
+	ok(rc && strcmp(j.name, "dir/") == 0, "a trace named dir/ names its job dir/, not ''");
+	share_job_free(&j);
+	share_specs_free(&sp);
+	free(cause);
+}
+
 int
 main(void)
 {
@@ -332,6 +409,7 @@ main(void)
 	starts();
 	timing();
 	offsets();
+	spec_mutations();
 	for (i = 0; i < npaths; i++) {
 		unlink(paths[i]);
 		free(paths[i]);

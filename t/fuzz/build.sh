@@ -44,3 +44,4 @@ link fuzz-allocconf fuzz-allocconf.c
 link fuzz-baseline fuzz-baseline.c
 link fuzz-sim fuzz-sim.c
 link fuzz-eventscan fuzz-eventscan.c
+link fuzz-scenario fuzz-scenario.c
