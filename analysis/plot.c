@@ -20,6 +20,7 @@
 
 extern const char plot_plot_timeline_gp[];
 extern const char plot_plot_map_gp[];
+extern const char plot_plot_share_gp[];
 extern char **environ;
 
 #define GiB 1073741824.0
@@ -289,6 +290,70 @@ struct map_ctx {
 	uint64_t seg_addr;
 	size_t nsegs;
 };
+
+int
+plot_share(const char *out, const char *title, const char *csv,
+    const char *const *names, size_t njobs, uint64_t capacity, const struct plot_point *ooms,
+    size_t nooms, char **cause)
+{
+	const char *term = plot_term(out, cause);
+	char *oom, *script, *assigns, *qd, *qo, *qt, *ql, *qm, *qp, *errpath, *labels, *tmp;
+	char *oomplot;
+	struct tmp t;
+	size_t i;
+	FILE *f;
+	int err;
+
+	if (term == NULL)
+		return GMS_ECONFIG;
+	if ((err = tmp_dir(&t, cause)) < 0)
+		return err;
+	if ((f = tmp_file(&t, "oom.csv", &oom)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write %s: %s", oom, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < nooms; i++)
+		fprintf(f, "%llu,%llu\n", (unsigned long long)ooms[i].event,
+		    (unsigned long long)ooms[i].bytes);
+	fclose(f);
+	if ((err = write_script(&t, plot_plot_share_gp, &script, cause)) < 0)
+		goto out;
+	labels = gms_strdup("");
+	for (i = 0; i < njobs; i++) {
+		tmp = gms_asprintf("%s%s%s", labels, i ? " " : "", names[i]);
+		free(labels);
+		labels = tmp;
+	}
+	qm = quoted(oom);
+	oomplot = nooms == 0 ? gms_strdup("") : gms_asprintf(", %s using ($1 / 1e6):($2 / GiB) "
+	    "with points pt 7 ps 2 lc rgb \"#cc0000\" title \"out of memory\"", qm);
+	qd = quoted(csv);
+	qo = quoted(out);
+	qt = quoted(title);
+	ql = quoted(labels);
+	qp = quoted(oomplot);
+	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; njobs=%zu; labels=%s; "
+	    "title=%s; capacity=%.0f; oomplot=%s", qd, qo, term, njobs, ql, qt, (double)capacity,
+	    qp);
+	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
+	} else {
+		fclose(f);
+		err = gnuplot(assigns, script, out, errpath, cause);
+	}
+	free(qd);
+	free(qo);
+	free(qt);
+	free(ql);
+	free(qm);
+	free(qp);
+	free(oomplot);
+	free(labels);
+	free(assigns);
+out:
+	tmp_clean(&t);
+	return err;
+}
 
 static void
 map_segment(void *arg, const struct policy_walk_segment *s)

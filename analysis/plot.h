@@ -36,6 +36,15 @@ struct plot_timeline_args {
 /* 0, GMS_ENOTBUILT when gnuplot is missing, GMS_EIO, GMS_ECONFIG (bad name). */
 int plot_timeline(const struct plot_timeline_args *a, char **cause);
 
+/*
+ * share: each job's reservation stacked over time from csv (share_run's
+ * timeline: t_us, a column per job, used, free), the card's capacity, and
+ * the out-of-memory points (event: the time in us, bytes: in use then).
+ */
+int plot_share(const char *out, const char *title, const char *csv,
+    const char *const *names, size_t njobs, uint64_t capacity, const struct plot_point *ooms,
+    size_t nooms, char **cause);
+
 /* Render the segments and blocks a walk of (ops, state) reports. */
 int plot_map(const char *out, const char *title, const struct policy_ops *ops, void *state,
     char **cause);

@@ -70,6 +70,20 @@ is "$(head -n 1 "$TMP/tl.csv")" "t_us,a,b,used,free" "--timeline: its header"
 grep -q '^16000000,6845104128,0,6845104128,2281701376$' "$TMP/tl.csv"
 ok $? "--timeline: a's last region at 16 s, the card's use and free memory"
 
+# the picture: both jobs in its key, the out-of-memory point, the timeline still written
+if command -v gnuplot >/dev/null 2>&1; then
+	gms share --scenario "$TMP/mix.json" --plot="$TMP/mix.svg" --timeline="$TMP/tl2.csv"
+	is "$rc" 0 "--plot: exit 0"
+	grep -q '<svg' "$TMP/mix.svg" && grep -q '>out of memory<' "$TMP/mix.svg" &&
+	    grep -q '>the GPU, 8.50 GiB<' "$TMP/mix.svg"
+	ok $? "--plot: an SVG with the GPU's line and the out-of-memory point in its key"
+	cmp -s "$TMP/tl.csv" "$TMP/tl2.csv"; ok $? "--plot with --timeline: the same timeline"
+else
+	ok 0 "# SKIP gnuplot is not installed"
+	ok 0 "# SKIP gnuplot is not installed"
+	ok 0 "# SKIP gnuplot is not installed"
+fi
+
 # offsets: the same seed, the same answer, on one thread or two
 gms share --scenario "$TMP/mix.json" --offsets=40 --seed=3 --jobs=1 --format=json
 cp "$TMP/out" "$TMP/one"

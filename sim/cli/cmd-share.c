@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "analysis/plot.h"
 #include "analysis/report.h"
 #include "analysis/scenario.h"
 #include "analysis/share.h"
@@ -21,6 +23,67 @@
 #include "sim/gms.h"
 #include "sim/gpus.h"
 #include "traces/tracemem.h"
+
+/* A scratch file for the timeline a picture is drawn from: its path, or NULL. */
+static char *
+scratch_csv(FILE **f)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = gms_asprintf("%s/gms-share-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+
+	if (fd < 0 || (*f = fdopen(fd, "w+")) == NULL) {
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static int
+copy(FILE *from, FILE *to)
+{
+	char buf[65536];
+	size_t n;
+
+	rewind(from);
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		if (fwrite(buf, 1, n, to) != n)
+			return -1;
+	return ferror(from) ? -1 : 0;
+}
+
+/* --plot: the jobs' reservations stacked over time, with the out-of-memory points. */
+static int
+draw(const char *out, const char *csv, const struct share_scenario *sc,
+    const struct share_result *res)
+{
+	const char **names = gms_calloc(sc->njobs, sizeof(*names));
+	struct plot_point *pts = gms_calloc(res->nooms + 1, sizeof(*pts));
+	char *cause = NULL, *title, size[32];
+	size_t k;
+	int err;
+
+	for (k = 0; k < sc->njobs; k++)
+		names[k] = sc->jobs[k].name;
+	for (k = 0; k < res->nooms; k++)
+		pts[k] = (struct plot_point){ .event = (uint64_t)res->ooms[k].time_us,
+		    .bytes = sc->total - res->ooms[k].gpu_free };
+	title = gms_asprintf("gpumemsim share: %zu jobs on %s%s", sc->njobs,
+	    sc->gpu ? sc->gpu : "a GPU of ", sc->gpu ? "" : gms_fmt_size(sc->total, size,
+	    sizeof(size)));
+	err = plot_share(out, title, csv, names, sc->njobs, sc->total, pts, res->nooms, &cause);
+	if (err < 0)
+		cli_error("--plot: %s", cause);
+	free(cause);
+	free(title);
+	free(names);
+	free(pts);
+	return err < 0 ? gms_exit_code(err) : 0;
+}
 
 int
 cmd_share(struct cli_args *a)
@@ -36,6 +99,8 @@ cmd_share(struct cli_args *a)
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
 	int json = a->v[OPT_FORMAT].choice == 1, rc = EXIT_INPUT, err, i;
 	cJSON *o = NULL, *x;
+	char *plotcsv = NULL;
+	FILE *plotf = NULL;
 	size_t k, m;
 
 	cli_trace_opts(a, &topts);
@@ -100,13 +165,33 @@ cmd_share(struct cli_args *a)
 	if (a->given[OPT_TIMELINE] && (rc = cli_out_open(a->v[OPT_TIMELINE].s, sc.jobs[0].path,
 	    &tout)) != 0)
 		goto out;
-	if ((err = share_run(&sc, tout.f, &res, &cause)) < 0) {
+	/* a picture needs the timeline as a file of its own */
+	if (a->given[OPT_PLOT] && (plotcsv = scratch_csv(&plotf)) == NULL) {
+		cli_error("cannot make a temporary file: %s", strerror(errno));
+		cli_out_close(&tout, 0);
+		rc = EXIT_SYSTEM;
+		goto out;
+	}
+	if ((err = share_run(&sc, plotf ? plotf : tout.f, &res, &cause)) < 0) {
 		cli_error("%s", cause);
 		cli_out_close(&tout, 0);
 		rc = gms_exit_code(err);
 		goto out;
 	}
+	if (plotf != NULL) {
+		rc = fflush(plotf) != 0 || ferror(plotf) || (tout.f != NULL && copy(plotf, tout.f) < 0);
+		fclose(plotf);
+		plotf = NULL;
+		if (rc != 0) {
+			cli_error("cannot write the timeline: %s", strerror(errno));
+			cli_out_close(&tout, 0);
+			rc = EXIT_SYSTEM;
+			goto out;
+		}
+	}
 	if (a->given[OPT_TIMELINE] && (rc = cli_out_close(&tout, 1)) != 0)
+		goto out;
+	if (a->given[OPT_PLOT] && (rc = draw(a->v[OPT_PLOT].s, plotcsv, &sc, &res)) != 0)
 		goto out;
 	o = json ? share_json(&sc, &res) : NULL;
 	text = json ? NULL : share_text(&sc, &res);
@@ -182,5 +267,11 @@ out:
 		share_job_free(&sc.jobs[k]);
 	free(sc.jobs);
 	share_specs_free(&s);
+	if (plotf != NULL)
+		fclose(plotf);
+	if (plotcsv != NULL) {
+		unlink(plotcsv);
+		free(plotcsv);
+	}
 	return rc;
 }

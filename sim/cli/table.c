@@ -125,6 +125,9 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_RECOMMEND] = { OPT_RECOMMEND, 0, "recommend", NULL, K_FLAG,
 	    "per-job limits, in each framework's terms, under which every job fits alone "
 	    "and all fit together (checked by a run), or why none exist" },
+	[OPT_PLOT] = { OPT_PLOT, 0, "plot", "file.svg|file.png", K_FILE,
+	    "draw the jobs' reservations stacked over time, the GPU's use and its memory, "
+	    "and where a job ran out (needs gnuplot)", .complete = "file" },
 	[OPT_HELP] = { OPT_HELP, 'h', "help", NULL, K_FLAG, "show this help" },
 };
 
@@ -209,6 +212,7 @@ static const struct cli_use share_opts[] = {
 	  "when the job starts (default: 512MiB; the H200 measured 526.8 MiB)", NULL },
 	{ OPT_TIMELINE, "write each job's reservation, the GPU's use and its free memory at "
 	  "every change as CSV (t_us,<job>...,used,free)", NULL },
+	{ OPT_PLOT, NULL, NULL },
 	{ OPT_FAIL_ON_OOM, "exit 1 when a job runs out of memory", NULL },
 	{ OPT_OFFSETS, NULL, NULL },
 	{ OPT_SEED, NULL, NULL },
@@ -399,7 +403,8 @@ const struct cli_command cli_commands[] = {
 	  "# the same two with TensorFlow's memory_limit, and the limits that would work:\n"
 	  "gpumemsim share --gpu=A10 --job 'a.json policy=grow-only limit=8GB' \\\n"
 	  "    --job 'b.json policy=grow-only limit=8GB start=30s' --recommend\n"
-	  "gpumemsim share --scenario mix.json --offsets=100 --fail-on-oom --format=json\n",
+	  "gpumemsim share --scenario mix.json --offsets=100 --fail-on-oom --format=json\n"
+	  "gpumemsim share --scenario mix.json --plot=mix.svg\n",
 	  "== SCENARIO FILES\n"
 	  "--scenario names a JSON object: {\"gpu\": \"A10\" or \"capacity\": \"24GB\", "
 	  "\"context_overhead\": \"512MiB\", \"jobs\": [{\"trace\": \"a.json\", "
