@@ -41,10 +41,7 @@ struct js {
 	uint64_t i, pass;
 	struct run_spec spec;
 	struct run_output out;
-	struct policy_kv *opts;		/* j's, and the limit share derives */
-	size_t nopts;
-	char *conf;			/* alloc_conf with the fraction */
-	char limit[32];
+	struct share_settings set;	/* j's, and the limit share derives */
 	uint64_t reserved_row;		/* in the last timeline row */
 };
 
@@ -228,34 +225,41 @@ job_end(struct ctx *c, size_t k, int64_t now)
 	jr->end_us = now;
 }
 
-/* The job's settings with the limit its framework takes (opts into s->opts). */
-static void
-job_settings(struct ctx *c, struct js *s, uint64_t free_bytes, uint64_t *limit)
+void
+share_settings(const struct share_scenario *sc, const struct share_job *j, uint64_t free_bytes,
+    struct share_settings *st)
 {
-	const struct share_job *j = s->j;
 	size_t i;
 
-	s->opts = gms_calloc(j->nopts + 1, sizeof(*s->opts));
-	s->nopts = 0;
-	*limit = 0;
+	memset(st, 0, sizeof(*st));
+	st->opts = gms_calloc(j->nopts + 1, sizeof(*st->opts));
 	for (i = 0; i < j->nopts; i++)
 		if (strcmp(j->opts[i].key, "alloc_conf") != 0 || j->ops != &policy_caching ||
 		    j->fraction == 0)
-			s->opts[s->nopts++] = j->opts[i];
+			st->opts[st->nopts++] = j->opts[i];
 	if (is_bfc(j->ops)) {
-		*limit = bfc_limit(c->sc, j, free_bytes);
-		snprintf(s->limit, sizeof(s->limit), "%llu", (unsigned long long)*limit);
-		s->opts[s->nopts++] = (struct policy_kv){ "limit", s->limit };
+		st->limit = bfc_limit(sc, j, free_bytes);
+		snprintf(st->limit_text, sizeof(st->limit_text), "%llu",
+		    (unsigned long long)st->limit);
+		st->opts[st->nopts++] = (struct policy_kv){ "limit", st->limit_text };
 	} else if (j->ops == &policy_caching && j->fraction > 0) {
 		const char *conf = policy_opt(&(struct policy_args){ .opts = j->opts,
 		    .nopts = j->nopts }, "alloc_conf");
 
-		s->conf = gms_asprintf("%s%sper_process_memory_fraction:%.17g", conf ? conf : "",
+		st->conf = gms_asprintf("%s%sper_process_memory_fraction:%.17g", conf ? conf : "",
 		    conf && conf[0] ? "," : "", j->fraction);
-		s->opts[s->nopts++] = (struct policy_kv){ "alloc_conf", s->conf };
+		st->opts[st->nopts++] = (struct policy_kv){ "alloc_conf", st->conf };
 		/* PyTorch: allowed = fraction x total, truncated */
-		*limit = (uint64_t)(j->fraction * (double)c->sc->total);
+		st->limit = (uint64_t)(j->fraction * (double)sc->total);
 	}
+}
+
+void
+share_settings_free(struct share_settings *st)
+{
+	free(st->opts);
+	free(st->conf);
+	memset(st, 0, sizeof(*st));
 }
 
 static int
@@ -276,7 +280,8 @@ job_start(struct ctx *c, size_t k, int64_t now)
 	}
 	c->gpu.used += c->sc->context;
 	free_bytes -= c->sc->context;
-	job_settings(c, s, free_bytes, &limit);
+	share_settings(c->sc, j, free_bytes, &s->set);
+	limit = s->set.limit;
 	jr->limit = limit;
 	/* preallocation: the whole pool at the start, or the job fails there */
 	if (j->ops == &policy_preallocate && page_up(limit) > free_bytes) {
@@ -285,8 +290,8 @@ job_start(struct ctx *c, size_t k, int64_t now)
 		job_end(c, k, now);
 		return 0;
 	}
-	s->spec = (struct run_spec){ .mem = j->mem, .policy = j->ops, .opts = s->opts,
-	    .nopts = s->nopts, .device_total = c->sc->total, .gpu = &c->gpu };
+	s->spec = (struct run_spec){ .mem = j->mem, .policy = j->ops, .opts = s->set.opts,
+	    .nopts = s->set.nopts, .device_total = c->sc->total, .gpu = &c->gpu };
 	if ((err = run_prepare(&s->spec, trace_mem_header(j->mem), &s->out, c->cause)) < 0) {
 		char *why = *c->cause;
 
@@ -437,39 +442,97 @@ finite_left(const struct ctx *c)
 	return 0;
 }
 
-int
-share_run(const struct share_scenario *sc, FILE *timeline, struct share_result *res,
-    char **cause)
+/* The jobs' clocks and starts (start=event:N: when the first job reaches its event N). */
+static int
+setup(struct ctx *c, char **cause)
 {
-	struct ctx c = { .sc = sc, .gpu = { .total = sc->total }, .res = res, .tl = timeline,
-	    .cause = cause };
-	int64_t now = 0, t0;
+	const struct share_scenario *sc = c->sc;
+	int64_t t0;
 	size_t k;
-	int err = 0;
+	int err;
 
-	memset(res, 0, sizeof(*res));
-	res->fits = 1;
-	res->jobs = gms_calloc(sc->njobs, sizeof(*res->jobs));
-	c.js = gms_calloc(sc->njobs, sizeof(*c.js));
+	c->js = gms_calloc(sc->njobs, sizeof(*c->js));
 	if ((err = share_check(sc, cause)) < 0)
-		goto out;
+		return err;
 	for (k = 0; k < sc->njobs; k++) {
-		struct js *s = &c.js[k];
+		struct js *s = &c->js[k];
 
 		s->j = &sc->jobs[k];
 		timing_of(s->j, &s->tm, NULL);
 		s->state = J_PENDING;
 		s->start = s->j->start_us;
 	}
-	/* start=event:N: when the first job reaches its event N */
 	for (k = 1; k < sc->njobs; k++)
 		if (sc->jobs[k].start_is_event) {
-			t0 = c.js[0].tm.t_first;
-			c.js[k].start = c.js[0].start + event_time(&(struct js){ .j = &sc->jobs[0],
-			    .tm = c.js[0].tm }, sc->jobs[k].start_event, &t0);
+			t0 = c->js[0].tm.t_first;
+			c->js[k].start = c->js[0].start + event_time(&(struct js){ .j = &sc->jobs[0],
+			    .tm = c->js[0].tm }, sc->jobs[k].start_event, &t0);
 		}
 	for (k = 0; k < sc->njobs; k++)
-		c.js[k].next_t = c.js[k].start;
+		c->js[k].next_t = c->js[k].start;
+	return 0;
+}
+
+int
+share_schedule(const struct share_scenario *sc, struct share_step **steps, size_t *n,
+    char **cause)
+{
+	struct ctx c = { .sc = sc };
+	size_t k, cap = 0;
+	int err;
+
+	*steps = NULL;
+	*n = 0;
+	if ((err = setup(&c, cause)) < 0) {
+		free(c.js);
+		return err;
+	}
+	while ((k = next_job(&c)) < sc->njobs) {
+		struct js *s = &c.js[k];
+
+		if (s->state == J_PENDING && sc->jobs[k].repeat == 0 && !finite_left(&c)) {
+			s->state = J_ENDED;
+			continue;
+		}
+		if (*n == cap)
+			*steps = gms_realloc(*steps, (cap = cap ? 2 * cap : 1024) * sizeof(**steps));
+		(*steps)[(*n)++] = (struct share_step){ .job = k, .start = s->state == J_PENDING,
+		    .event = s->i, .pass = s->pass, .time_us = s->next_t };
+		if (s->state == J_PENDING) {
+			s->state = s->tm.n > 0 ? J_RUNNING : J_ENDED;
+			s->last_t = s->tm.t_first;
+		} else if (++s->i == s->tm.n) {
+			s->pass++;
+			s->i = 0;
+			s->last_t = s->tm.t_first;
+			if (s->j->repeat != 0 && s->pass == s->j->repeat)
+				s->state = J_ENDED;
+		}
+		if (s->state == J_RUNNING)
+			s->next_t = event_time(s, s->i, &s->last_t);
+		if (!finite_left(&c))
+			for (k = 0; k < sc->njobs; k++)
+				c.js[k].state = J_ENDED;
+	}
+	free(c.js);
+	return 0;
+}
+
+int
+share_run(const struct share_scenario *sc, FILE *timeline, struct share_result *res,
+    char **cause)
+{
+	struct ctx c = { .sc = sc, .gpu = { .total = sc->total }, .res = res, .tl = timeline,
+	    .cause = cause };
+	int64_t now = 0;
+	size_t k;
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->fits = 1;
+	res->jobs = gms_calloc(sc->njobs, sizeof(*res->jobs));
+	if ((err = setup(&c, cause)) < 0)
+		goto out;
 	if (timeline != NULL)
 		header(&c);
 	row(&c, 0, 1);
@@ -493,8 +556,7 @@ out:
 	for (k = 0; k < sc->njobs; k++) {
 		if (c.js[k].state == J_RUNNING)
 			run_output_free(&c.js[k].out);
-		free(c.js[k].opts);
-		free(c.js[k].conf);
+		share_settings_free(&c.js[k].set);
 	}
 	free(c.js);
 	return err;

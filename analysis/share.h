@@ -82,6 +82,24 @@ struct share_result {
 	int fits;			/* no job ran out */
 };
 
+/*
+ * The settings job j's policy gets when it starts with free_bytes free on
+ * sc's card: its own, and the limit its framework takes then (TensorFlow's
+ * from the free memory less its reserve, JAX's fraction of the card,
+ * PyTorch's fraction as per_process_memory_fraction).  opts may point into
+ * st: keep st where it is while they are used.
+ */
+struct share_settings {
+	struct policy_kv *opts;
+	size_t nopts;
+	char *conf;
+	char limit_text[32];
+	uint64_t limit;			/* 0: none */
+};
+void share_settings(const struct share_scenario *sc, const struct share_job *j,
+    uint64_t free_bytes, struct share_settings *st);
+void share_settings_free(struct share_settings *st);
+
 /* How long a job runs: its passes (one, repeating until the others end) in microseconds. */
 int64_t share_span(const struct share_job *j);
 
@@ -98,6 +116,22 @@ int share_check(const struct share_scenario *sc, char **cause);
 int share_run(const struct share_scenario *sc, FILE *timeline, struct share_result *res,
     char **cause);
 void share_result_free(struct share_result *res, size_t njobs);
+
+/* One step of a scenario's merged order: a job's start, or one of its events. */
+struct share_step {
+	size_t job;
+	int start;			/* its start (event and pass 0) */
+	uint64_t event, pass;
+	int64_t time_us;
+};
+/*
+ * The steps in the order share_run() takes them when no job runs out (one
+ * that does takes no more steps, and jobs repeating until the others end
+ * stop when no other is left: the caller skips those).  *steps is the
+ * caller's to free.  0, or GMS_ECONFIG with *cause.
+ */
+int share_schedule(const struct share_scenario *sc, struct share_step **steps, size_t *n,
+    char **cause);
 
 /*
  * --offsets: n scenarios with the jobs after the first started at seeded

@@ -306,6 +306,40 @@ replay_cuda_built(void)
 	return 1;
 }
 
+static void *ballast_p;
+
+int
+replay_cuda_ballast(int index, uint64_t keep, char **cause)
+{
+	size_t free_b = 0, total = 0, n;
+	cudaError_t e;
+	int tries;
+
+	if ((e = cudaSetDevice(index)) != cudaSuccess || (e = cudaFree(NULL)) != cudaSuccess ||
+	    (e = cudaMemGetInfo(&free_b, &total)) != cudaSuccess)
+		return gms_fail(cause, GMS_EIO, "cannot use GPU %d: %s", index, cudaGetErrorString(e));
+	if (free_b < keep)
+		return gms_fail(cause, GMS_EIO, "GPU %d has %zu bytes free, less than the %llu "
+		    "the scenario's card has", index, free_b, (unsigned long long)keep);
+	/* all the rest in one block; a little less while the driver refuses that */
+	n = (free_b - (size_t)keep) / GRANULE * GRANULE;
+	for (tries = 0; n > 0 && tries < 64; tries++, n -= GRANULE) {
+		if (cudaMalloc(&ballast_p, n) == cudaSuccess)
+			return 0;
+		(void)cudaGetLastError();
+	}
+	ballast_p = NULL;
+	return n == 0 ? 0 : gms_fail(cause, GMS_EIO, "cannot hold the ballast on GPU %d", index);
+}
+
+void
+replay_cuda_unballast(void)
+{
+	if (ballast_p != NULL)
+		cudaFree(ballast_p);
+	ballast_p = NULL;
+}
+
 int
 replay_cuda_open(int index, struct replay_gpu *g, char **cause)
 {

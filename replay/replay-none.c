@@ -20,3 +20,15 @@ replay_cuda_open(int index, struct replay_gpu *g, char **cause)
 	return gms_fail(cause, GMS_ENOTBUILT,
 	    "replay support not built; reconfigure with --with-cuda");
 }
+
+int
+replay_cuda_ballast(int index, uint64_t keep, char **cause)
+{
+	return gms_fail(cause, GMS_ENOTBUILT,
+	    "replay support not built; reconfigure with --with-cuda");
+}
+
+void
+replay_cuda_unballast(void)
+{
+}

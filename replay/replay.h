@@ -43,6 +43,13 @@ struct replay_gpu {
  * driver errors) with *cause.
  */
 int replay_cuda_open(int index, struct replay_gpu *g, char **cause);
+/*
+ * Hold all of GPU index's free memory but keep bytes (one cudaMalloc, in
+ * this process), so other processes see a card of that size; unballast
+ * gives it back.  0, or GMS_EIO / GMS_ENOTBUILT with *cause.
+ */
+int replay_cuda_ballast(int index, uint64_t keep, char **cause);
+void replay_cuda_unballast(void);
 /* 1 when the CUDA backend was built in. */
 int replay_cuda_built(void);
 

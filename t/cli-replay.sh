@@ -11,8 +11,8 @@
 RESNET=$TRACES/resnet50-train-b32.json
 
 gms replay --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim replay [options] <trace>" "replay --help"
-check_fail 2 "gpumemsim: error: no trace given" replay
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim replay [options] [<trace>]" "replay --help"
+check_fail 2 "gpumemsim: error: no trace given (or --job/--scenario: several jobs)" replay
 check_fail 3 "gpumemsim: error: unknown policy 'fastest' (known: caching, grow-only, preallocate, no-cache, ideal)" \
     replay "$RESNET" --policy=fastest
 

@@ -12,10 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "analysis/scenario.h"
 #include "analysis/share.h"
+#include "replay/share-gpu.h"
+#include "sim/device.h"
 #include "sim/gms.h"
 #include "t/tap.h"
 #include "t/tfile.h"
@@ -77,6 +80,105 @@ run(struct share_scenario *sc, struct share_result *r)
 }
 
 /*
+ * A stand-in for the GPU in replay_share(): every job's process gets a
+ * simulated device of its own whose physical bytes come out of one card in
+ * shared memory, and its context with it.  A replay over it must then say
+ * exactly what share_run() says: the processes, the turns and the reaping
+ * are all that differ.
+ */
+struct fake {
+	struct device_gpu *gpu;		/* in shared memory */
+	uint64_t context;
+};
+
+struct fake_job {
+	struct fake *f;
+	struct device *dev;
+};
+
+static int
+fake_used(void *ctx, uint64_t *used)
+{
+	*used = ((struct fake_job *)ctx)->f->gpu->used;
+	return 0;
+}
+
+static void
+fake_close(void *ctx)
+{
+	struct fake_job *fj = ctx;
+
+	fj->f->gpu->used -= fj->dev->c.physical + fj->f->context;
+	fj->dev->gpu = NULL;
+	device_destroy(fj->dev);
+	free(fj);
+}
+
+static int
+fake_open(void *arg, struct replay_gpu *g, char **cause)
+{
+	struct fake *f = arg;
+	struct fake_job *fj;
+
+	memset(g, 0, sizeof(*g));
+	if (f->gpu->used + f->context > f->gpu->total)
+		return gms_fail(cause, GMS_EOOM, "no room for a context");
+	f->gpu->used += f->context;
+	fj = gms_calloc(1, sizeof(*fj));
+	fj->f = f;
+	fj->dev = device_sim_create(0);
+	fj->dev->gpu = f->gpu;
+	g->dev = fj->dev;
+	g->ctx = fj;
+	g->used = fake_used;
+	g->close = fake_close;
+	g->total = f->gpu->total;
+	return 0;
+}
+
+/* share_run() and replay_share() over the stand-in agree on everything. */
+static void
+same_on_gpu(struct share_scenario *sc, const char *what)
+{
+	struct device_gpu *gpu = mmap(NULL, sizeof(*gpu), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct fake f = { .gpu = gpu, .context = sc->context };
+	struct replay_share_gpu g = { .open = fake_open, .arg = &f };
+	struct share_result a, b;
+	char *cause = NULL;
+	size_t k, m;
+	int same;
+
+	gpu->total = sc->total;
+	gpu->used = 0;
+	if (run(sc, &a) < 0 || replay_share(sc, &g, &b, &cause) < 0) {
+		ok(0, "%s: replayed in processes: %s", what, cause ? cause : "");
+		free(cause);
+		return;
+	}
+	same = a.fits == b.fits && a.nooms == b.nooms;
+	for (k = 0; same && k < sc->njobs; k++)
+		same = a.jobs[k].started == b.jobs[k].started &&
+		    a.jobs[k].peak_reserved == b.jobs[k].peak_reserved &&
+		    a.jobs[k].events == b.jobs[k].events && a.jobs[k].passes == b.jobs[k].passes &&
+		    a.jobs[k].oomed == b.jobs[k].oomed && a.jobs[k].limit == b.jobs[k].limit;
+	for (k = 0; same && k < a.nooms; k++) {
+		same = a.ooms[k].job == b.ooms[k].job && a.ooms[k].event == b.ooms[k].event &&
+		    a.ooms[k].pass == b.ooms[k].pass && a.ooms[k].time_us == b.ooms[k].time_us &&
+		    strcmp(a.ooms[k].what, b.ooms[k].what) == 0;
+		if (strcmp(a.ooms[k].what, "context") != 0)
+			same = same && a.ooms[k].size == b.ooms[k].size &&
+			    a.ooms[k].gpu_free == b.ooms[k].gpu_free;
+		for (m = 0; same && m < sc->njobs; m++)
+			same = a.ooms[k].held[m] == b.ooms[k].held[m];
+	}
+	ok(same, "%s: the same replayed in a process per job, taking turns", what);
+	share_result_free(&a, sc->njobs);
+	share_result_free(&b, sc->njobs);
+	munmap(gpu, sizeof(*gpu));
+}
+
+/*
  * Job a: 17 allocations of 235.5 MiB, one a second, held to 100 s.  BFC's
  * regions double from the first request's power of two: 256 MiB, 256, 512,
  * 1 GiB, 2 GiB hold 1+1+2+4+8 = 16 of them (each with 20.5 MiB to spare per
@@ -131,6 +233,7 @@ seed_story(void)
 		is_u64(r.peak_used, 6845104128ULL, "story: the card's peak use is a's");
 	}
 	share_result_free(&r, 2);
+	same_on_gpu(&sc, "story");
 	jobs[0].limit = jobs[1].limit = 4 * GiB + GiB / 4;
 	if (run(&sc, &r) == 0) {
 		ok(r.fits, "story, capped at 4.25 GiB each: both fit");
@@ -139,6 +242,7 @@ seed_story(void)
 		is_u64(r.peak_used, 8858370048ULL, "capped: the card's peak, 8.25 GiB");
 	}
 	share_result_free(&r, 2);
+	same_on_gpu(&sc, "story, capped");
 }
 
 /*
@@ -177,6 +281,7 @@ caching(void)
 		is_u64(r.peak_used, 3758096384ULL + 3221225472ULL, "caching: the card's peak, 6.5 GiB");
 	}
 	share_result_free(&r, 2);
+	same_on_gpu(&sc, "caching retry");
 	jobs[0] = job("c", trace(c_lines), &policy_caching, NULL, 0);
 	jobs[1] = job("d", trace(c_lines), &policy_caching, NULL, 0);
 	jobs[1].start_us = 10 * SEC;
@@ -187,6 +292,7 @@ caching(void)
 		    "caching: c's cached 4 GiB stay c's; 3 GiB free");
 	}
 	share_result_free(&r, 2);
+	same_on_gpu(&sc, "another job's cache");
 }
 
 /*
@@ -217,6 +323,7 @@ starts(void)
 		    r.ooms[0].gpu_free == 4 * GiB && !r.jobs[1].started,
 		    "preallocation: a 6 GiB pool with 4 GiB free cannot start");
 	share_result_free(&r, 2);
+	same_on_gpu(&sc, "preallocation");
 	sc.total = GiB;
 	sc.context = 600 * MiB;
 	jobs[0] = job("x", trace(tiny), &policy_caching, NULL, 0);
@@ -226,6 +333,7 @@ starts(void)
 		    r.ooms[0].gpu_free == GiB - 600 * MiB && r.jobs[0].passes == 1,
 		    "a second 600 MiB context on a 1 GiB card cannot start; the first job runs");
 	share_result_free(&r, 2);
+	same_on_gpu(&sc, "no room for a context");
 }
 
 /*
@@ -263,6 +371,7 @@ timing(void)
 		    "repeat=until-end: two whole passes, ended with the other at 5 s");
 	}
 	share_result_free(&r, 2);
+	same_on_gpu(&sc, "repeats");
 	jobs[0].repeat = 1;
 	jobs[1].repeat = 1;
 	jobs[1].start_is_event = 1;

@@ -255,6 +255,13 @@ int cmd_compare(struct cli_args *a);
 int cmd_policies(struct cli_args *a);
 int cmd_share(struct cli_args *a);
 
+/* share's and replay's scenario: jobs from --job and --scenario, the card (cmd-share.c). */
+struct share_specs;
+struct share_scenario;
+int cli_share_scenario(struct cli_args *a, const char *command, struct share_specs *s,
+    struct share_scenario *sc);
+void cli_share_free(struct share_specs *s, struct share_scenario *sc);
+
 /*
  * The progress line (progress.c): on a terminal, unless --quiet.  Messages
  * clear it first (cli_error and cli_warning do).

@@ -12,7 +12,10 @@
 
 #include <cJSON.h>
 
+#include "analysis/scenario.h"
+#include "analysis/share.h"
 #include "replay/replay.h"
+#include "replay/share-gpu.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
@@ -24,6 +27,131 @@ agrees(const struct replay_result *r)
 {
 	return r->agree_reserved && r->agree_allocs && r->agree_frees && r->agree_oom &&
 	    r->agree_resim;
+}
+
+/* --- a scenario of several jobs (share's), one process each on the GPU ----- */
+
+static int
+cuda_open(void *arg, struct replay_gpu *g, char **cause)
+{
+	return replay_cuda_open((int)(intptr_t)arg, g, cause);
+}
+
+static int
+cuda_ballast(void *arg, uint64_t keep, char **cause)
+{
+	return replay_cuda_ballast((int)(intptr_t)arg, keep, cause);
+}
+
+static void
+cuda_unballast(void *arg)
+{
+	(void)arg;
+	replay_cuda_unballast();
+}
+
+static void
+replay_share_cuda(int index, struct replay_share_gpu *gpu)
+{
+	*gpu = (struct replay_share_gpu){ .open = cuda_open, .ballast = cuda_ballast,
+	    .unballast = cuda_unballast, .arg = (void *)(intptr_t)index };
+}
+
+/* A job's outcome, in a word or a few. */
+static const char *
+outcome(const struct share_result *r, size_t k, char *buf, size_t len)
+{
+	const struct share_job_result *j = &r->jobs[k];
+
+	if (j->oomed && r->ooms[j->oom].event < 0)
+		snprintf(buf, len, "could not start (%s)", r->ooms[j->oom].what);
+	else if (j->oomed)
+		snprintf(buf, len, "out of memory at event %lld", (long long)r->ooms[j->oom].event);
+	else if (!j->started)
+		snprintf(buf, len, "not started");
+	else
+		snprintf(buf, len, "fits");
+	return buf;
+}
+
+static int
+same_outcome(const struct share_result *a, const struct share_result *b, size_t k)
+{
+	char x[64], y[64];
+
+	return strcmp(outcome(a, k, x, sizeof(x)), outcome(b, k, y, sizeof(y))) == 0;
+}
+
+static int
+replay_scenario(struct cli_args *a)
+{
+	struct share_specs s;
+	struct share_scenario sc;
+	struct share_result pred = { 0 }, real = { 0 };
+	struct replay_share_gpu gpu;
+	int index = a->given[OPT_CUDA_DEVICE] ? (int)a->v[OPT_CUDA_DEVICE].n : 0, rc, err, all = 1;
+	char *cause = NULL, x[64], y[64], sz[2][32];
+	cJSON *o, *jobs, *it;
+	size_t k;
+
+	if (!replay_cuda_built()) {
+		cli_error("replay support not built; reconfigure with --with-cuda");
+		return EXIT_USAGE;
+	}
+	if ((rc = cli_share_scenario(a, "replay", &s, &sc)) != 0)
+		goto out;
+	replay_share_cuda(index, &gpu);
+	if ((err = share_run(&sc, NULL, &pred, &cause)) < 0 ||
+	    (err = replay_share(&sc, &gpu, &real, &cause)) < 0) {
+		cli_error("%s", cause);
+		rc = gms_exit_code(err);
+		goto out;
+	}
+	for (k = 0; k < sc.njobs; k++)
+		all &= same_outcome(&pred, &real, k) &&
+		    pred.jobs[k].peak_reserved == real.jobs[k].peak_reserved;
+	if (a->v[OPT_FORMAT].choice == 1) {
+		o = cJSON_CreateObject();
+		cJSON_AddItemToObject(o, "predicted", share_json(&sc, &pred));
+		cJSON_AddItemToObject(o, "replayed", share_json(&sc, &real));
+		jobs = cJSON_AddArrayToObject(o, "jobs");
+		for (k = 0; k < sc.njobs; k++) {
+			it = cJSON_CreateObject();
+			cJSON_AddStringToObject(it, "name", sc.jobs[k].name);
+			cJSON_AddBoolToObject(it, "same_outcome", same_outcome(&pred, &real, k));
+			cJSON_AddBoolToObject(it, "same_peak_reserved",
+			    pred.jobs[k].peak_reserved == real.jobs[k].peak_reserved);
+			cJSON_AddItemToArray(jobs, it);
+		}
+		cJSON_AddBoolToObject(o, "agree", all);
+		cli_print_json(a, o);
+	} else {
+		fprintf(a->report, "%zu jobs, one process each, on GPU %d brought down to %s "
+		    "(%s of context each in the prediction)\n\n", sc.njobs, index,
+		    gms_fmt_size(sc.total, sz[0], sizeof(sz[0])),
+		    gms_fmt_size(sc.context, sz[1], sizeof(sz[1])));
+		fprintf(a->report, "  %-24s  %-30s  %-30s\n", "job", "predicted", "replayed");
+		for (k = 0; k < sc.njobs; k++) {
+			char p[96], q[96];
+
+			snprintf(p, sizeof(p), "%s, %s", outcome(&pred, k, x, sizeof(x)),
+			    gms_fmt_size(pred.jobs[k].peak_reserved, sz[0], sizeof(sz[0])));
+			snprintf(q, sizeof(q), "%s, %s", outcome(&real, k, y, sizeof(y)),
+			    gms_fmt_size(real.jobs[k].peak_reserved, sz[1], sizeof(sz[1])));
+			fprintf(a->report, "  %-24s  %-30s  %-30s%s\n", sc.jobs[k].name, p, q,
+			    same_outcome(&pred, &real, k) && pred.jobs[k].peak_reserved ==
+			    real.jobs[k].peak_reserved ? "" : "  DIFFERS");
+		}
+		fprintf(a->report, "\n  %s\n", all ? "the GPU did what the simulation said" :
+		    "the GPU and the simulation differ");
+	}
+	rc = !all && a->given[OPT_FAIL_ON_MISMATCH] ? EXIT_CHECK : EXIT_DONE;
+out:
+	free(cause);
+	share_result_free(&pred, sc.njobs);
+	share_result_free(&real, sc.njobs);
+	cli_share_free(&s, &sc);
+	return rc;
 }
 
 int
@@ -42,6 +170,10 @@ cmd_replay(struct cli_args *a)
 	char *cause = NULL;
 	cJSON *o;
 
+	if (a->given[OPT_SCENARIO] || a->given[OPT_JOB])
+		return replay_scenario(a);
+	if (a->argc != 1)
+		return cli_usage_error(a->cmd, "no trace given (or --job/--scenario: several jobs)");
 	cli_trace_opts(a, &topts);
 	spec.capacity = a->given[OPT_CAPACITY] ? a->v[OPT_CAPACITY].size : 0;
 	spec.touch = a->given[OPT_TOUCH] > 0;

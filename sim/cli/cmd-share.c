@@ -85,83 +85,115 @@ draw(const char *out, const char *csv, const struct share_scenario *sc,
 	return err < 0 ? gms_exit_code(err) : 0;
 }
 
+/*
+ * The scenario the command line and a scenario file give (share and replay):
+ * sc's jobs read, checked, named apart.  0, or the exit status after saying
+ * what is wrong; cli_share_free() either way.
+ */
+int
+cli_share_scenario(struct cli_args *a, const char *command, struct share_specs *s,
+    struct share_scenario *sc)
+{
+	struct trace_opts topts;
+	const struct gpu_model *g = NULL;
+	const char *gpu;
+	char *cause = NULL;
+	size_t k, m;
+	int err, i;
+
+	memset(s, 0, sizeof(*s));
+	*sc = (struct share_scenario){ .context = GPU_CONTEXT_OVERHEAD, .cc = 9 };
+	cli_trace_opts(a, &topts);
+	if (a->given[OPT_SCENARIO] &&
+	    (err = share_read_scenario(a->v[OPT_SCENARIO].s, s, &cause)) < 0)
+		goto fail;
+	for (i = 0; i < a->given[OPT_JOB]; i++)
+		if ((err = share_parse_job(a->all[OPT_JOB][i], i + 1, s, &cause)) < 0)
+			goto fail;
+	if (s->n < 2) {
+		cli_error("%s needs two jobs or more: give --job 'TRACE key=value ...' for "
+		    "each, or --scenario FILE.json", command);
+		return EXIT_USAGE;
+	}
+	/* the card: the command line first, then the file */
+	gpu = a->given[OPT_GPU] ? a->v[OPT_GPU].s : a->given[OPT_CAPACITY] ? NULL : s->gpu;
+	if (a->given[OPT_GPU] && a->given[OPT_CAPACITY]) {
+		cli_error("give --gpu or --capacity, not both");
+		return EXIT_USAGE;
+	}
+	if (gpu != NULL) {
+		if ((g = gpu_find(gpu, &cause)) == NULL) {
+			cli_error("%s: %s", a->given[OPT_GPU] ? "--gpu" : a->v[OPT_SCENARIO].s, cause);
+			free(cause);
+			return EXIT_INPUT;
+		}
+		sc->total = g->total;
+		sc->cc = g->cc;
+		sc->gpu = g->name;
+	} else {
+		sc->total = a->given[OPT_CAPACITY] ? a->v[OPT_CAPACITY].size : s->total;
+	}
+	if (sc->total == 0) {
+		cli_error("%s needs the GPU: give --gpu=MODEL or --capacity=SIZE (its whole "
+		    "memory), or \"gpu\" or \"capacity\" in the scenario", command);
+		return EXIT_USAGE;
+	}
+	sc->context = a->given[OPT_CONTEXT_OVERHEAD] ? a->v[OPT_CONTEXT_OVERHEAD].size :
+	    s->has_context ? s->context : GPU_CONTEXT_OVERHEAD;
+	sc->jobs = gms_calloc(s->n, sizeof(*sc->jobs));
+	for (k = 0; k < s->n; k++) {
+		sc->njobs = k + 1;
+		if ((err = share_job_make(&s->specs[k], &topts, 1, &sc->jobs[k], &cause)) < 0)
+			goto fail;
+		/* names tell jobs apart everywhere: make them unique */
+		for (m = 0; m < k; m++)
+			if (strcmp(sc->jobs[m].name, sc->jobs[k].name) == 0) {
+				char *nn = gms_asprintf("%s-%zu", sc->jobs[k].name, k + 1);
+
+				free(sc->jobs[k].name);
+				sc->jobs[k].name = nn;
+				m = (size_t)-1;
+			}
+	}
+	if ((err = share_check(sc, &cause)) < 0)
+		goto fail;
+	return 0;
+fail:
+	cli_error("%s", cause);
+	free(cause);
+	return gms_exit_code(err);
+}
+
+void
+cli_share_free(struct share_specs *s, struct share_scenario *sc)
+{
+	size_t k;
+
+	for (k = 0; k < sc->njobs; k++)
+		share_job_free(&sc->jobs[k]);
+	free(sc->jobs);
+	sc->jobs = NULL;
+	sc->njobs = 0;
+	share_specs_free(s);
+}
+
 int
 cmd_share(struct cli_args *a)
 {
 	struct share_specs s = { 0 };
-	struct share_scenario sc = { .context = GPU_CONTEXT_OVERHEAD, .cc = 9 };
+	struct share_scenario sc = { 0 };
 	struct share_result res = { 0 };
-	struct trace_opts topts;
 	struct cli_out tout = { 0 };
-	const struct gpu_model *g = NULL;
-	const char *gpu = NULL;
 	char *cause = NULL, *text = NULL, *more = NULL;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
-	int json = a->v[OPT_FORMAT].choice == 1, rc = EXIT_INPUT, err, i;
+	int json = a->v[OPT_FORMAT].choice == 1, rc = EXIT_INPUT, err;
 	cJSON *o = NULL, *x;
 	char *plotcsv = NULL;
 	FILE *plotf = NULL;
-	size_t k, m;
+	size_t k;
 
-	cli_trace_opts(a, &topts);
-	if (a->given[OPT_SCENARIO] &&
-	    (err = share_read_scenario(a->v[OPT_SCENARIO].s, &s, &cause)) < 0)
-		goto fail;
-	for (i = 0; i < a->given[OPT_JOB]; i++)
-		if ((err = share_parse_job(a->all[OPT_JOB][i], i + 1, &s, &cause)) < 0)
-			goto fail;
-	if (s.n < 2) {
-		cli_error("share needs two jobs or more: give --job 'TRACE key=value ...' for "
-		    "each, or --scenario FILE.json");
-		rc = EXIT_USAGE;
+	if ((rc = cli_share_scenario(a, "share", &s, &sc)) != 0)
 		goto out;
-	}
-	/* the card: the command line first, then the file */
-	gpu = a->given[OPT_GPU] ? a->v[OPT_GPU].s : a->given[OPT_CAPACITY] ? NULL : s.gpu;
-	if (gpu != NULL) {
-		if ((g = gpu_find(gpu, &cause)) == NULL) {
-			cli_error("%s: %s", a->given[OPT_GPU] ? "--gpu" : a->v[OPT_SCENARIO].s, cause);
-			goto out;
-		}
-		sc.total = g->total;
-		sc.cc = g->cc;
-		sc.gpu = g->name;
-	} else {
-		sc.total = a->given[OPT_CAPACITY] ? a->v[OPT_CAPACITY].size : s.total;
-	}
-	if (a->given[OPT_GPU] && a->given[OPT_CAPACITY]) {
-		cli_error("give --gpu or --capacity, not both");
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	if (sc.total == 0) {
-		cli_error("share needs the GPU: give --gpu=MODEL or --capacity=SIZE (its whole "
-		    "memory), or \"gpu\" or \"capacity\" in the scenario");
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	sc.context = a->given[OPT_CONTEXT_OVERHEAD] ? a->v[OPT_CONTEXT_OVERHEAD].size :
-	    s.has_context ? s.context : GPU_CONTEXT_OVERHEAD;
-	sc.jobs = gms_calloc(s.n, sizeof(*sc.jobs));
-	for (k = 0; k < s.n; k++) {
-		sc.njobs = k + 1;
-		if ((err = share_job_make(&s.specs[k], &topts, 1, &sc.jobs[k], &cause)) < 0)
-			goto fail;
-		/* names tell jobs apart everywhere: make them unique */
-		for (m = 0; m < k; m++)
-			if (strcmp(sc.jobs[m].name, sc.jobs[k].name) == 0) {
-				char *nn = gms_asprintf("%s-%zu", sc.jobs[k].name, k + 1);
-
-				free(sc.jobs[k].name);
-				sc.jobs[k].name = nn;
-				m = (size_t)-1;
-			}
-	}
-	if ((err = share_check(&sc, &cause)) < 0) {
-		cli_error("%s", cause);
-		rc = gms_exit_code(err);
-		goto out;
-	}
 	if (a->given[OPT_TIMELINE] && (rc = cli_out_open(a->v[OPT_TIMELINE].s, sc.jobs[0].path,
 	    &tout)) != 0)
 		goto out;
@@ -253,20 +285,13 @@ cmd_share(struct cli_args *a)
 		fputs(text, a->report);
 	}
 	rc = a->given[OPT_FAIL_ON_OOM] && !res.fits ? EXIT_CHECK : EXIT_DONE;
-	goto out;
-fail:
-	cli_error("%s", cause);
-	rc = gms_exit_code(err);
 out:
 	cJSON_Delete(o);
 	free(text);
 	free(more);
 	free(cause);
 	share_result_free(&res, sc.njobs);
-	for (k = 0; k < sc.njobs; k++)
-		share_job_free(&sc.jobs[k]);
-	free(sc.jobs);
-	share_specs_free(&s);
+	cli_share_free(&s, &sc);
 	if (plotf != NULL)
 		fclose(plotf);
 	if (plotcsv != NULL) {

@@ -223,7 +223,13 @@ static const struct cli_use share_opts[] = {
 
 static const struct cli_use replay_opts[] = {
 	{ OPT_CAPACITY, "the most the allocator may reserve, enforced as PyTorch enforces "
-	  "its memory fraction: a capped replay on a large GPU meets a small GPU's OOM", NULL },
+	  "its memory fraction: a capped replay on a large GPU meets a small GPU's OOM; with "
+	  "a scenario, the GPU's memory the jobs share", NULL },
+	{ OPT_JOB, NULL, NULL },
+	{ OPT_SCENARIO, NULL, NULL },
+	{ OPT_GPU, "with a scenario: the GPU the jobs share, a catalogued model", NULL },
+	{ OPT_CONTEXT_OVERHEAD, "with a scenario: each job's CUDA context in the prediction "
+	  "(the H200 measured 526.8 MiB)", NULL },
 	{ OPT_TOUCH, NULL, NULL },
 	{ OPT_NO_CACHE_BASELINE, NULL, NULL },
 	{ OPT_CUDA_DEVICE, NULL, NULL },
@@ -357,21 +363,28 @@ const struct cli_command cli_commands[] = {
 	  "bucket's maxima, in memory proportional to N.\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
 	  plot_opts, 1, 1, 1, cmd_plot },
-	{ "replay", "<trace>", "replay a trace on a real GPU beside the simulation (needs CUDA)",
+	{ "replay", "[<trace>]", "replay a trace on a real GPU beside the simulation (needs CUDA)",
 	  "Replay a trace on a real GPU: the policy's own code, its segments from cudaMalloc "
 	  "and cudaFree (expandable segments: the driver's virtual memory API). Reports the "
 	  "simulation's prediction beside the replay (peak reserved, device calls, the OOM "
 	  "event) and whether they agree; the device memory in use (cudaMemGetInfo) before, "
 	  "at its peak and at the end; the time spent in cudaMalloc and cudaFree; and a "
 	  "re-simulation given the addresses the GPU handed out, which must agree exactly.\n\n"
+	  "With --job or --scenario instead of a trace, a share scenario: one process per "
+	  "job, each with its own CUDA context and its policy over cudaMalloc and cudaFree, "
+	  "taking turns in the scenario's order through a counter in shared memory, the GPU "
+	  "brought down to the scenario's memory (--capacity or --gpu) by a ballast the "
+	  "parent holds; each job's outcome (fits, out of memory at which event, could not "
+	  "start) and peak reservation beside share's prediction.\n\n"
 	  "Needs a build with --with-cuda (exit 2 otherwise) and an NVIDIA GPU and driver. "
 	  "A built binary needs, on the GPU machine, the driver and libcjson.so.1 (or a "
 	  "build with --enable-static-deps).",
 	  "gpumemsim replay traces/resnet50-train-b32.json --policy=caching --touch\n"
-	  "gpumemsim replay traces/resnet50-train-b32.json --no-cache-baseline\n",
+	  "gpumemsim replay traces/resnet50-train-b32.json --no-cache-baseline\n"
+	  "gpumemsim replay --scenario mix.json --capacity=24GiB --context-overhead=527MiB\n",
 	  NULL,
 	  G_TRACE | G_POLICY | G_OUTPUT | G_PROGRESS,
-	  replay_opts, 1, 1, 0, cmd_replay },
+	  replay_opts, 0, 1, 0, cmd_replay },
 	{ "share", "", "several jobs on one GPU: who runs out of memory, when, and safe limits",
 	  "Run several jobs on one GPU: each job a trace replayed through its own allocator "
 	  "policy, in its own process (its own CUDA context, its own address space), all "
