@@ -24,6 +24,34 @@
 #include "sim/gpus.h"
 #include "traces/tracemem.h"
 
+/* --schedule: the merged order, a step a line. */
+static int
+write_schedule(const char *path, const struct share_scenario *sc)
+{
+	struct share_step *st = NULL;
+	struct cli_out o = { 0 };
+	char *cause = NULL;
+	size_t n = 0, i;
+	int rc, err;
+
+	if ((err = share_schedule(sc, &st, &n, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	if ((rc = cli_out_open(path, sc->jobs[0].path, &o)) != 0) {
+		free(st);
+		return rc;
+	}
+	fprintf(o.f, "step,job,what,event,pass,t_us\n");
+	for (i = 0; i < n; i++)
+		fprintf(o.f, "%zu,%s,%s,%llu,%llu,%lld\n", i, sc->jobs[st[i].job].name,
+		    st[i].start ? "start" : "event", (unsigned long long)st[i].event,
+		    (unsigned long long)st[i].pass, (long long)st[i].time_us);
+	free(st);
+	return cli_out_close(&o, 1);
+}
+
 /* A scratch file for the timeline a picture is drawn from: its path, or NULL. */
 static char *
 scratch_csv(FILE **f)
@@ -193,6 +221,8 @@ cmd_share(struct cli_args *a)
 	size_t k;
 
 	if ((rc = cli_share_scenario(a, "share", &s, &sc)) != 0)
+		goto out;
+	if (a->given[OPT_SCHEDULE] && (rc = write_schedule(a->v[OPT_SCHEDULE].s, &sc)) != 0)
 		goto out;
 	if (a->given[OPT_TIMELINE] && (rc = cli_out_open(a->v[OPT_TIMELINE].s, sc.jobs[0].path,
 	    &tout)) != 0)

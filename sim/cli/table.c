@@ -128,6 +128,10 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_PLOT] = { OPT_PLOT, 0, "plot", "file.svg|file.png", K_FILE,
 	    "draw the jobs' reservations stacked over time, the GPU's use and its memory, "
 	    "and where a job ran out (needs gnuplot)", .complete = "file" },
+	[OPT_SCHEDULE] = { OPT_SCHEDULE, 0, "schedule", "file.csv", K_FILE,
+	    "write the scenario's merged order as CSV (step,job,what,event,pass,t_us), for "
+	    "stepping real frameworks in the same order (replay/share_frameworks.py)",
+	    .complete = "file" },
 	[OPT_HELP] = { OPT_HELP, 'h', "help", NULL, K_FLAG, "show this help" },
 };
 
@@ -213,6 +217,7 @@ static const struct cli_use share_opts[] = {
 	{ OPT_TIMELINE, "write each job's reservation, the GPU's use and its free memory at "
 	  "every change as CSV (t_us,<job>...,used,free)", NULL },
 	{ OPT_PLOT, NULL, NULL },
+	{ OPT_SCHEDULE, NULL, NULL },
 	{ OPT_FAIL_ON_OOM, "exit 1 when a job runs out of memory", NULL },
 	{ OPT_OFFSETS, NULL, NULL },
 	{ OPT_SEED, NULL, NULL },
