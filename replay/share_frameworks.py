@@ -56,8 +56,10 @@ def advance(t, steps, owner, dead, finite):
     return t
 
 
-def run_job(k, job, events, mine, steps, owner, finite, turn, dead, cond, out):
-    """Job k's process: its steps (indices into steps), in turn."""
+def run_job(k, job, events, mine, steps, owner, finite, turn, dead, cond, out, scale):
+    """Job k's process: its steps (indices into steps), in turn.  Fractions are
+    of the scenario's card; the frameworks take them of the real one, so they
+    are scaled by the scenario's memory over the real card's."""
     fw = framework_of(job)
     if fw == "torch":
         conf = job.get("alloc_conf", "")
@@ -66,8 +68,8 @@ def run_job(k, job, events, mine, steps, owner, finite, turn, dead, cond, out):
     else:
         os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = (
             "true" if job.get("policy") == "preallocate" else "false")
-        if "fraction" in job:
-            os.environ["XLA_PYTHON_CLIENT_MEM_FRACTION"] = str(job["fraction"])
+        os.environ["XLA_PYTHON_CLIENT_MEM_FRACTION"] = "%.6f" % (
+            float(job.get("fraction", 0.75)) * scale)
         os.environ["XLA_PYTHON_CLIENT_ALLOCATOR"] = "bfc"
     live = {}
     res = {"outcome": "fits", "event": None, "pass": None, "peak_reserved": 0,
@@ -88,7 +90,8 @@ def run_job(k, job, events, mine, steps, owner, finite, turn, dead, cond, out):
                     torch.cuda.init()
                     torch.empty(0, device=dev)
                     if "fraction" in job:
-                        torch.cuda.set_per_process_memory_fraction(float(job["fraction"]), dev)
+                        torch.cuda.set_per_process_memory_fraction(
+                            float(job["fraction"]) * scale, dev)
                 else:
                     import jax
                     import numpy as np
@@ -167,16 +170,18 @@ def main():
     ctx = mp.get_context("spawn")
     turn, dead = ctx.Value("q", -1), ctx.Array("b", len(jobs))
     cond, out = ctx.Condition(), ctx.Queue()
+    import torch  # spawned children start afresh: this process may hold CUDA first
+    free, real_total = torch.cuda.mem_get_info(0)
+    scale = args.capacity / real_total
     procs = []
     for k, j in enumerate(jobs):
         evs = events_of(args.gpumemsim, os.path.join(base, j["trace"]), tmp, k)
         mine = [i for i, o in enumerate(owner) if o == k]
         p = ctx.Process(target=run_job, args=(k, j, evs, mine, steps, owner, finite, turn,
-                                              dead, cond, out))
+                                              dead, cond, out, scale))
         p.start()
         procs.append(p)
     # the ballast: all of the card but the scenario's memory, held here
-    import torch
     free, _ = torch.cuda.mem_get_info(0)
     ballast = torch.empty(free - args.capacity, dtype=torch.uint8, device="cuda")
     with cond:

@@ -297,8 +297,8 @@ caching(void)
 
 /*
  * Starting: a grow-only job takes a 4 GiB region for 3 GiB on an 8 GiB card;
- * a JAX preallocation from 1 s wants 0.75 x 8 GiB = 6 GiB at once, with 4
- * free: it cannot start.  A second context of 600 MiB on a 1 GiB card with
+ * a preallocation from 1 s with memory_limit 6 GiB wants 6 GiB at once, with
+ * 4 free: it cannot start.  JAX's own 0.75 x 8 GiB takes the 4 instead.  A second context of 600 MiB on a 1 GiB card with
  * one already there: 424 MiB free, it cannot start.
  */
 static void
@@ -317,13 +317,21 @@ starts(void)
 	jobs[0] = job("a", trace(a_lines), &policy_grow_only, jax, 1);
 	jobs[1] = job("p", trace(a_lines), &policy_preallocate, jax, 1);
 	jobs[1].start_us = SEC;
+	jobs[1].limit = 6 * GiB;
 	if (run(&sc, &r) == 0)
 		ok(r.nooms == 1 && r.ooms[0].job == 1 && r.ooms[0].event == -1 &&
 		    strcmp(r.ooms[0].what, "pool") == 0 && r.ooms[0].size == 6 * GiB &&
 		    r.ooms[0].gpu_free == 4 * GiB && !r.jobs[1].started,
-		    "preallocation: a 6 GiB pool with 4 GiB free cannot start");
+		    "preallocation: a 6 GiB memory_limit pool with 4 GiB free cannot start");
 	share_result_free(&r, 2);
 	same_on_gpu(&sc, "preallocation");
+	/* JAX's own 0.75 x 8 GiB above the 4 free: it takes the 4 (as the H200 showed) */
+	jobs[1].limit = 0;
+	if (run(&sc, &r) == 0)
+		ok(r.fits && r.jobs[1].peak_reserved == 4 * GiB && r.jobs[1].limit == 4 * GiB,
+		    "preallocation: JAX's pool above what is free takes what is free, 4 GiB");
+	share_result_free(&r, 2);
+	same_on_gpu(&sc, "JAX's pool");
 	sc.total = GiB;
 	sc.context = 600 * MiB;
 	jobs[0] = job("x", trace(tiny), &policy_caching, NULL, 0);
