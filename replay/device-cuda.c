@@ -306,14 +306,14 @@ replay_cuda_built(void)
 	return 1;
 }
 
-static void *ballast_p;
+static void *ballast_p[8];
 
 int
 replay_cuda_ballast(int index, uint64_t keep, char **cause)
 {
 	size_t free_b = 0, total = 0, n;
 	cudaError_t e;
-	int tries;
+	int i, tries;
 
 	if ((e = cudaSetDevice(index)) != cudaSuccess || (e = cudaFree(NULL)) != cudaSuccess ||
 	    (e = cudaMemGetInfo(&free_b, &total)) != cudaSuccess)
@@ -321,23 +321,35 @@ replay_cuda_ballast(int index, uint64_t keep, char **cause)
 	if (free_b < keep)
 		return gms_fail(cause, GMS_EIO, "GPU %d has %zu bytes free, less than the %llu "
 		    "the scenario's card has", index, free_b, (unsigned long long)keep);
-	/* all the rest in one block; a little less while the driver refuses that */
-	n = (free_b - (size_t)keep) / GRANULE * GRANULE;
-	for (tries = 0; n > 0 && tries < 64; tries++, n -= GRANULE) {
-		if (cudaMalloc(&ballast_p, n) == cudaSuccess)
-			return 0;
-		(void)cudaGetLastError();
+	/*
+	 * All the rest, in a block or a few: the driver gives some memory back
+	 * after a context starts (0.77 GiB on the H200), so look again after each.
+	 */
+	for (i = 0; i < 8 && free_b > keep + GRANULE; i++) {
+		n = (free_b - (size_t)keep) / GRANULE * GRANULE;
+		for (tries = 0; tries < 64 && cudaMalloc(&ballast_p[i], n) != cudaSuccess; tries++) {
+			(void)cudaGetLastError();
+			ballast_p[i] = NULL;
+			n -= GRANULE;
+		}
+		if (ballast_p[i] == NULL)
+			return gms_fail(cause, GMS_EIO, "cannot hold the ballast on GPU %d", index);
+		if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
+			break;
 	}
-	ballast_p = NULL;
-	return n == 0 ? 0 : gms_fail(cause, GMS_EIO, "cannot hold the ballast on GPU %d", index);
+	return 0;
 }
 
 void
 replay_cuda_unballast(void)
 {
-	if (ballast_p != NULL)
-		cudaFree(ballast_p);
-	ballast_p = NULL;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (ballast_p[i] != NULL)
+			cudaFree(ballast_p[i]);
+		ballast_p[i] = NULL;
+	}
 }
 
 int
