@@ -322,8 +322,9 @@ replay_cuda_ballast(int index, uint64_t keep, char **cause)
 		return gms_fail(cause, GMS_EIO, "GPU %d has %zu bytes free, less than the %llu "
 		    "the scenario's card has", index, free_b, (unsigned long long)keep);
 	/*
-	 * All the rest, in a block or a few: the driver gives some memory back
-	 * after a context starts (0.77 GiB on the H200), so look again after each.
+	 * All the rest, in a block or a few: what the driver reports free is
+	 * looked at again after each block, so the card ends at keep (to 2 MiB)
+	 * whatever the first block's rounding.
 	 */
 	for (i = 0; i < 8 && free_b > keep + GRANULE; i++) {
 		n = (free_b - (size_t)keep) / GRANULE * GRANULE;

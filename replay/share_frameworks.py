@@ -182,8 +182,8 @@ def main():
         p.start()
         procs.append(p)
     # the ballast: all of the card but the scenario's memory, held here; topped
-    # up while the driver shows more free (it gives some back after a context
-    # starts: 0.77 GiB on the H200)
+    # up while the driver shows more free than that (card_free in the output
+    # says where it ended)
     ballast = []
     for _ in range(8):
         free, _ = torch.cuda.mem_get_info(0)
