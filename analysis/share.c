@@ -117,6 +117,55 @@ share_span(const struct share_job *j)
 	return tm.pass_len * (int64_t)(j->repeat ? j->repeat : 1);
 }
 
+/*
+ * What a scenario may ask: times within 2^62 microseconds, and at most
+ * SHARE_MAX_EVENTS events replayed in all (a job repeating until the others
+ * end passes as often as fits in their time): so no scenario overflows a
+ * clock or runs for ever.
+ */
+#define SHARE_MAX_EVENTS 1e10
+#define SHARE_MAX_US 4.6e18
+
+static int
+share_bounds(const struct share_scenario *sc, char **cause)
+{
+	struct timing tm, t0;
+	double end = 0, start, total = 0, passes, e;
+	size_t k;
+
+	timing_of(&sc->jobs[0], &t0, NULL);
+	for (k = 0; k < sc->njobs; k++) {
+		const struct share_job *j = &sc->jobs[k];
+
+		timing_of(j, &tm, NULL);
+		start = j->start_is_event ? (double)sc->jobs[0].start_us + (double)t0.pass_len :
+		    (double)j->start_us;
+		e = start + (double)tm.pass_len * (double)(j->repeat ? j->repeat : 1);
+		if (e > SHARE_MAX_US)
+			return gms_fail(cause, GMS_ECONFIG, "job %s: runs past 2^62 microseconds "
+			    "(%llu passes of %.3f s from %.3f s)", j->name,
+			    (unsigned long long)(j->repeat ? j->repeat : 1),
+			    (double)tm.pass_len / 1e6, start / 1e6);
+		if (j->repeat != 0)
+			end = e > end ? e : end;
+	}
+	for (k = 0; k < sc->njobs; k++) {
+		const struct share_job *j = &sc->jobs[k];
+
+		timing_of(j, &tm, NULL);
+		start = j->start_is_event ? (double)sc->jobs[0].start_us + (double)t0.pass_len :
+		    (double)j->start_us;
+		passes = j->repeat ? (double)j->repeat :
+		    (end > start ? (end - start) / (double)tm.pass_len + 1 : 1);
+		total += passes * (double)tm.n;
+		if (total > SHARE_MAX_EVENTS)
+			return gms_fail(cause, GMS_ECONFIG, "the scenario would replay more than "
+			    "10^10 events (job %s: %.0f passes of %llu events); give fewer passes or "
+			    "a longer duration", j->name, passes, (unsigned long long)tm.n);
+	}
+	return 0;
+}
+
 int
 share_check(const struct share_scenario *sc, char **cause)
 {
@@ -147,7 +196,7 @@ share_check(const struct share_scenario *sc, char **cause)
 	if (finite == 0)
 		return gms_fail(cause, GMS_ECONFIG, "every job repeats until the others end: "
 		    "give one of them a number of passes (repeat=N)");
-	return 0;
+	return share_bounds(sc, cause);
 }
 
 /* --- starting and ending jobs ------------------------------------------- */

@@ -134,4 +134,8 @@ check_fail 3 "gpumemsim: error: job untimed: $TMP/untimed.jsonl has no times: gi
     share --capacity=8GB --job "$A" --job "$TMP/untimed.jsonl"
 gms share --capacity=8GB --job "$A" --job "$TMP/untimed.jsonl duration=10s"
 is "$rc" 0 "... and with duration= it runs"
+# no scenario runs for ever: a job repeating until a million passes of a
+# 104 s job end, 1 us a pass, would be 10^14 passes
+check_fail 3 "gpumemsim: error: the scenario would replay more than 10^10 events (job untimed: 103970604000001 passes of 1 events); give fewer passes or a longer duration" \
+    share --capacity=8GB --job "$A repeat=1000000" --job "$TMP/untimed.jsonl repeat=until-end duration=1us"
 done_testing
