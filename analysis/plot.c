@@ -160,6 +160,21 @@ gnuplot(const char *assigns, const char *script, const char *out, const char *er
 	return 0;
 }
 
+/* gnuplot, its complaints kept in t for the message. */
+static int
+gnuplot_in(struct tmp *t, const char *assigns, const char *script, const char *out,
+    char **cause)
+{
+	char *errpath;
+	FILE *f;
+
+	if ((f = tmp_file(t, "gnuplot.err", &errpath)) == NULL)
+		return gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s",
+		    strerror(errno));
+	fclose(f);
+	return gnuplot(assigns, script, out, errpath, cause);
+}
+
 static int
 write_script(struct tmp *t, const char *text, char **path, char **cause)
 {
@@ -174,7 +189,7 @@ int
 plot_timeline(const struct plot_timeline_args *a, char **cause)
 {
 	const char *term = plot_term(a->out, cause);
-	char *data, *ann, *oom, *script, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp, *errpath;
+	char *data, *ann, *oom, *script, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp;
 	char *labels = NULL, *oomplot = NULL;
 	struct tmp t;
 	size_t i, every;
@@ -263,12 +278,7 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; labels=%s; "
 	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s", qd, qo, term, a->n, tmp,
 	    qt, (double)a->capacity, qa, qm, qp);
-	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
-		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
-	} else {
-		fclose(f);
-		err = gnuplot(assigns, script, a->out, errpath, cause);
-	}
+	err = gnuplot_in(&t, assigns, script, a->out, cause);
 	free(qd);
 	free(qo);
 	free(qt);
@@ -297,7 +307,7 @@ plot_share(const char *out, const char *title, const char *csv,
     size_t nooms, char **cause)
 {
 	const char *term = plot_term(out, cause);
-	char *oom, *script, *assigns, *qd, *qo, *qt, *ql, *qm, *qp, *errpath, *labels, *tmp;
+	char *oom, *script, *assigns, *qd, *qo, *qt, *ql, *qm, *qp, *labels, *tmp;
 	char *oomplot;
 	struct tmp t;
 	size_t i;
@@ -335,12 +345,7 @@ plot_share(const char *out, const char *title, const char *csv,
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; njobs=%zu; labels=%s; "
 	    "title=%s; capacity=%.0f; oomplot=%s", qd, qo, term, njobs, ql, qt, (double)capacity,
 	    qp);
-	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
-		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
-	} else {
-		fclose(f);
-		err = gnuplot(assigns, script, out, errpath, cause);
-	}
+	err = gnuplot_in(&t, assigns, script, out, cause);
 	free(qd);
 	free(qo);
 	free(qt);
@@ -389,8 +394,7 @@ plot_map(const char *out, const char *title, const struct policy_ops *ops, void 
 {
 	const char *term = plot_term(out, cause);
 	struct map_ctx c = { .row = -1 };
-	char *data, *tics, *script, *assigns, *qd, *qo, *qt, *qs, *errpath;
-	FILE *f;
+	char *data, *tics, *script, *assigns, *qd, *qo, *qt, *qs;
 	struct tmp t;
 	int err;
 
@@ -421,12 +425,7 @@ plot_map(const char *out, const char *title, const struct policy_ops *ops, void 
 	qs = quoted(tics);
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; title=%s; nrows=%zu; "
 	    "ticfile=%s", qd, qo, term, qt, c.nsegs ? c.nsegs : 1, qs);
-	if ((f = tmp_file(&t, "gnuplot.err", &errpath)) == NULL) {
-		err = gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s", strerror(errno));
-	} else {
-		fclose(f);
-		err = gnuplot(assigns, script, out, errpath, cause);
-	}
+	err = gnuplot_in(&t, assigns, script, out, cause);
 	free(qd);
 	free(qo);
 	free(qt);

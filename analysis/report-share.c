@@ -13,8 +13,8 @@
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
 
-static cJSON *
-oom_json(const struct share_scenario *sc, const struct share_oom *o, int with_job)
+cJSON *
+share_oom_json(const struct share_scenario *sc, const struct share_oom *o, int with_job)
 {
 	cJSON *it = cJSON_CreateObject(), *held;
 	size_t k;
@@ -72,14 +72,14 @@ share_json(const struct share_scenario *sc, const struct share_result *res)
 		cJSON_AddNumberToObject(it, "peak_reserved", (double)r->peak_reserved);
 		cJSON_AddNumberToObject(it, "end_us", (double)r->end_us);
 		if (r->oomed)
-			cJSON_AddItemToObject(it, "oom", oom_json(sc, &res->ooms[r->oom], 0));
+			cJSON_AddItemToObject(it, "oom", share_oom_json(sc, &res->ooms[r->oom], 0));
 		else
 			cJSON_AddNullToObject(it, "oom");
 		cJSON_AddItemToArray(a, it);
 	}
 	a = cJSON_AddArrayToObject(o, "ooms");
 	for (k = 0; k < res->nooms; k++)
-		cJSON_AddItemToArray(a, oom_json(sc, &res->ooms[k], 1));
+		cJSON_AddItemToArray(a, share_oom_json(sc, &res->ooms[k], 1));
 	cJSON_AddNumberToObject(o, "peak_used", (double)res->peak_used);
 	cJSON_AddBoolToObject(o, "fits", res->fits);
 	return o;

@@ -117,20 +117,8 @@ share_offsets(const struct share_scenario *sc, unsigned long long n, unsigned lo
 		for (k = 0; k < sc->njobs; k++)
 			cJSON_AddNumberToObject(st, sc->jobs[k].name, (double)smp[worst].res.jobs[k].start_us);
 		a = cJSON_AddArrayToObject(w, "ooms");
-		for (k = 0; k < smp[worst].res.nooms; k++) {
-			const struct share_oom *e = &smp[worst].res.ooms[k];
-			cJSON *it = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(it, "job", sc->jobs[e->job].name);
-			if (e->event < 0)
-				cJSON_AddNullToObject(it, "event");
-			else
-				cJSON_AddNumberToObject(it, "event", (double)e->event);
-			cJSON_AddNumberToObject(it, "time_us", (double)e->time_us);
-			cJSON_AddNumberToObject(it, "size", (double)e->size);
-			cJSON_AddStringToObject(it, "what", e->what);
-			cJSON_AddItemToArray(a, it);
-		}
+		for (k = 0; k < smp[worst].res.nooms; k++)
+			cJSON_AddItemToArray(a, share_oom_json(sc, &smp[worst].res.ooms[k], 1));
 	}
 	if ((f = open_memstream(&out, &len)) != NULL) {
 		fprintf(f, "\n  start offsets: %llu samples (seed %llu), every job after the first "

@@ -151,6 +151,8 @@ cJSON *share_recommend(const struct share_scenario *sc, int threads, char **text
     char **cause);
 
 cJSON *share_json(const struct share_scenario *sc, const struct share_result *res);
+/* One out-of-memory as share_json() gives it (with its job's name when with_job). */
+cJSON *share_oom_json(const struct share_scenario *sc, const struct share_oom *o, int with_job);
 char *share_text(const struct share_scenario *sc, const struct share_result *res);
 
 #endif /* ANALYSIS_SHARE_H */
