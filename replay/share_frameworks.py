@@ -100,9 +100,9 @@ def run_job(k, job, events, mine, steps, owner, finite, turn, dead, cond, out, s
                 res["started"] = True
             else:
                 if npass > 0 and event == 0:
-                    for x in live.values():
-                        if fw == "jax":
-                            x.delete()
+                    if fw == "jax":
+                        for ident in list(live):
+                            live.pop(ident).delete()
                     live.clear()
                 op, ident, size = events[event]
                 if op == "alloc" and size > 0:
@@ -112,9 +112,11 @@ def run_job(k, job, events, mine, steps, owner, finite, turn, dead, cond, out, s
                         live[ident] = jax.device_put(np.empty(size, np.uint8), dev)
                         live[ident].block_until_ready()
                 elif op == "free" and ident in live:
-                    x = live.pop(ident)
+                    # no name may hold it: a tensor is freed when its last reference goes
                     if fw == "jax":
-                        x.delete()
+                        live.pop(ident).delete()
+                    else:
+                        del live[ident]
         except Exception as e:  # the frameworks' OOMs differ in type; their text says
             text = str(e)
             if ("out of memory" in text.lower() or "RESOURCE_EXHAUSTED" in text or
