@@ -26,13 +26,8 @@ struct ctx {
 	struct sim_result *res0;
 };
 
-/*
- * One run; 1 if it fits, 0 if it runs out of memory, < 0 if it cannot run.
- * A run that runs out stops there: "fits" and where it failed are all a
- * search needs (res's totals over the whole trace are then partial).
- */
-static int
-fits_at(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
+int
+plan_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
     const struct gpu_model *gpu, struct sim_result *res)
 {
 	struct run_spec spec = { .mem = m, .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
@@ -93,7 +88,7 @@ fits_once(const struct ctx *c, const struct plan_policy *p, uint64_t capacity,
 	for (i = 0; i < t->n; i++)
 		if (t->cap[i] == capacity)
 			return t->fits[i];
-	rc = fits_at(c->m, p, capacity, NULL, NULL);
+	rc = plan_fits(c->m, p, capacity, NULL, NULL);
 	if (rc >= 0 && t->n < 64) {
 		t->cap[t->n] = capacity;
 		t->fits[t->n++] = rc;
@@ -116,7 +111,7 @@ probe(void *arg, size_t i)
 	struct probes *pr = arg;
 
 	if (pr->fits[i] < 0)
-		pr->fits[i] = fits_at(pr->c->m, pr->p, pr->at[i], NULL, NULL);
+		pr->fits[i] = plan_fits(pr->c->m, pr->p, pr->at[i], NULL, NULL);
 }
 
 static void
@@ -217,7 +212,7 @@ cell(void *arg, size_t i)
 		cl->peak_reserved = c->rep->pols[k].unbounded_peak;
 		return;
 	}
-	rc = fits_at(c->m, &c->rep->pols[k], cl->capacity, gpu, &res);
+	rc = plan_fits(c->m, &c->rep->pols[k], cl->capacity, gpu, &res);
 	if (rc < 0) {
 		cl->err = rc;
 		return;
@@ -232,7 +227,7 @@ uncapped(void *arg, size_t i)
 {
 	struct ctx *c = arg;
 
-	c->rc0[i] = fits_at(c->m, &c->rep->pols[i], 0, NULL, &c->res0[i]);
+	c->rc0[i] = plan_fits(c->m, &c->rep->pols[i], 0, NULL, &c->res0[i]);
 }
 
 int
@@ -254,7 +249,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 		;
 	if (i < rep->npols) {
 		rep->peak_live = c.res0[i].peak_live;
-	} else if (fits_at(m, &ideal, 0, NULL, &res) >= 0) {
+	} else if (plan_fits(m, &ideal, 0, NULL, &res) >= 0) {
 		rep->peak_live = res.peak_live;
 	} else {
 		struct run_spec spec = { .mem = m, .policy = &policy_ideal };

@@ -54,6 +54,15 @@ struct plan_report {
 };
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);
+/*
+ * One run of p on m under capacity (on gpu, when not NULL): 1 if it fits, 0
+ * if it runs out of memory, < 0 if it cannot run.  A run that runs out
+ * stops there: "fits" and where it failed are all a search needs (res, when
+ * not NULL, then has partial totals over the trace).
+ */
+struct sim_result;
+int plan_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
+    const struct gpu_model *gpu, struct sim_result *res);
 void plan_free(struct plan_report *rep);
 cJSON *plan_json(const struct plan_report *rep);
 char *plan_text(const struct plan_report *rep);

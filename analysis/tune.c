@@ -124,14 +124,11 @@ static void
 mixed_one(void *arg, size_t i)
 {
 	struct mixed *x = arg;
-	struct batch_job *j;
 
-	if (i < x->side->n) {
+	if (i < x->side->n)
 		x->side->fn(x->side->arg, i);
-		return;
-	}
-	j = &x->jobs[i - x->side->n];
-	j->err = run_simulate(&j->spec, &j->out, &j->cause);
+	else
+		batch_run_one(&x->jobs[i - x->side->n]);
 }
 
 static struct tune_candidate *
@@ -265,7 +262,7 @@ bfc_run(const struct trace_mem *m, const struct policy_ops *ops, const struct po
 	    .capacity = capacity, .stop_at_oom = stop } };
 	int err;
 
-	batch_run(&job, 1, 1);
+	batch_run_one(&job);
 	err = job.err;
 	if (err == 0)
 		*res = job.out.res;
@@ -330,9 +327,7 @@ struct bfc_side {
 static void
 bfc_mode(void *arg, size_t k)
 {
-	struct batch_job *j = &((struct bfc_side *)arg)->modes[k];
-
-	j->err = run_simulate(&j->spec, &j->out, &j->cause);
+	batch_run_one(&((struct bfc_side *)arg)->modes[k]);
 }
 
 /* The modes' results; the smallest limits to search, between the live peak and

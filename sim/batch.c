@@ -48,12 +48,16 @@ worker(void *arg)
 	}
 }
 
+void
+batch_run_one(struct batch_job *job)
+{
+	job->err = run_simulate(&job->spec, &job->out, &job->cause);
+}
+
 static void
 run_job(void *arg, size_t i)
 {
-	struct batch_job *j = &((struct batch_job *)arg)[i];
-
-	j->err = run_simulate(&j->spec, &j->out, &j->cause);
+	batch_run_one(&((struct batch_job *)arg)[i]);
 }
 
 int
@@ -301,7 +305,7 @@ batch_run_shared(struct batch_job *jobs, size_t n, int threads)
 		if (sh.failed_at[i] != 0) {
 			/* a simulation refused an event: its own run says where, exactly */
 			run_output_free(&jobs[i].out);
-			jobs[i].err = run_simulate(&jobs[i].spec, &jobs[i].out, &jobs[i].cause);
+			batch_run_one(&jobs[i]);
 		} else if (sh.ch[cur].err != 0) {
 			jobs[i].err = sh.ch[cur].err;
 			jobs[i].cause = gms_strdup(sh.ch[cur].cause);

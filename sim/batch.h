@@ -20,6 +20,9 @@ struct batch_job {
 /* Threads to use by default: the machine's online cores. */
 int batch_default_threads(void);
 
+/* Run one job here, in this thread. */
+void batch_run_one(struct batch_job *job);
+
 /* Run every job; returns 0 once all have finished, whatever they returned. */
 int batch_run(struct batch_job *jobs, size_t n, int threads);
 
