@@ -20,9 +20,31 @@
 
 #define MAX_SCENARIO ((size_t)16 << 20)
 
-/* The keys a job takes besides its policy's own settings. */
-static const char *const job_keys[] = { "policy", "name", "start", "repeat", "duration",
-	"limit", "fraction", "cc", NULL };
+/* The keys a job takes besides its policy's own settings, and what each takes. */
+static const struct {
+	const char *key, *takes;
+} job_keys[] = {
+	{ "policy", NULL },
+	{ "name", "a name" },
+	{ "start", "a time (30s, 1.5ms, 250us, 2m) or event:N" },
+	{ "repeat", "a number of passes (1 or more) or until-end" },
+	{ "duration", "a time above 0 (60s, 1.5ms)" },
+	{ "limit", "a size above 0 (4GiB, 4000MB)" },
+	{ "fraction", "a fraction of the card above 0, at most 1" },
+	{ "cc", "a compute capability major (7, 8, 9)" },
+};
+
+/* The key's entry in job_keys, or -1 when it is not one of share's own. */
+static int
+job_key_index(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(job_keys); i++)
+		if (strcmp(job_keys[i].key, key) == 0)
+			return (int)i;
+	return -1;
+}
 
 /*
  * "30s", "1.5ms", "250us", "2m", "1h", "0"; a number alone (a scenario
@@ -318,11 +340,7 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 	j->opts = gms_calloc(js->n + 1, sizeof(*j->opts));
 	len = strlen(j->ops->name) + 1;
 	for (i = 0; i < js->n; i++) {
-		const char *const *k;
-
-		for (k = job_keys; *k != NULL && strcmp(*k, js->keys[i]) != 0; k++)
-			;
-		if (*k != NULL)
+		if (job_key_index(js->keys[i]) >= 0)
 			continue;
 		j->opts[n++] = (struct policy_kv){ js->keys[i], js->vals[i] };
 		len += strlen(js->keys[i]) + strlen(js->vals[i]) + 2;
@@ -344,24 +362,6 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 		strcat(j->label, j->opts[i].value);
 	}
 	return 0;
-}
-
-static const char *
-what_key_takes(const char *k)
-{
-	if (strcmp(k, "start") == 0)
-		return "a time (30s, 1.5ms, 250us, 2m) or event:N";
-	if (strcmp(k, "repeat") == 0)
-		return "a number of passes (1 or more) or until-end";
-	if (strcmp(k, "duration") == 0)
-		return "a time above 0 (60s, 1.5ms)";
-	if (strcmp(k, "limit") == 0)
-		return "a size above 0 (4GiB, 4000MB)";
-	if (strcmp(k, "fraction") == 0)
-		return "a fraction of the card above 0, at most 1";
-	if (strcmp(k, "cc") == 0)
-		return "a compute capability major (7, 8, 9)";
-	return "a name";
 }
 
 /* One of share's own keys into j: 0, 1 when the value is bad, or an error. */
@@ -439,7 +439,7 @@ share_job_make(const struct share_spec *js, const struct trace_opts *topts, int 
 			return err;
 		if (err > 0)
 			return gms_fail(cause, GMS_ECONFIG, "%s: %s='%s' is not %s", js->where,
-			    js->keys[i], js->vals[i], what_key_takes(js->keys[i]));
+			    js->keys[i], js->vals[i], job_keys[job_key_index(js->keys[i])].takes);
 	}
 	if (j->name == NULL) {
 		slash = strrchr(j->path, '/');

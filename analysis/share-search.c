@@ -17,7 +17,6 @@
 #include "sim/batch.h"
 #include "sim/gms.h"
 #include "sim/gpus.h"
-#include "sim/run.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
 #define PAGE (2 * GMS_MiB)
@@ -152,7 +151,7 @@ share_offsets(const struct share_scenario *sc, unsigned long long n, unsigned lo
 	*text = out;
 out:
 	for (i = 0; i < n; i++) {
-		share_result_free(&smp[i].res, sc->njobs);
+		share_result_free(&smp[i].res);
 		free(smp[i].jobs);
 		free(smp[i].cause);
 	}
@@ -177,14 +176,11 @@ struct need {
 static enum term
 term_of(const struct share_job *j)
 {
-	const char *f;
-
 	if (j->ops == &policy_caching)
 		return T_FRACTION_TORCH;
 	if (j->ops != &policy_grow_only && j->ops != &policy_preallocate)
 		return T_NONE;
-	f = policy_opt(&(struct policy_args){ .opts = j->opts, .nopts = j->nopts }, "flavor");
-	return f != NULL && strcmp(f, "jax") == 0 ? T_FRACTION_JAX : T_MEMORY_LIMIT;
+	return share_job_is_jax(j) ? T_FRACTION_JAX : T_MEMORY_LIMIT;
 }
 
 /* The limit expressed as the framework takes it, at least min, at most want when it can. */
@@ -230,7 +226,6 @@ express(struct need *nd, uint64_t total, uint64_t want)
 struct alone {
 	const struct share_scenario *sc;
 	struct need *nd;
-	int threads;
 	int err;
 };
 
@@ -275,27 +270,21 @@ try_limits(const struct share_scenario *sc, const struct need *nd, struct share_
 	return err;
 }
 
-/* Does job k fit alone under limit?  (A caching allocator may not with more.) */
+/* Does job j fit alone under limit?  (A caching allocator may not with more.) */
 static int
 fits_alone(const struct share_job *j, uint64_t limit)
 {
-	struct run_spec spec = { .mem = j->mem, .policy = j->ops, .opts = j->opts,
-	    .nopts = j->nopts, .capacity = limit, .stop_at_oom = 1 };
-	struct run_output out;
-	char *cause = NULL;
-	int fits;
+	struct plan_policy pol = { .label = j->label, .ops = j->ops, .opts = j->opts,
+	    .nopts = j->nopts };
 
-	fits = run_simulate(&spec, &out, &cause) == 0 && !out.res.oomed;
-	run_output_free(&out);
-	free(cause);
-	return fits;
+	return plan_fits(j->mem, &pol, limit, NULL, NULL) == 1;
 }
 
 cJSON *
 share_recommend(const struct share_scenario *sc, int threads, char **text, char **cause)
 {
 	struct need *nd = gms_calloc(sc->njobs, sizeof(*nd));
-	struct alone al = { .sc = sc, .nd = nd, .threads = threads };
+	struct alone al = { .sc = sc, .nd = nd };
 	struct share_result res = { 0 };
 	uint64_t sum = 0, need = 0, slack, extra;
 	cJSON *o = NULL, *a, *it;
@@ -326,7 +315,7 @@ share_recommend(const struct share_scenario *sc, int threads, char **text, char 
 			if (nd[k].term != T_NONE && !fits_alone(&sc->jobs[k], nd[k].limit))
 				express(&nd[k], sc->total, nd[k].min);
 		}
-		share_result_free(&res, sc->njobs);
+		share_result_free(&res);
 		if (try_limits(sc, nd, &res, cause) < 0) {
 			cJSON_Delete(o);
 			o = NULL;
@@ -381,7 +370,7 @@ share_recommend(const struct share_scenario *sc, int threads, char **text, char 
 	}
 	*text = out;
 done:
-	share_result_free(&res, sc->njobs);
+	share_result_free(&res);
 	free(nd);
 	return o;
 }

@@ -9,7 +9,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +106,34 @@ event_time(const struct js *s, uint64_t i, int64_t *last_t)
 	return base + (t - s->tm.t_first);
 }
 
+/* The job's first event, its clock set to it: 0 when the trace has none. */
+static int
+clock_begin(struct js *s)
+{
+	s->i = 0;
+	s->pass = 0;
+	s->last_t = s->tm.t_first;
+	if (s->tm.n == 0)
+		return 0;
+	s->next_t = event_time(s, 0, &s->last_t);
+	return 1;
+}
+
+/* Past event i: the next, or the next pass's first; 0 when all passes are made. */
+static int
+clock_next(struct js *s)
+{
+	if (++s->i == s->tm.n) {
+		s->i = 0;
+		s->pass++;
+		s->last_t = s->tm.t_first;
+		if (s->j->repeat != 0 && s->pass == s->j->repeat)
+			return 0;
+	}
+	s->next_t = event_time(s, s->i, &s->last_t);
+	return 1;
+}
+
 int64_t
 share_span(const struct share_job *j)
 {
@@ -127,49 +154,45 @@ share_span(const struct share_job *j)
 #define SHARE_MAX_US 4.6e18
 
 static int
-share_bounds(const struct share_scenario *sc, char **cause)
+share_bounds(const struct share_scenario *sc, const struct timing *tm, char **cause)
 {
-	struct timing tm, t0;
 	double end = 0, start, total = 0, passes, e;
 	size_t k;
 
-	timing_of(&sc->jobs[0], &t0, NULL);
 	for (k = 0; k < sc->njobs; k++) {
 		const struct share_job *j = &sc->jobs[k];
 
-		timing_of(j, &tm, NULL);
-		start = j->start_is_event ? (double)sc->jobs[0].start_us + (double)t0.pass_len :
+		start = j->start_is_event ? (double)sc->jobs[0].start_us + (double)tm[0].pass_len :
 		    (double)j->start_us;
-		e = start + (double)tm.pass_len * (double)(j->repeat ? j->repeat : 1);
+		e = start + (double)tm[k].pass_len * (double)(j->repeat ? j->repeat : 1);
 		if (e > SHARE_MAX_US)
 			return gms_fail(cause, GMS_ECONFIG, "job %s: runs past 2^62 microseconds "
 			    "(%llu passes of %.3f s from %.3f s)", j->name,
 			    (unsigned long long)(j->repeat ? j->repeat : 1),
-			    (double)tm.pass_len / 1e6, start / 1e6);
+			    (double)tm[k].pass_len / 1e6, start / 1e6);
 		if (j->repeat != 0)
 			end = e > end ? e : end;
 	}
 	for (k = 0; k < sc->njobs; k++) {
 		const struct share_job *j = &sc->jobs[k];
 
-		timing_of(j, &tm, NULL);
-		start = j->start_is_event ? (double)sc->jobs[0].start_us + (double)t0.pass_len :
+		start = j->start_is_event ? (double)sc->jobs[0].start_us + (double)tm[0].pass_len :
 		    (double)j->start_us;
 		passes = j->repeat ? (double)j->repeat :
-		    (end > start ? (end - start) / (double)tm.pass_len + 1 : 1);
-		total += passes * (double)tm.n;
+		    (end > start ? (end - start) / (double)tm[k].pass_len + 1 : 1);
+		total += passes * (double)tm[k].n;
 		if (total > SHARE_MAX_EVENTS)
 			return gms_fail(cause, GMS_ECONFIG, "the scenario would replay more than "
 			    "10^10 events (job %s: %.0f passes of %llu events); give fewer passes or "
-			    "a longer duration", j->name, passes, (unsigned long long)tm.n);
+			    "a longer duration", j->name, passes, (unsigned long long)tm[k].n);
 	}
 	return 0;
 }
 
-int
-share_check(const struct share_scenario *sc, char **cause)
+/* share_check(), each job's clock into tm[] on the way. */
+static int
+check(const struct share_scenario *sc, struct timing *tm, char **cause)
 {
-	struct timing tm;
 	size_t k, finite = 0;
 	int err;
 
@@ -180,7 +203,7 @@ share_check(const struct share_scenario *sc, char **cause)
 		const struct share_job *j = &sc->jobs[k];
 
 		finite += j->repeat != 0;
-		if ((err = timing_of(j, &tm, cause)) < 0)
+		if ((err = timing_of(j, &tm[k], cause)) < 0)
 			return err;
 		if (j->start_is_event && k == 0)
 			return gms_fail(cause, GMS_ECONFIG, "job %s: start=event:N counts the "
@@ -196,7 +219,17 @@ share_check(const struct share_scenario *sc, char **cause)
 	if (finite == 0)
 		return gms_fail(cause, GMS_ECONFIG, "every job repeats until the others end: "
 		    "give one of them a number of passes (repeat=N)");
-	return share_bounds(sc, cause);
+	return share_bounds(sc, tm, cause);
+}
+
+int
+share_check(const struct share_scenario *sc, char **cause)
+{
+	struct timing *tm = gms_calloc(sc->njobs + 1, sizeof(*tm));
+	int err = check(sc, tm, cause);
+
+	free(tm);
+	return err;
 }
 
 /* --- starting and ending jobs ------------------------------------------- */
@@ -207,8 +240,8 @@ is_bfc(const struct policy_ops *ops)
 	return ops == &policy_grow_only || ops == &policy_preallocate;
 }
 
-static int
-is_jax(const struct share_job *j)
+int
+share_job_is_jax(const struct share_job *j)
 {
 	const char *f = policy_opt(&(struct policy_args){ .opts = j->opts, .nopts = j->nopts },
 	    "flavor");
@@ -224,21 +257,38 @@ bfc_limit(const struct share_scenario *sc, const struct share_job *j, uint64_t f
 
 	if (j->limit != 0)
 		return j->limit;
-	if (j->fraction > 0 || is_jax(j)) {
+	if (j->fraction > 0 || share_job_is_jax(j)) {
 		l = (uint64_t)((j->fraction > 0 ? j->fraction : JAX_FRACTION) * (double)sc->total);
 		/* measured on the H200 (replay/RESULTS.md): a JAX pool asked above what is
 		   free takes what is free, it does not fail */
-		if (j->ops == &policy_preallocate && is_jax(j) && l > free_bytes)
+		if (j->ops == &policy_preallocate && share_job_is_jax(j) && l > free_bytes)
 			l = free_bytes;
 		return l;
 	}
 	return policy_bfc_tf_limit(free_bytes, j->cc ? j->cc : sc->cc);
 }
 
-static uint64_t
-page_up(uint64_t n)
+int
+share_pool_fits(const struct share_job *j, const struct share_settings *st, uint64_t free_bytes)
 {
-	return (n + PAGE - 1) / PAGE * PAGE;
+	return j->ops != &policy_preallocate || (st->limit + PAGE - 1) / PAGE * PAGE <= free_bytes;
+}
+
+int
+share_preallocate(const struct share_job *j, struct sim *sim)
+{
+	const struct policy_ops *ops = sim_policy(sim);
+	void *st = sim_policy_state(sim);
+	uint64_t block;
+	void *h;
+
+	if (j->ops != &policy_preallocate)
+		return 0;
+	/* a byte's request makes BFC reserve its whole pool: in one piece, or not at all */
+	if (ops->alloc(st, 1, 0, &h, &block) < 0 || sim_device(sim)->c.refusals > 0)
+		return -1;
+	ops->free(st, h);
+	return 0;
 }
 
 static void
@@ -323,8 +373,7 @@ job_start(struct ctx *c, size_t k, int64_t now)
 	struct js *s = &c->js[k];
 	const struct share_job *j = s->j;
 	struct share_job_result *jr = &c->res->jobs[k];
-	uint64_t free_bytes = c->gpu.total - c->gpu.used, limit, block;
-	void *handle;
+	uint64_t free_bytes = c->gpu.total - c->gpu.used, limit;
 	int err;
 
 	jr->start_us = now;
@@ -339,7 +388,7 @@ job_start(struct ctx *c, size_t k, int64_t now)
 	limit = s->set.limit;
 	jr->limit = limit;
 	/* preallocation: the whole pool at the start, or the job fails there */
-	if (j->ops == &policy_preallocate && page_up(limit) > free_bytes) {
+	if (!share_pool_fits(j, &s->set, free_bytes)) {
 		note_oom(c, k, -1, now, limit, "pool");
 		c->gpu.used -= c->sc->context;
 		job_end(c, k, now);
@@ -359,25 +408,13 @@ job_start(struct ctx *c, size_t k, int64_t now)
 	}
 	s->state = J_RUNNING;
 	jr->started = 1;
-	if (j->ops == &policy_preallocate) {
-		const struct policy_ops *ops = sim_policy(s->out.sim);
-		void *st = sim_policy_state(s->out.sim);
-
-		if (ops->alloc(st, 1, 0, &handle, &block) < 0 || s->out.dev->c.refusals > 0) {
-			note_oom(c, k, -1, now, limit, "pool");
-			job_end(c, k, now);
-			return 0;
-		}
-		ops->free(st, handle);
-	}
-	s->i = 0;
-	s->pass = 0;
-	s->last_t = s->tm.t_first;
-	if (s->tm.n == 0) {
+	if (share_preallocate(j, s->out.sim) < 0) {
+		note_oom(c, k, -1, now, limit, "pool");
 		job_end(c, k, now);
 		return 0;
 	}
-	s->next_t = event_time(s, 0, &s->last_t);
+	if (!clock_begin(s))
+		job_end(c, k, now);
 	return 0;
 }
 
@@ -409,18 +446,14 @@ job_event(struct ctx *c, size_t k)
 		job_end(c, k, now);
 		return 0;
 	}
-	if (++s->i == s->tm.n) {
-		jr->passes = ++s->pass;
-		if (s->j->repeat != 0 && s->pass == s->j->repeat) {
-			job_end(c, k, now);
-			return 0;
-		}
+	if (!clock_next(s)) {
+		jr->passes = s->pass;
+		job_end(c, k, now);
+	} else if (s->i == 0) {
 		/* the next pass begins as the trace did; the cache stays */
-		sim_free_live(s->out.sim, s->i - 1);
-		s->i = 0;
-		s->last_t = s->tm.t_first;
+		jr->passes = s->pass;
+		sim_free_live(s->out.sim, s->tm.n - 1);
 	}
-	s->next_t = event_time(s, s->i, &s->last_t);
 	return 0;
 }
 
@@ -502,18 +535,21 @@ static int
 setup(struct ctx *c, char **cause)
 {
 	const struct share_scenario *sc = c->sc;
+	struct timing *tm = gms_calloc(sc->njobs + 1, sizeof(*tm));
 	int64_t t0;
 	size_t k;
 	int err;
 
 	c->js = gms_calloc(sc->njobs, sizeof(*c->js));
-	if ((err = share_check(sc, cause)) < 0)
+	if ((err = check(sc, tm, cause)) < 0) {
+		free(tm);
 		return err;
+	}
 	for (k = 0; k < sc->njobs; k++) {
 		struct js *s = &c->js[k];
 
 		s->j = &sc->jobs[k];
-		timing_of(s->j, &s->tm, NULL);
+		s->tm = tm[k];
 		s->state = J_PENDING;
 		s->start = s->j->start_us;
 	}
@@ -525,6 +561,7 @@ setup(struct ctx *c, char **cause)
 		}
 	for (k = 0; k < sc->njobs; k++)
 		c->js[k].next_t = c->js[k].start;
+	free(tm);
 	return 0;
 }
 
@@ -553,18 +590,10 @@ share_schedule(const struct share_scenario *sc, struct share_step **steps, size_
 			*steps = gms_realloc(*steps, (cap = cap ? 2 * cap : 1024) * sizeof(**steps));
 		(*steps)[(*n)++] = (struct share_step){ .job = k, .start = s->state == J_PENDING,
 		    .event = s->i, .pass = s->pass, .time_us = s->next_t };
-		if (s->state == J_PENDING) {
-			s->state = s->tm.n > 0 ? J_RUNNING : J_ENDED;
-			s->last_t = s->tm.t_first;
-		} else if (++s->i == s->tm.n) {
-			s->pass++;
-			s->i = 0;
-			s->last_t = s->tm.t_first;
-			if (s->j->repeat != 0 && s->pass == s->j->repeat)
-				s->state = J_ENDED;
-		}
-		if (s->state == J_RUNNING)
-			s->next_t = event_time(s, s->i, &s->last_t);
+		if (s->state == J_PENDING)
+			s->state = clock_begin(s) ? J_RUNNING : J_ENDED;
+		else if (!clock_next(s))
+			s->state = J_ENDED;
 		if (!finite_left(&c))
 			for (k = 0; k < sc->njobs; k++)
 				c.js[k].state = J_ENDED;
@@ -618,11 +647,10 @@ out:
 }
 
 void
-share_result_free(struct share_result *res, size_t njobs)
+share_result_free(struct share_result *res)
 {
 	size_t i;
 
-	(void)njobs;
 	for (i = 0; i < res->nooms; i++)
 		free(res->ooms[i].held);
 	free(res->ooms);

@@ -100,6 +100,17 @@ void share_settings(const struct share_scenario *sc, const struct share_job *j,
     uint64_t free_bytes, struct share_settings *st);
 void share_settings_free(struct share_settings *st);
 
+/* Is j a JAX job (a BFC policy of flavor jax)? */
+int share_job_is_jax(const struct share_job *j);
+/* Can j take its preallocated pool (st's limit, in the driver's pages) with
+   free_bytes free?  Always, for a job that does not preallocate. */
+int share_pool_fits(const struct share_job *j, const struct share_settings *st,
+    uint64_t free_bytes);
+/* A preallocating job takes its whole pool now, as the frameworks do at
+   their start: 0, or -1 when the device refused it (then, or any part). */
+struct sim;
+int share_preallocate(const struct share_job *j, struct sim *sim);
+
 /* How long a job runs: its passes (one, repeating until the others end) in microseconds. */
 int64_t share_span(const struct share_job *j);
 
@@ -115,7 +126,7 @@ int share_check(const struct share_scenario *sc, char **cause);
  */
 int share_run(const struct share_scenario *sc, FILE *timeline, struct share_result *res,
     char **cause);
-void share_result_free(struct share_result *res, size_t njobs);
+void share_result_free(struct share_result *res);
 
 /* One step of a scenario's merged order: a job's start, or one of its events. */
 struct share_step {

@@ -25,7 +25,6 @@
 #include "sim/sim.h"
 #include "traces/tracemem.h"
 
-#define PAGE (2 * GMS_MiB)
 
 /* What a job's process reports back. */
 struct jobout {
@@ -126,9 +125,8 @@ job(struct run *r, size_t k)
 	struct trace_event ev;
 	struct sim *sim = NULL;
 	struct sim_result sr;
-	uint64_t used, free_bytes, block;
+	uint64_t used, free_bytes;
 	char *cause = NULL;
-	void *h;
 	int rc = 0;
 
 	while ((st = wait_turn(r, k)) != NULL) {
@@ -141,8 +139,7 @@ job(struct run *r, size_t k)
 			free_bytes = g.used(g.ctx, &used) == 0 ? g.total - used : 0;
 			share_settings(r->sc, j, free_bytes, &set);
 			o->limit = set.limit;
-			if (j->ops == &policy_preallocate &&
-			    (set.limit + PAGE - 1) / PAGE * PAGE > free_bytes) {
+			if (!share_pool_fits(j, &set, free_bytes)) {
 				oom(r, k, -1, st, set.limit, "pool", free_bytes, 0);
 				break;
 			}
@@ -155,16 +152,9 @@ job(struct run *r, size_t k)
 				break;
 			}
 			o->started = 1;
-			if (j->ops == &policy_preallocate) {
-				const struct policy_ops *ops = sim_policy(sim);
-				void *ps = sim_policy_state(sim);
-
-				if (ops->alloc(ps, 1, 0, &h, &block) < 0 || g.dev->c.refusals > 0) {
-					oom(r, k, -1, st, set.limit, "pool", free_bytes,
-					    g.dev->c.reserved);
-					break;
-				}
-				ops->free(ps, h);
+			if (share_preallocate(j, sim) < 0) {
+				oom(r, k, -1, st, set.limit, "pool", free_bytes, g.dev->c.reserved);
+				break;
 			}
 		} else {
 			if (st->pass > 0 && st->event == 0)

@@ -173,8 +173,8 @@ same_on_gpu(struct share_scenario *sc, const char *what)
 			same = a.ooms[k].held[m] == b.ooms[k].held[m];
 	}
 	ok(same, "%s: the same replayed in a process per job, taking turns", what);
-	share_result_free(&a, sc->njobs);
-	share_result_free(&b, sc->njobs);
+	share_result_free(&a);
+	share_result_free(&b);
 	munmap(gpu, sizeof(*gpu));
 }
 
@@ -232,7 +232,7 @@ seed_story(void)
 		    "story: a held 6845104128 then, b nothing, 2281701376 free");
 		is_u64(r.peak_used, 6845104128ULL, "story: the card's peak use is a's");
 	}
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "story");
 	jobs[0].limit = jobs[1].limit = 4 * GiB + GiB / 4;
 	if (run(&sc, &r) == 0) {
@@ -241,7 +241,7 @@ seed_story(void)
 		is_u64(r.jobs[1].peak_reserved, 4294967296ULL, "capped: b a 4 GiB region");
 		is_u64(r.peak_used, 8858370048ULL, "capped: the card's peak, 8.25 GiB");
 	}
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "story, capped");
 }
 
@@ -280,7 +280,7 @@ caching(void)
 		is_u64(r.jobs[0].peak_reserved, 3758096384ULL, "caching: a's peak, its 3.5 GiB");
 		is_u64(r.peak_used, 3758096384ULL + 3221225472ULL, "caching: the card's peak, 6.5 GiB");
 	}
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "caching retry");
 	jobs[0] = job("c", trace(c_lines), &policy_caching, NULL, 0);
 	jobs[1] = job("d", trace(c_lines), &policy_caching, NULL, 0);
@@ -291,7 +291,7 @@ caching(void)
 		ok(r.nooms == 1 && r.ooms[0].held[0] == 4 * GiB && r.ooms[0].gpu_free == 3 * GiB,
 		    "caching: c's cached 4 GiB stay c's; 3 GiB free");
 	}
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "another job's cache");
 }
 
@@ -323,14 +323,14 @@ starts(void)
 		    strcmp(r.ooms[0].what, "pool") == 0 && r.ooms[0].size == 6 * GiB &&
 		    r.ooms[0].gpu_free == 4 * GiB && !r.jobs[1].started,
 		    "preallocation: a 6 GiB memory_limit pool with 4 GiB free cannot start");
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "preallocation");
 	/* JAX's own 0.75 x 8 GiB above the 4 free: it takes the 4 (as the H200 showed) */
 	jobs[1].limit = 0;
 	if (run(&sc, &r) == 0)
 		ok(r.fits && r.jobs[1].peak_reserved == 4 * GiB && r.jobs[1].limit == 4 * GiB,
 		    "preallocation: JAX's pool above what is free takes what is free, 4 GiB");
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "JAX's pool");
 	sc.total = GiB;
 	sc.context = 600 * MiB;
@@ -340,7 +340,7 @@ starts(void)
 		ok(r.nooms == 1 && r.ooms[0].job == 1 && strcmp(r.ooms[0].what, "context") == 0 &&
 		    r.ooms[0].gpu_free == GiB - 600 * MiB && r.jobs[0].passes == 1,
 		    "a second 600 MiB context on a 1 GiB card cannot start; the first job runs");
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "no room for a context");
 }
 
@@ -378,7 +378,7 @@ timing(void)
 		ok(r.jobs[1].passes == 2 && r.jobs[1].end_us == 5 * SEC && r.fits,
 		    "repeat=until-end: two whole passes, ended with the other at 5 s");
 	}
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	same_on_gpu(&sc, "repeats");
 	jobs[0].repeat = 1;
 	jobs[1].repeat = 1;
@@ -386,7 +386,7 @@ timing(void)
 	jobs[1].start_event = 1;
 	if (run(&sc, &r) == 0)
 		is_u64((uint64_t)r.jobs[1].start_us, (uint64_t)SEC, "start=event:1: a's event 1, at 1 s");
-	share_result_free(&r, 2);
+	share_result_free(&r);
 	jobs[1] = job("untimed", trace(untimed), &policy_caching, NULL, 0);
 	err = share_check(&sc, &cause);
 	ok(err == GMS_ECONFIG && cause != NULL && strstr(cause, "has no times: give duration=") !=
@@ -396,7 +396,7 @@ timing(void)
 	if (run(&sc, &r) == 0)
 		ok(r.jobs[1].end_us == 6 * SEC && r.jobs[1].events == 4,
 		    "4 events spread over 8 s: the last at 6 s");
-	share_result_free(&r, 2);
+	share_result_free(&r);
 }
 
 /* The same seed, the same offsets and outcomes, on 1 thread or 2. */

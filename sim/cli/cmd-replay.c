@@ -148,8 +148,8 @@ replay_scenario(struct cli_args *a)
 	rc = !all && a->given[OPT_FAIL_ON_MISMATCH] ? EXIT_CHECK : EXIT_DONE;
 out:
 	free(cause);
-	share_result_free(&pred, sc.njobs);
-	share_result_free(&real, sc.njobs);
+	share_result_free(&pred);
+	share_result_free(&real);
 	cli_share_free(&s, &sc);
 	return rc;
 }

@@ -84,6 +84,37 @@ copy(FILE *from, FILE *to)
 	return ferror(from) ? -1 : 0;
 }
 
+static void
+append(char **text, const char *more)
+{
+	*text = gms_realloc(*text, strlen(*text) + strlen(more) + 1);
+	strcat(*text, more);
+}
+
+/*
+ * One more part of the report (--offsets, --recommend): x under key in the
+ * JSON report o, or, in text (o NULL), *more after *text.  x NULL: it could
+ * not be made, as *cause says (read here: after the call that made x).  0,
+ * or the exit status.
+ */
+static int
+section(cJSON *o, const char *key, cJSON *x, char **text, char **more, char **cause)
+{
+	if (x == NULL) {
+		cli_error("%s", *cause);
+		return EXIT_INPUT;
+	}
+	if (o != NULL)
+		cJSON_AddItemToObject(o, key, x);
+	else
+		cJSON_Delete(x);
+	if (o == NULL && *more != NULL)
+		append(text, *more);
+	free(*more);
+	*more = NULL;
+	return 0;
+}
+
 /* --plot: the jobs' reservations stacked over time, with the out-of-memory points. */
 static int
 draw(const char *out, const char *csv, const struct share_scenario *sc,
@@ -215,7 +246,7 @@ cmd_share(struct cli_args *a)
 	char *cause = NULL, *text = NULL, *more = NULL;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
 	int json = a->v[OPT_FORMAT].choice == 1, rc = EXIT_INPUT, err;
-	cJSON *o = NULL, *x;
+	cJSON *o = NULL;
 	char *plotcsv = NULL;
 	FILE *plotf = NULL;
 	size_t k;
@@ -257,39 +288,15 @@ cmd_share(struct cli_args *a)
 		goto out;
 	o = json ? share_json(&sc, &res) : NULL;
 	text = json ? NULL : share_text(&sc, &res);
-	if (a->given[OPT_OFFSETS]) {
-		if ((x = share_offsets(&sc, a->v[OPT_OFFSETS].n, a->given[OPT_SEED] ?
-		    a->v[OPT_SEED].n : 1, threads, &more, &cause)) == NULL) {
-			cli_error("%s", cause);
-			rc = EXIT_INPUT;
-			goto out;
-		}
-		if (json)
-			cJSON_AddItemToObject(o, "offsets", x);
-		else
-			cJSON_Delete(x);
-	}
-	if (more != NULL && !json) {
-		text = gms_realloc(text, strlen(text) + strlen(more) + 1);
-		strcat(text, more);
-	}
-	free(more);
-	more = NULL;
-	if (a->given[OPT_RECOMMEND]) {
-		if ((x = share_recommend(&sc, threads, &more, &cause)) == NULL) {
-			cli_error("%s", cause);
-			rc = EXIT_INPUT;
-			goto out;
-		}
-		if (json)
-			cJSON_AddItemToObject(o, "recommend", x);
-		else
-			cJSON_Delete(x);
-		if (more != NULL && !json) {
-			text = gms_realloc(text, strlen(text) + strlen(more) + 1);
-			strcat(text, more);
-		}
-	}
+	if (a->given[OPT_OFFSETS] &&
+	    (rc = section(o, "offsets", share_offsets(&sc, a->v[OPT_OFFSETS].n,
+	    a->given[OPT_SEED] ? a->v[OPT_SEED].n : 1, threads, &more, &cause), &text, &more,
+	    &cause)) != 0)
+		goto out;
+	if (a->given[OPT_RECOMMEND] &&
+	    (rc = section(o, "recommend", share_recommend(&sc, threads, &more, &cause), &text,
+	    &more, &cause)) != 0)
+		goto out;
 	/* what an incomplete trace means, job by job */
 	for (k = 0; k < sc.njobs; k++) {
 		const struct trace_header *hdr = trace_mem_header(sc.jobs[k].mem);
@@ -301,9 +308,8 @@ cmd_share(struct cli_args *a)
 			char *note = report_incomplete_text(hdr);
 
 			if (note != NULL) {
-				text = gms_realloc(text, strlen(text) + strlen(note) + 2);
-				strcat(text, "\n");
-				strcat(text, note);
+				append(&text, "\n");
+				append(&text, note);
 			}
 			free(note);
 		}
@@ -320,7 +326,7 @@ out:
 	free(text);
 	free(more);
 	free(cause);
-	share_result_free(&res, sc.njobs);
+	share_result_free(&res);
 	cli_share_free(&s, &sc);
 	if (plotf != NULL)
 		fclose(plotf);
