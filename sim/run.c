@@ -88,7 +88,7 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 	if (spec->mem != NULL)
 		err = sim_replay_mem_upto(out->sim, spec->mem, spec->stop_after, cause);
 	else
-		err = sim_replay(out->sim, out->reader, cause);
+		err = sim_replay_upto(out->sim, out->reader, spec->stop_after, cause);
 	if (err < 0)
 		return err;
 	return run_finish(spec, out, cause);
@@ -108,17 +108,24 @@ run_walk(struct run_walk *w, struct sim_result *res, char **cause)
 {
 	struct trace_opts topts = { .device = w->device };
 	struct trace_reader *r = NULL;
+	const struct trace_header *hdr;
 	struct device *dev = NULL;
 	struct sim *s = NULL;
 	struct trace_event ev;
-	char *why = NULL;
+	char *why = NULL, where[512];
 	unsigned flags = 0;
+	uint64_t i = 0, n = w->mem ? trace_mem_count(w->mem) : 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if ((rc = trace_open_opts(w->path, &topts, &r, cause)) < 0)
+	if (w->mem != NULL)
+		hdr = trace_mem_header(w->mem);
+	else if ((rc = trace_open_opts(w->path, &topts, &r, cause)) < 0)
 		return rc;
-	if (w->unknown_frees_warn || trace_header(r)->starts_mid_run)
+	else
+		hdr = trace_header(r);
+	if (w->unknown_frees_warn || hdr->starts_mid_run ||
+	    (w->mem != NULL && trace_mem_unknown_frees_warn(w->mem)))
 		flags |= SIM_UNKNOWN_FREES_WARN;
 	dev = device_sim_create(0);
 	s = sim_create(&policy_ideal, NULL, dev, flags, cause);
@@ -126,20 +133,38 @@ run_walk(struct run_walk *w, struct sim_result *res, char **cause)
 		rc = GMS_ECONFIG;
 		goto out;
 	}
-	if (w->begin != NULL && (rc = w->begin(w->arg, trace_header(r), cause)) < 0)
+	if (w->begin != NULL && (rc = w->begin(w->arg, hdr, cause)) < 0)
 		goto out;
-	while ((rc = trace_next(r, &ev, &why)) == 1) {
-		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
+	for (;;) {
+		if (w->mem != NULL) {
+			if (i == n) {
+				rc = 0;
+				break;
+			}
+			trace_mem_event(w->mem, (size_t)i, &ev);
+		} else if ((rc = trace_next(r, &ev, &why)) != 1) {
 			break;
-		if ((rc = w->fn(w->arg, trace_index(r), &ev, cause)) < 0)
+		} else {
+			i = trace_index(r);
+		}
+		if ((rc = sim_event(s, i, &ev, &why)) < 0)
+			break;
+		if ((rc = w->fn(w->arg, i, &ev, cause)) < 0)
 			goto out;
+		if (rc > 0) {
+			rc = 0;		/* the walk has seen what it wanted */
+			break;
+		}
+		if (w->mem != NULL)
+			i++;
 	}
 	if (rc < 0) {
-		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
+		gms_fail(cause, rc, "%s: %s", w->mem ? trace_mem_where(w->mem, (size_t)i, where,
+		    sizeof(where)) : trace_where(r), why);
 		goto out;
 	}
 	sim_result(s, res);
-	w->cut = trace_header(r)->cut;
+	w->cut = hdr->cut;
 out:
 	free(why);
 	sim_destroy(s);

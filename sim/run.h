@@ -74,10 +74,12 @@ void run_output_free(struct run_output *out);
  * ids, frees of unknown ids), for commands that look at the events
  * themselves (convert, info).  begin gets the header before any event; each
  * event then goes to fn.  Either returning < 0 stops the walk with its
- * *cause.  *res gets the replay's statistics (the live peak).
+ * *cause; fn returning 1 ends it there (*res then partial).  *res gets the
+ * replay's statistics (the live peak).
  */
 struct run_walk {
 	const char *path;
+	const struct trace_mem *mem;	/* walk this instead of reading path */
 	int device;			/* as run_spec.device */
 	int unknown_frees_warn;
 	int (*begin)(void *arg, const struct trace_header *hdr, char **cause);

@@ -256,7 +256,8 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 	if (err == 0 && s->sampler != NULL) {
 		struct sim_sample smp = { .event = index, .t_us = ev->t_us,
 		    .has_time = (ev->flags & TRACE_HAS_TIME) != 0, .live = s->live_bytes,
-		    .allocated = s->allocated, .reserved = reserved_now(s), .stopped = s->stopped };
+		    .allocated = s->allocated, .reserved = reserved_now(s), .stopped = s->stopped,
+		    .ev = ev, .sim = s };
 
 		s->sampler(s->sampler_arg, &smp);
 	}
@@ -265,6 +266,12 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 
 int
 sim_replay(struct sim *s, struct trace_reader *r, char **cause)
+{
+	return sim_replay_upto(s, r, 0, cause);
+}
+
+int
+sim_replay_upto(struct sim *s, struct trace_reader *r, uint64_t stop_after, char **cause)
 {
 	struct trace_event ev;
 	char *why = NULL;
@@ -276,6 +283,8 @@ sim_replay(struct sim *s, struct trace_reader *r, char **cause)
 		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
 			break;
 		if (s->stopped && (s->flags & SIM_STOP_AT_OOM))
+			break;
+		if (stop_after != 0 && trace_index(r) + 1 >= stop_after)
 			break;
 		if (++step == PROGRESS_STEP) {
 			progress_add(step);

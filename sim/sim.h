@@ -95,6 +95,8 @@ int sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char 
  * alloc without \"size\"").
  */
 int sim_replay(struct sim *s, struct trace_reader *r, char **cause);
+/* ... only its events up to index stop_after - 1 (0: all). */
+int sim_replay_upto(struct sim *s, struct trace_reader *r, uint64_t stop_after, char **cause);
 
 /* The same from a trace held in memory. */
 struct trace_mem;
@@ -106,7 +108,9 @@ int sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_
 /*
  * Told after every event: its index and time (t_us, has_time), the requested
  * bytes live in the trace, and the allocated and reserved bytes (frozen
- * after an OOM, stopped set).
+ * after an OOM, stopped set).  ev is the event just applied and sim the
+ * engine, for a sampler that looks deeper at a moment it cares about (the
+ * live set by call site, the policy's blocks): both only for the call.
  */
 struct sim_sample {
 	uint64_t event;
@@ -114,6 +118,8 @@ struct sim_sample {
 	int has_time;
 	uint64_t live, allocated, reserved;
 	int stopped;
+	const struct trace_event *ev;
+	struct sim *sim;
 };
 typedef void (sim_sample_fn)(void *arg, const struct sim_sample *smp);
 void sim_set_sampler(struct sim *s, sim_sample_fn *fn, void *arg);

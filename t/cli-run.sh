@@ -109,4 +109,38 @@ is "$(json_in oom mark)" '"round 0"' "the OOM names the last mark before it"
 gms run "$RESNET" --check --format=json
 is "$rc $(json_top peak_reserved)" "0 3703570432" "--check: invariants hold after every event"
 
+# --by-site on t/data/sites/handworked.json, worked out by hand (t/attrib.c
+# says how): in 60 MiB the peak is 52 MiB at event 4, 38 MiB of it a.py's
+# two allocations (73.1%); event 7's 100 MiB runs out, the retry leaves the
+# small pool's 2 MiB segment.
+HAND=$TOP_SRCDIR/t/data/sites/handworked.json
+gms run "$HAND" --by-site --capacity=60MiB
+is "$rc" 0 "run --by-site exits 0"
+grep -q "^At the peak reservation (event 4, 52.00 MiB reserved), what holds the memory:\$" "$TMP/out"
+ok $? "--by-site: the peak reservation's moment"
+grep -q "^   38.00 MiB       2   73.1%          0-2          a.py:1 f\$" "$TMP/out"
+ok $? "--by-site: a.py's row: bytes, count, share of the reservation, events"
+grep -q "^At the OOM (event 7, 2.00 MiB reserved), what holds the memory:\$" "$TMP/out"
+ok $? "--by-site: the OOM's moment, after the failed retry"
+grep -q "^  = 1000 B live in 1 allocation + 24 B of block rounding + " "$TMP/out"
+ok $? "--by-site: what makes up the reservation at the OOM"
+cp "$TMP/out" "$TMP/by-site.txt"
+gms run - --by-site --capacity=60MiB <"$HAND"
+cmp -s "$TMP/out" "$TMP/by-site.txt"; ok $? "--by-site reads standard input twice as well"
+gms run "$HAND" --by-site --capacity=60MiB --format=json
+is "$(json_keys)" "trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed incomplete sites" \
+    "--by-site: JSON gains sites, last"
+is "$(grep -c '"moment":' "$TMP/out")" 2 "--by-site: two moments in the JSON"
+grep -q "\"largest_free\":${TAB}2096128," "$TMP/out"; ok $? "--by-site JSON: the OOM's largest free block, 2 MiB - 1024"
+grep -q "\"reserved_free\":${TAB}14679040," "$TMP/out"; ok $? "--by-site JSON: 52 MiB reserved - 38 MiB - 1024 allocated at the peak"
+gms run "$HAND" --by-site --top=1
+grep -q "^      1000 B       1    0.0%          4-4          (1 other sites)\$" "$TMP/out"
+ok $? "--top=1 folds the rest into one row"
+gms info "$HAND"
+grep -q "^At the live peak (event 7, 100.00 MiB live), what holds the memory:\$" "$TMP/out"
+ok $? "info: the live peak's sites"
+gms info "$HAND" --format=json
+is "$(json_in sites moment)" '"live_peak"' "info JSON: sites at the live peak"
+is "$(json_in sites live)" 104858600 "info JSON: live there"
+
 done_testing

@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/attrib.h"
 #include "analysis/info.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
 #include "sim/run.h"
+#include "traces/tracemem.h"
 
 struct info_ctx {
 	struct info in;
@@ -53,6 +55,16 @@ each(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
 	return 0;
 }
 
+/* The second walk: the live set up to the live peak. */
+static int
+each_live(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	struct attrib *at = arg;
+
+	attrib_event(at, index, ev, NULL);
+	return at->m[0].taken;
+}
+
 int
 cmd_info(struct cli_args *a)
 {
@@ -60,7 +72,11 @@ cmd_info(struct cli_args *a)
 	struct trace_opts topts;
 	struct run_walk w = { .device = -1, .begin = begin, .fn = each, .arg = &ctx };
 	struct sim_result res;
-	char *cause = NULL;
+	struct trace_mem *mem = NULL;
+	struct attrib at;
+	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	char *cause = NULL, *text, *sites;
+	cJSON *o;
 	int rc;
 
 	cli_trace_opts(a, &topts);
@@ -68,21 +84,55 @@ cmd_info(struct cli_args *a)
 	w.unknown_frees_warn = topts.unknown_frees_warn;
 	memset(&ctx, 0, sizeof(ctx));
 	info_init(&ctx.in);
+	attrib_init(&at);
+	at.trace_only = 1;
 	w.path = a->argv[0];
-	rc = run_walk(&w, &res, &cause);
-	if (rc < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		info_free(&ctx.in);
-		cJSON_Delete(ctx.hdr_copy);
-		return gms_exit_code(rc);
-	}
+	/* the live peak's sites take a second walk: standard input is held for it */
+	if (strcmp(w.path, "-") == 0 && (rc = trace_mem_load(w.path, &topts, &mem, &cause)) < 0)
+		goto fail;
+	w.mem = mem;
+	if ((rc = run_walk(&w, &res, &cause)) < 0)
+		goto fail;
 	ctx.hdr.cut = w.cut;
-	if (a->v[OPT_FORMAT].choice == 1)
-		cli_print_report(a, info_json(&ctx.in, &ctx.hdr, &res), NULL, &ctx.hdr);
-	else
-		cli_print_report(a, NULL, info_text(&ctx.in, &ctx.hdr, &res), &ctx.hdr);
+	if (res.peak_live > 0) {
+		struct run_walk again = w;
+		struct sim_result part;
+
+		attrib_add(&at, "live_peak", "live peak", res.peak_live_event, 0, 0);
+		again.begin = NULL;
+		again.fn = each_live;
+		again.arg = &at;
+		if ((rc = run_walk(&again, &part, &cause)) < 0)
+			goto fail;
+	}
+	if (a->v[OPT_FORMAT].choice == 1) {
+		o = info_json(&ctx.in, &ctx.hdr, &res);
+		if (at.m[0].taken)
+			cJSON_AddItemToObject(o, "sites", attrib_json(&at.m[0], top));
+		else
+			cJSON_AddNullToObject(o, "sites");
+		cli_print_report(a, o, NULL, &ctx.hdr);
+	} else {
+		text = info_text(&ctx.in, &ctx.hdr, &res);
+		if (at.m[0].taken) {
+			sites = attrib_text(&at.m[0], top);
+			text = gms_realloc(text, strlen(text) + strlen(sites) + 2);
+			strcat(strcat(text, "\n"), sites);
+			free(sites);
+		}
+		cli_print_report(a, NULL, text, &ctx.hdr);
+	}
 	info_free(&ctx.in);
 	cJSON_Delete(ctx.hdr_copy);
+	attrib_free(&at);
+	trace_mem_free(mem);
 	return EXIT_DONE;
+fail:
+	cli_error("%s", cause);
+	free(cause);
+	info_free(&ctx.in);
+	cJSON_Delete(ctx.hdr_copy);
+	attrib_free(&at);
+	trace_mem_free(mem);
+	return gms_exit_code(rc);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/attrib.h"
 #include "analysis/plot.h"
 #include "analysis/timeline.h"
 #include "sim/batch.h"
@@ -26,24 +27,6 @@
 #include "traces/tracemem.h"
 
 #define MAX_MARKS 120		/* more vertical lines than this are noise */
-
-/* Where reserved first reaches its peak. */
-struct peak_at {
-	uint64_t reserved, event;
-	int seen;
-};
-
-static void
-peak_sample(void *arg, const struct sim_sample *smp)
-{
-	struct peak_at *p = arg;
-
-	if (!smp->stopped && (!p->seen || smp->reserved > p->reserved)) {
-		p->reserved = smp->reserved;
-		p->event = smp->event;
-		p->seen = 1;
-	}
-}
 
 struct plot_opts {
 	const char *out, *title;
@@ -100,7 +83,7 @@ draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struc
 {
 	const struct cli_entry *e = &pols->ents[0];
 	struct batch_job job = { 0 };
-	struct peak_at peak = { 0 };
+	struct attrib_peak peak = { 0 };
 	char *title = NULL, *cause = NULL, size[32];
 	uint64_t at, n = trace_mem_count(m);
 	const char *why;
@@ -117,7 +100,7 @@ draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struc
 	why = "at event";
 	if (!o->has_at) {
 		job.spec = spec_for(m, e, o);
-		job.spec.sampler = peak_sample;
+		job.spec.sampler = attrib_peak_sample;
 		job.spec.sampler_arg = &peak;
 		batch_run(&job, 1, 1);
 		if ((rc = job_error(&job)) != 0)

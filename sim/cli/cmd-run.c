@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/attrib.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
 #include "sim/cli/cli.h"
@@ -17,6 +18,7 @@
 #include "sim/gms.h"
 #include "sim/policy.h"
 #include "sim/run.h"
+#include "traces/tracemem.h"
 
 int
 cmd_run(struct cli_args *a)
@@ -35,6 +37,12 @@ cmd_run(struct cli_args *a)
 	const char *gpu_name;
 	struct timeline tl;
 	struct cli_out tout = { 0 };
+	int by_site = a->given[OPT_BY_SITE] > 0;
+	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	struct attrib_peak peak = { 0 };
+	struct attrib at;
+	struct trace_mem *mem = NULL;
+	struct trace_opts topts;
 
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
@@ -50,6 +58,18 @@ cmd_run(struct cli_args *a)
 	spec.nopts = nopts = pols.ents[0].nopts;
 	spec.check_every = a->given[OPT_CHECK] > 0;
 	timeline_init(&tl, (size_t)a->v[OPT_POINTS].n);
+	attrib_init(&at);
+	/* --by-site reads the trace twice: standard input is held for it */
+	if (by_site && strcmp(spec.path, "-") == 0) {
+		cli_trace_opts(a, &topts);
+		if ((err = trace_mem_load(spec.path, &topts, &mem, &cause)) < 0) {
+			cli_error("%s", cause);
+			free(cause);
+			cli_policies_free(&pols);
+			return gms_exit_code(err);
+		}
+		spec.mem = mem;
+	}
 	if (timeline_path != NULL) {
 		spec.sampler = timeline_sample;
 		spec.sampler_arg = &tl;
@@ -57,13 +77,22 @@ cmd_run(struct cli_args *a)
 		if (tl.points == 0) {
 			if ((rc = cli_out_open(timeline_path, spec.path, &tout)) != 0) {
 				cli_policies_free(&pols);
+				trace_mem_free(mem);
 				return rc;
 			}
 			timeline_stream(&tl, tout.f);
 		}
 	}
 
+	if (by_site) {
+		peak.next = spec.sampler;
+		peak.next_arg = spec.sampler_arg;
+		spec.sampler = attrib_peak_sample;
+		spec.sampler_arg = &peak;
+	}
 	err = run_simulate(&spec, &out, &cause);
+	if (err == 0 && by_site)
+		err = attrib_run(&spec, &out.res, &peak, 0, &at, &cause);
 	if (err < 0) {
 		cli_error("%s", cause);
 		free(cause);
@@ -71,6 +100,8 @@ cmd_run(struct cli_args *a)
 		cli_policies_free(&pols);
 		timeline_free(&tl);
 		cli_out_close(&tout, 0);
+		attrib_free(&at);
+		trace_mem_free(mem);
 		return gms_exit_code(err);
 	}
 	if (timeline_path != NULL) {
@@ -82,6 +113,8 @@ cmd_run(struct cli_args *a)
 		if (rc != 0) {
 			run_output_free(&out);
 			cli_policies_free(&pols);
+			attrib_free(&at);
+			trace_mem_free(mem);
 			return rc;
 		}
 	}
@@ -120,14 +153,31 @@ cmd_run(struct cli_args *a)
 		.res = &out.res,
 	};
 	if (json) {
-		cli_print_json(a, report_run_json(&rep));
+		cJSON *o = report_run_json(&rep), *sites;
+		size_t i;
+
+		if (by_site) {
+			sites = cJSON_AddArrayToObject(o, "sites");
+			for (i = 0; i < at.n; i++)
+				cJSON_AddItemToArray(sites, attrib_json(&at.m[i], top));
+		}
+		cli_print_json(a, o);
 	} else {
+		size_t i;
+
 		text = report_run_text(&rep);
 		fputs(text, a->report);
 		free(text);
+		for (i = 0; i < at.n; i++) {
+			text = attrib_text(&at.m[i], top);
+			fprintf(a->report, "\n%s", text);
+			free(text);
+		}
 	}
 	rc = fail_on_oom && out.res.oomed ? EXIT_CHECK : EXIT_DONE;
 	run_output_free(&out);
+	attrib_free(&at);
+	trace_mem_free(mem);
 	cli_policies_free(&pols);
 	return rc;
 }

@@ -132,6 +132,13 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "write the scenario's merged order as CSV (step,job,what,event,pass,t_us), for "
 	    "stepping real frameworks in the same order (replay/share_frameworks.py)",
 	    .complete = "file" },
+	[OPT_BY_SITE] = { OPT_BY_SITE, 0, "by-site", NULL, K_FLAG,
+	    "say what holds the memory at the peak reservation (and at the OOM): the live "
+	    "bytes by call site, largest first, beside the bytes reserved but not allocated "
+	    "(a second pass over the trace)" },
+	[OPT_TOP] = { OPT_TOP, 0, "top", "n", K_COUNT,
+	    "call sites listed before the rest are folded into one row (default: 10)",
+	    .max = 100000 },
 	[OPT_HELP] = { OPT_HELP, 'h', "help", NULL, K_FLAG, "show this help" },
 };
 
@@ -156,6 +163,8 @@ static const struct cli_use run_opts[] = {
 	{ OPT_PLACEMENT, NULL, NULL },
 	{ OPT_FAIL_ON_OOM, NULL, NULL },
 	{ OPT_CHECK, NULL, NULL },
+	{ OPT_BY_SITE, NULL, NULL },
+	{ OPT_TOP, NULL, NULL },
 	{ OPT_NONE, NULL, NULL },
 };
 
@@ -201,7 +210,11 @@ static const struct cli_use plot_opts[] = {
 };
 
 static const struct cli_use tune_opts[] = { { OPT_JOBS, NULL, NULL }, { OPT_NONE, NULL, NULL } };
-static const struct cli_use info_opts[] = { { OPT_NONE, NULL, NULL } };
+static const struct cli_use info_opts[] = {
+	{ OPT_TOP, "call sites listed at the live peak before the rest are folded into "
+	  "one row (default: 10)", NULL },
+	{ OPT_NONE, NULL, NULL },
+};
 static const struct cli_use policies_opts[] = { { OPT_NONE, NULL, NULL } };
 
 static const struct cli_use convert_opts[] = { { OPT_NONE, NULL, NULL } };
@@ -255,7 +268,9 @@ const struct cli_command cli_commands[] = {
 	  "# the same job under PyTorch's expandable segments, as JSON:\n"
 	  "gpumemsim run traces/resnet50-train-b32.json --policy 'caching "
 	  "alloc_conf=expandable_segments:True' --format=json\n"
-	  "gpumemsim run snapshot.pickle --gpu=A10 --timeline=run.csv --points=2000\n",
+	  "gpumemsim run snapshot.pickle --gpu=A10 --timeline=run.csv --points=2000\n"
+	  "# what holds the memory at the peak, and at the OOM on a 24 GiB card:\n"
+	  "gpumemsim run traces/gpt2-train-varlen-bf16.jsonl.gz --by-site --capacity=24GiB\n",
 	  "== OUTPUT\n"
 	  "The text report gives the peaks (reserved, allocated, requested, live), "
 	  "fragmentation (1 - peak allocated / peak reserved), overhead (peak reserved "
@@ -264,7 +279,16 @@ const struct cli_command cli_commands[] = {
 	  "peak_reserved, peak_allocated, peak_requested, device_allocs, device_frees, "
 	  "alloc_retries, fragmentation, oom (null or {event, size, live, allocated, "
 	  "reserved, largest_free, at, mark}), observed and incomplete. oom.event is the "
-	  "0-based index into the trace's events; sizes are bytes.\n",
+	  "0-based index into the trace's events; sizes are bytes.\n\n"
+	  "With --by-site the text ends with a table per moment (the peak reservation, "
+	  "and the OOM when there is one): the live bytes of each call site, their count, "
+	  "their share of what was reserved and the events that made the oldest and the "
+	  "newest of them; then live + block rounding + reserved but not allocated, which "
+	  "add up to the reservation. The JSON gains \"sites\": a list of {moment, event, "
+	  "live, count, reserved, allocated, rounding, reserved_free, largest_free, sites: "
+	  "[{site, bytes, count, share, first_event, last_event}], other}. At the OOM the "
+	  "request that failed is not live, and the policy's numbers are after its failed "
+	  "retry. A call site is the trace's \"at\"; allocations without one are \"(no call site)\".\n",
 	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_TIMELINE | G_PROGRESS,
 	  run_opts, 1, 1, 0, cmd_run },
 	{ "compare", "<trace>",
@@ -448,7 +472,8 @@ const struct cli_command cli_commands[] = {
 	{ "info", "<trace>", "describe a trace: counts, live peak, sizes, largest allocations",
 	  "Describe a trace: events, allocations, frees, streams, duration, the live peak "
 	  "and when, a power-of-two size histogram, the largest allocations and where they "
-	  "were made, and what the recording allocator did.",
+	  "were made, what holds the memory at the live peak (the live bytes by call "
+	  "site), and what the recording allocator did.",
 	  "gpumemsim info traces/resnet50-train-b32.pickle\n",
 	  NULL,
 	  G_TRACE | G_OUTPUT | G_PROGRESS,

@@ -1,0 +1,527 @@
+/*
+ * attrib.c - what holds the memory at a moment (attrib.h): the live set by
+ * id with each allocation's site, the sites interned once, tables built when
+ * a moment is reached, and the per-site stack the report draws.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "analysis/attrib.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "sim/run.h"
+
+struct attrib_site {
+	char *name;
+	long idx;
+	UT_hash_handle hh;
+};
+
+struct attrib_live {
+	uint64_t id, size, event;
+	long site;
+	UT_hash_handle hh;
+};
+
+/* A block's owner, found by its address while the map is taken. */
+struct owner {
+	uint64_t addr, event;
+	long site;
+	UT_hash_handle hh;
+};
+
+void
+attrib_peak_sample(void *arg, const struct sim_sample *smp)
+{
+	struct attrib_peak *p = arg;
+
+	if (!smp->stopped && (!p->seen || smp->reserved > p->reserved)) {
+		p->reserved = smp->reserved;
+		p->event = smp->event;
+		p->seen = 1;
+	}
+	if (p->next != NULL)
+		p->next(p->next_arg, smp);
+}
+
+void
+attrib_init(struct attrib *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+static void
+moment_free(struct attrib_moment *m)
+{
+	free(m->rows);
+	free(m->segs);
+	free(m->blocks);
+}
+
+void
+attrib_free(struct attrib *a)
+{
+	struct attrib_site *s, *st;
+	struct attrib_live *l, *lt;
+	size_t i;
+
+	for (i = 0; i < a->n; i++)
+		moment_free(&a->m[i]);
+	HASH_ITER(hh, a->sites, s, st) {
+		HASH_DEL(a->sites, s);
+		free(s->name);
+		free(s);
+	}
+	HASH_ITER(hh, a->live, l, lt) {
+		HASH_DEL(a->live, l);
+		free(l);
+	}
+	for (i = 0; i < a->nbuckets; i++)
+		free(a->buckets[i].bytes);
+	free(a->buckets);
+	free(a->byidx);
+	free(a->cur);
+	free(a->stack_site);
+	memset(a, 0, sizeof(*a));
+}
+
+int
+attrib_add(struct attrib *a, const char *key, const char *what, uint64_t event, int before,
+    int want_map)
+{
+	if (a->n == ATTRIB_MOMENTS)
+		return -1;
+	a->m[a->n++] = (struct attrib_moment){ .key = key, .what = what, .event = event, .before = before,
+	    .want_map = want_map };
+	if (event > a->last)
+		a->last = event;
+	return 0;
+}
+
+void
+attrib_stack(struct attrib *a, const char *const *names, size_t n, uint64_t events,
+    size_t points)
+{
+	size_t i;
+
+	a->nstack = n;
+	a->stack_names = (const char **)names;
+	a->stack_site = gms_malloc((n ? n : 1) * sizeof(*a->stack_site));
+	for (i = 0; i < n; i++)
+		a->stack_site[i] = -1;
+	if (points == 0)
+		points = 1;
+	a->width = events / points + (events % points != 0);
+	if (a->width == 0)
+		a->width = 1;
+	a->nbuckets = events / a->width + 1;
+	a->buckets = gms_calloc(a->nbuckets, sizeof(*a->buckets));
+	for (i = 0; i < a->nbuckets; i++)
+		a->buckets[i].bytes = gms_calloc(n + 1, sizeof(uint64_t));
+}
+
+const char *
+attrib_site_name(const struct attrib *a, long i)
+{
+	return i < 0 || (size_t)i >= a->nsites ? ATTRIB_NO_SITE : a->byidx[i]->name;
+}
+
+static long
+intern(struct attrib *a, const char *at)
+{
+	struct attrib_site *s;
+	size_t k;
+
+	if (at == NULL)
+		at = ATTRIB_NO_SITE;
+	HASH_FIND_STR(a->sites, at, s);
+	if (s != NULL)
+		return s->idx;
+	if (a->nsites == a->capsites) {
+		a->capsites = a->capsites ? 2 * a->capsites : 64;
+		a->byidx = gms_realloc(a->byidx, a->capsites * sizeof(*a->byidx));
+		a->cur = gms_realloc(a->cur, a->capsites * sizeof(*a->cur));
+	}
+	s = gms_calloc(1, sizeof(*s));
+	s->name = gms_strdup(at);
+	s->idx = (long)a->nsites;
+	a->byidx[a->nsites] = s;
+	a->cur[a->nsites] = 0;
+	a->nsites++;
+	HASH_ADD_KEYPTR(hh, a->sites, s->name, strlen(s->name), s);
+	for (k = 0; k < a->nstack; k++)
+		if (a->stack_site[k] < 0 && strcmp(a->stack_names[k], s->name) == 0)
+			a->stack_site[k] = s->idx;
+	return s->idx;
+}
+
+static int
+by_bytes(const void *x, const void *y)
+{
+	const struct attrib_row *p = x, *q = y;
+
+	if (p->bytes != q->bytes)
+		return p->bytes < q->bytes ? 1 : -1;
+	return strcmp(p->site, q->site);
+}
+
+/* The live set grouped by site, largest first. */
+static void
+take_rows(struct attrib *a, struct attrib_moment *m)
+{
+	struct attrib_row *by = gms_calloc(a->nsites ? a->nsites : 1, sizeof(*by));
+	struct attrib_live *l, *lt;
+	size_t i, n = 0;
+
+	m->live = m->nlive = 0;
+	HASH_ITER(hh, a->live, l, lt) {
+		struct attrib_row *r = &by[l->site];
+
+		if (r->count == 0 || l->event < r->first)
+			r->first = l->event;
+		if (r->count == 0 || l->event > r->last)
+			r->last = l->event;
+		r->bytes += l->size;
+		r->count++;
+		m->live += l->size;
+		m->nlive++;
+	}
+	for (i = 0; i < a->nsites; i++) {
+		if (by[i].count == 0)
+			continue;
+		by[n] = by[i];
+		by[n].site = a->byidx[i]->name;
+		n++;
+	}
+	qsort(by, n, sizeof(*by), by_bytes);
+	m->rows = by;
+	m->nrows = n;
+}
+
+struct map_walk {
+	struct attrib_moment *m;
+	struct owner *owners;
+	size_t capsegs, capblocks;
+};
+
+static void
+map_seg(void *arg, const struct policy_walk_segment *s)
+{
+	struct map_walk *w = arg;
+	struct attrib_moment *m = w->m;
+
+	if (m->nsegs == w->capsegs) {
+		w->capsegs = w->capsegs ? 2 * w->capsegs : 64;
+		m->segs = gms_realloc(m->segs, w->capsegs * sizeof(*m->segs));
+	}
+	m->segs[m->nsegs++] = (struct attrib_segment){ .addr = s->addr, .size = s->size,
+	    .stream = s->stream, .pool = s->pool };
+}
+
+static void
+map_block(void *arg, const struct policy_walk_block *b)
+{
+	struct map_walk *w = arg;
+	struct attrib_moment *m = w->m;
+	struct owner *o = NULL;
+
+	if (m->nblocks == w->capblocks) {
+		w->capblocks = w->capblocks ? 2 * w->capblocks : 256;
+		m->blocks = gms_realloc(m->blocks, w->capblocks * sizeof(*m->blocks));
+	}
+	if (b->allocated)
+		HASH_FIND(hh, w->owners, &b->addr, sizeof(b->addr), o);
+	m->blocks[m->nblocks++] = (struct attrib_block){ .addr = b->addr, .size = b->size,
+	    .requested = b->requested, .allocated = b->allocated,
+	    .seg = m->nsegs ? m->nsegs - 1 : 0, .site = o ? o->site : -1,
+	    .event = o ? o->event : 0 };
+}
+
+/* The policy's segments and blocks, each allocated block with its owner's site. */
+static void
+take_map(struct attrib *a, struct attrib_moment *m, struct sim *sim)
+{
+	const struct policy_ops *ops = sim_policy(sim);
+	struct map_walk w = { .m = m };
+	struct attrib_live *l, *lt;
+	struct owner *o, *ot;
+	uint64_t addr, block;
+
+	HASH_ITER(hh, a->live, l, lt) {
+		if (sim_lookup(sim, l->id, &addr, &block) < 0)
+			continue;	/* the request that failed, or never served */
+		HASH_FIND(hh, w.owners, &addr, sizeof(addr), o);
+		if (o != NULL)
+			continue;
+		o = gms_malloc(sizeof(*o));
+		*o = (struct owner){ .addr = addr, .event = l->event, .site = l->site };
+		HASH_ADD(hh, w.owners, addr, sizeof(o->addr), o);
+	}
+	ops->walk(sim_policy_state(sim), map_seg, map_block, &w);
+	HASH_ITER(hh, w.owners, o, ot) {
+		HASH_DEL(w.owners, o);
+		free(o);
+	}
+}
+
+static void
+take(struct attrib *a, struct attrib_moment *m, const struct sim_sample *smp)
+{
+	struct policy_stats st;
+
+	take_rows(a, m);
+	m->taken = 1;
+	if (smp == NULL || smp->sim == NULL || a->trace_only)
+		return;
+	m->has_policy = 1;
+	m->reserved = smp->reserved;
+	m->allocated = smp->allocated;
+	sim_policy(smp->sim)->stats(sim_policy_state(smp->sim), &st);
+	m->largest_free = st.largest_free;
+	if (m->want_map)
+		take_map(a, m, smp->sim);
+}
+
+static void
+stack_event(struct attrib *a, uint64_t index)
+{
+	struct attrib_bucket *b;
+	uint64_t sum = 0, v;
+	size_t k;
+
+	if (index / a->width >= a->nbuckets)
+		return;
+	b = &a->buckets[index / a->width];
+	if (b->seen && a->live_bytes <= b->live)
+		return;
+	b->seen = 1;
+	b->event = index;
+	b->live = a->live_bytes;
+	for (k = 0; k < a->nstack; k++) {
+		v = a->stack_site[k] < 0 ? 0 : a->cur[a->stack_site[k]];
+		b->bytes[k] = v;
+		sum += v;
+	}
+	b->bytes[a->nstack] = a->live_bytes - sum;
+}
+
+static void
+apply(struct attrib *a, uint64_t index, const struct trace_event *ev)
+{
+	struct attrib_live *l;
+
+	if (ev->op == TRACE_ALLOC && ev->size > 0) {
+		HASH_FIND(hh, a->live, &ev->id, sizeof(ev->id), l);
+		if (l != NULL)
+			return;		/* the engine refused it: cannot happen here */
+		l = gms_malloc(sizeof(*l));
+		*l = (struct attrib_live){ .id = ev->id, .size = ev->size, .event = index,
+		    .site = intern(a, ev->at) };
+		HASH_ADD(hh, a->live, id, sizeof(l->id), l);
+		a->cur[l->site] += l->size;
+		a->live_bytes += l->size;
+	} else if (ev->op == TRACE_FREE) {
+		HASH_FIND(hh, a->live, &ev->id, sizeof(ev->id), l);
+		if (l == NULL)
+			return;		/* size 0, or a mid-run trace's unknown id */
+		a->cur[l->site] -= l->size;
+		a->live_bytes -= l->size;
+		HASH_DEL(a->live, l);
+		free(l);
+	}
+}
+
+void
+attrib_event(struct attrib *a, uint64_t index, const struct trace_event *ev,
+    const struct sim_sample *smp)
+{
+	size_t i;
+
+	if (index > a->last && a->nstack == 0)
+		return;
+	for (i = 0; i < a->n; i++)
+		if (!a->m[i].taken && a->m[i].before && a->m[i].event == index)
+			take(a, &a->m[i], smp);
+	apply(a, index, ev);
+	for (i = 0; i < a->n; i++)
+		if (!a->m[i].taken && !a->m[i].before && a->m[i].event == index)
+			take(a, &a->m[i], smp);
+	if (a->nstack > 0)
+		stack_event(a, index);
+}
+
+void
+attrib_sample(void *arg, const struct sim_sample *smp)
+{
+	attrib_event(arg, smp->event, smp->ev, smp);
+}
+
+int
+attrib_run(const struct run_spec *spec, const struct sim_result *res,
+    const struct attrib_peak *peak, int want_map, struct attrib *a, char **cause)
+{
+	struct run_spec again = *spec;
+	struct run_output out;
+	int err;
+
+	if (peak->seen)
+		attrib_add(a, "peak_reserved", "peak reservation", peak->event, 0, want_map);
+	if (res->oomed)
+		attrib_add(a, "oom", "OOM", res->oom.event, 1, want_map);
+	if (a->n == 0)
+		return 0;
+	again.sampler = attrib_sample;
+	again.sampler_arg = a;
+	again.stop_after = a->last + 1;
+	again.check_every = 0;
+	err = run_simulate(&again, &out, cause);
+	run_output_free(&out);
+	return err < 0 ? err : 0;
+}
+
+/* What the shares are of: the reservation, or live when no policy ran. */
+static uint64_t
+whole(const struct attrib_moment *m)
+{
+	return m->has_policy ? m->reserved : m->live;
+}
+
+static double
+share(uint64_t part, uint64_t of)
+{
+	return of ? (double)part / (double)of : 0;
+}
+
+/* The rows past top folded into one. */
+static struct attrib_row
+rest(const struct attrib_moment *m, size_t top)
+{
+	struct attrib_row r = { 0 };
+	size_t i;
+
+	for (i = top; i < m->nrows; i++) {
+		if (r.count == 0 || m->rows[i].first < r.first)
+			r.first = m->rows[i].first;
+		if (r.count == 0 || m->rows[i].last > r.last)
+			r.last = m->rows[i].last;
+		r.bytes += m->rows[i].bytes;
+		r.count += m->rows[i].count;
+	}
+	return r;
+}
+
+static char *
+cat(char *s, const char *add)
+{
+	size_t n = s ? strlen(s) : 0, k = strlen(add);
+
+	s = gms_realloc(s, n + k + 1);
+	memcpy(s + n, add, k + 1);
+	return s;
+}
+
+static char *
+row_text(char *s, const struct attrib_row *r, const char *name, uint64_t of)
+{
+	char size[32], *line;
+
+	gms_fmt_size(r->bytes, size, sizeof(size));
+	line = gms_asprintf("  %10s %7llu %6.1f%%  %9llu-%-9llu  %s\n", size,
+	    (unsigned long long)r->count, 100 * share(r->bytes, of),
+	    (unsigned long long)r->first, (unsigned long long)r->last, name);
+	s = cat(s, line);
+	free(line);
+	return s;
+}
+
+char *
+attrib_text(const struct attrib_moment *m, size_t top)
+{
+	char *s, *line, a[32], b[32], c[32], d[32];
+	size_t i, shown = m->nrows < top ? m->nrows : top;
+	uint64_t of = whole(m);
+
+	if (!m->taken)
+		return gms_strdup("");
+	gms_fmt_size(of, a, sizeof(a));
+	s = gms_asprintf("At the %s (event %llu, %s %s), what holds the memory:\n"
+	    "  %10s %7s %7s  %-19s  %s\n", m->what, (unsigned long long)m->event, a,
+	    m->has_policy ? "reserved" : "live", "bytes", "count", "share", "events", "site");
+	if (m->nrows == 0)
+		s = cat(s, "  (nothing live)\n");
+	for (i = 0; i < shown; i++)
+		s = row_text(s, &m->rows[i], m->rows[i].site, of);
+	if (m->nrows > shown) {
+		struct attrib_row r = rest(m, shown);
+		char *name = gms_asprintf("(%zu other sites)", m->nrows - shown);
+
+		s = row_text(s, &r, name, of);
+		free(name);
+	}
+	gms_fmt_size(m->live, a, sizeof(a));
+	if (!m->has_policy) {
+		line = gms_asprintf("  %s live in %llu allocation%s\n", a,
+		    (unsigned long long)m->nlive, m->nlive == 1 ? "" : "s");
+	} else {
+		gms_fmt_size(m->allocated - m->live, b, sizeof(b));
+		gms_fmt_size(m->reserved - m->allocated, c, sizeof(c));
+		gms_fmt_size(m->largest_free, d, sizeof(d));
+		line = gms_asprintf("  = %s live in %llu allocation%s + %s of block rounding "
+		    "+ %s reserved but not allocated (the largest free block %s)\n", a,
+		    (unsigned long long)m->nlive, m->nlive == 1 ? "" : "s", b, c, d);
+	}
+	s = cat(s, line);
+	free(line);
+	return s;
+}
+
+static cJSON *
+row_json(const struct attrib_row *r, const char *name, uint64_t of)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "site", name);
+	cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
+	cJSON_AddNumberToObject(o, "count", (double)r->count);
+	cJSON_AddNumberToObject(o, "share", share(r->bytes, of));
+	cJSON_AddNumberToObject(o, "first_event", (double)r->first);
+	cJSON_AddNumberToObject(o, "last_event", (double)r->last);
+	return o;
+}
+
+cJSON *
+attrib_json(const struct attrib_moment *m, size_t top)
+{
+	cJSON *o = cJSON_CreateObject(), *rows;
+	size_t i, shown = m->nrows < top ? m->nrows : top;
+	uint64_t of = whole(m);
+
+	cJSON_AddStringToObject(o, "moment", m->key);
+	cJSON_AddNumberToObject(o, "event", (double)m->event);
+	cJSON_AddNumberToObject(o, "live", (double)m->live);
+	cJSON_AddNumberToObject(o, "count", (double)m->nlive);
+	if (m->has_policy) {
+		cJSON_AddNumberToObject(o, "reserved", (double)m->reserved);
+		cJSON_AddNumberToObject(o, "allocated", (double)m->allocated);
+		cJSON_AddNumberToObject(o, "rounding", (double)(m->allocated - m->live));
+		cJSON_AddNumberToObject(o, "reserved_free", (double)(m->reserved - m->allocated));
+		cJSON_AddNumberToObject(o, "largest_free", (double)m->largest_free);
+	}
+	rows = cJSON_AddArrayToObject(o, "sites");
+	for (i = 0; i < shown; i++)
+		cJSON_AddItemToArray(rows, row_json(&m->rows[i], m->rows[i].site, of));
+	if (m->nrows > shown) {
+		struct attrib_row r = rest(m, shown);
+		cJSON *other = row_json(&r, "(other sites)", of);
+
+		cJSON_AddNumberToObject(other, "sites", (double)(m->nrows - shown));
+		cJSON_AddItemToObject(o, "other", other);
+	} else {
+		cJSON_AddNullToObject(o, "other");
+	}
+	return o;
+}
