@@ -383,6 +383,34 @@ attrib_run(const struct run_spec *spec, const struct sim_result *res,
 	return err < 0 ? err : 0;
 }
 
+static int
+walk_event(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
+{
+	struct attrib *a = arg;
+	size_t i;
+
+	(void)cause;
+	attrib_event(a, index, ev, NULL);
+	if (a->nstack > 0)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (!a->m[i].taken)
+			return 0;
+	return 1;	/* every moment taken: the rest of the trace changes none */
+}
+
+int
+attrib_walk(const char *path, const struct trace_mem *mem, const struct trace_opts *topts,
+    struct attrib *a, char **cause)
+{
+	struct run_walk w = { .path = path, .mem = mem, .device = topts->device,
+	    .unknown_frees_warn = topts->unknown_frees_warn, .fn = walk_event, .arg = a };
+	struct sim_result res;
+
+	a->trace_only = 1;
+	return run_walk(&w, &res, cause);
+}
+
 /* What the shares are of: the reservation, or live when no policy ran. */
 static uint64_t
 whole(const struct attrib_moment *m)

@@ -137,6 +137,15 @@ struct run_spec;
 int attrib_run(const struct run_spec *spec, const struct sim_result *res,
     const struct attrib_peak *peak, int want_map, struct attrib *a, char **cause);
 
+/*
+ * Walk path (or mem) alone, no policy, feeding a up to its last moment (to
+ * the end when it keeps a stack).  0, or a GMS_E* code with *cause.
+ */
+struct trace_mem;
+struct trace_opts;
+int attrib_walk(const char *path, const struct trace_mem *mem, const struct trace_opts *topts,
+    struct attrib *a, char **cause);
+
 /* The site name of index i (attrib_block.site). */
 const char *attrib_site_name(const struct attrib *a, long i);
 

@@ -1,13 +1,14 @@
-# embed.awk - turn gnuplot scripts into C strings, so the binary carries the
-# templates it runs: one "const char plot_<name>[]" per input file.
+# embed.awk - turn text files into C strings, so the binary carries what it
+# writes or runs (gnuplot scripts, the report's CSS and JavaScript): one
+# "const char asset_<name>[]" per input file, <name> its file name with '-'
+# and '.' as '_' (plot-map.gp: asset_plot_map_gp).
 FNR == 1 {
 	if (NR > 1)
 		print ";"
 	name = FILENAME
 	sub(/.*\//, "", name)
-	sub(/\.gp$/, "", name)
-	gsub(/-/, "_", name)
-	print "const char plot_" name "_gp[] ="
+	gsub(/[-.]/, "_", name)
+	print "const char asset_" name "[] ="
 }
 # Escaped a character at a time: gsub's replacement escapes differ between awks.
 {

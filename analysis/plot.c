@@ -18,9 +18,9 @@
 #include "analysis/plot.h"
 #include "sim/gms.h"
 
-extern const char plot_plot_timeline_gp[];
-extern const char plot_plot_map_gp[];
-extern const char plot_plot_share_gp[];
+extern const char asset_plot_timeline_gp[];
+extern const char asset_plot_map_gp[];
+extern const char asset_plot_share_gp[];
 extern char **environ;
 
 #define GiB 1073741824.0
@@ -261,7 +261,7 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 		oomplot = tmp;
 	}
 	fclose(f);
-	if ((err = write_script(&t, plot_plot_timeline_gp, &script, cause)) < 0)
+	if ((err = write_script(&t, asset_plot_timeline_gp, &script, cause)) < 0)
 		goto out;
 	for (i = 0; i < a->n; i++) {
 		tmp = gms_asprintf("%s%s%s", labels ? labels : "", labels ? " " : "", a->labels[i]);
@@ -326,7 +326,7 @@ plot_share(const char *out, const char *title, const char *csv,
 		fprintf(f, "%llu,%llu\n", (unsigned long long)ooms[i].event,
 		    (unsigned long long)ooms[i].bytes);
 	fclose(f);
-	if ((err = write_script(&t, plot_plot_share_gp, &script, cause)) < 0)
+	if ((err = write_script(&t, asset_plot_share_gp, &script, cause)) < 0)
 		goto out;
 	labels = gms_strdup("");
 	for (i = 0; i < njobs; i++) {
@@ -417,7 +417,7 @@ plot_map(const char *out, const char *title, const struct policy_ops *ops, void 
 		fprintf(c.data, "0,0,0,16777215\n");	/* an empty map still draws */
 	fclose(c.data);
 	fclose(c.tics);
-	if ((err = write_script(&t, plot_plot_map_gp, &script, cause)) < 0)
+	if ((err = write_script(&t, asset_plot_map_gp, &script, cause)) < 0)
 		goto out;
 	qd = quoted(data);
 	qo = quoted(out);

@@ -167,6 +167,54 @@ report_run_json(const struct report_run *run)
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
 
+/* The out-of-memory paragraph of a run that ran out. */
+static void
+oom_story(FILE *f, const struct report_run *run)
+{
+	const struct sim_result *r = run->res;
+	uint64_t cap = report_capacity(run);
+
+	fprintf(f, "OUT OF MEMORY at event %llu: a request for %s (%llu B) on stream %lld",
+	    (unsigned long long)r->oom.event, SZ(r->oom.size),
+	    (unsigned long long)r->oom.size, (long long)r->oom.stream);
+	if (r->oom.at)
+		fprintf(f, ", at %s", r->oom.at);
+	fprintf(f, "\n");
+	if (r->oom.mark)
+		fprintf(f, "  after mark \"%s\" (event %llu)\n", r->oom.mark,
+		    (unsigned long long)r->oom.mark_event);
+	fprintf(f, "  capacity %s: reserved %s after releasing the cache, "
+	    "allocated %s, live %s\n", cap ? SZ(cap) : "unlimited",
+	    SZ(r->oom.reserved), SZ(r->oom.allocated), SZ(r->oom.live));
+	if (!cap && strcmp(run->policy, "caching") == 0)
+		fprintf(f, "  with no capacity set, no expandable segment can hold this "
+		    "request: one spans the device's memory (%s)\n",
+		    run->hdr->device_total ? SZ(run->hdr->device_total) :
+		    "80.00 GiB when the trace does not say");
+	else if (!cap)
+		fprintf(f, "  with no capacity set, the policy itself cannot serve a "
+		    "request this large\n");
+	if (r->oom.reserved > r->oom.allocated)
+		fprintf(f, "  %s reserved but unallocated; the largest free block is %s\n",
+		    SZ(r->oom.reserved - r->oom.allocated), SZ(r->oom.largest_free));
+	fprintf(f, "  the trace needs at least %s live (its peak, event %llu)\n",
+	    SZ(r->peak_live), (unsigned long long)r->peak_live_event);
+}
+
+char *
+report_oom_text(const struct report_run *run)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		return gms_strdup("(out of memory)\n");
+	oom_story(f, run);
+	fclose(f);
+	return out;
+}
+
 char *
 report_run_text(const struct report_run *run)
 {
@@ -216,31 +264,8 @@ report_run_text(const struct report_run *run)
 	    (unsigned long long)r->alloc_retries);
 
 	if (r->oomed) {
-		fprintf(f, "\nOUT OF MEMORY at event %llu: a request for %s (%llu B) on stream %lld",
-		    (unsigned long long)r->oom.event, SZ(r->oom.size),
-		    (unsigned long long)r->oom.size, (long long)r->oom.stream);
-		if (r->oom.at)
-			fprintf(f, ", at %s", r->oom.at);
-		fprintf(f, "\n");
-		if (r->oom.mark)
-			fprintf(f, "  after mark \"%s\" (event %llu)\n", r->oom.mark,
-			    (unsigned long long)r->oom.mark_event);
-		fprintf(f, "  capacity %s: reserved %s after releasing the cache, "
-		    "allocated %s, live %s\n", cap ? SZ(cap) : "unlimited",
-		    SZ(r->oom.reserved), SZ(r->oom.allocated), SZ(r->oom.live));
-		if (!cap && strcmp(run->policy, "caching") == 0)
-			fprintf(f, "  with no capacity set, no expandable segment can hold this "
-			    "request: one spans the device's memory (%s)\n",
-			    run->hdr->device_total ? SZ(run->hdr->device_total) :
-			    "80.00 GiB when the trace does not say");
-		else if (!cap)
-			fprintf(f, "  with no capacity set, the policy itself cannot serve a "
-			    "request this large\n");
-		if (r->oom.reserved > r->oom.allocated)
-			fprintf(f, "  %s reserved but unallocated; the largest free block is %s\n",
-			    SZ(r->oom.reserved - r->oom.allocated), SZ(r->oom.largest_free));
-		fprintf(f, "  the trace needs at least %s live (its peak, event %llu)\n",
-		    SZ(r->peak_live), (unsigned long long)r->peak_live_event);
+		fputc('\n', f);
+		oom_story(f, run);
 	}
 
 	if (r->empty_caches_ignored > 0)

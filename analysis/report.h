@@ -70,6 +70,8 @@ cJSON *report_run_json(const struct report_run *run);
 
 /* The `run` text summary (caller frees). */
 char *report_run_text(const struct report_run *run);
+/* Its OUT OF MEMORY paragraph alone, for a run that ran out (caller frees). */
+char *report_oom_text(const struct report_run *run);
 
 
 

@@ -13,7 +13,7 @@ COMPLETION=$(dirname "$GPUMEMSIM")/completion/gpumemsim
 
 gms --help
 commands=$(sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$TMP/out")
-is "$(echo $commands)" "run compare check plan tune plot replay share info convert policies" \
+is "$(echo $commands)" "run compare check plan tune plot report replay share info convert policies" \
     "--help lists the eleven commands"
 
 # Every long option any command documents, from the help itself.

@@ -255,6 +255,7 @@ int cmd_replay(struct cli_args *a);
 int cmd_compare(struct cli_args *a);
 int cmd_policies(struct cli_args *a);
 int cmd_share(struct cli_args *a);
+int cmd_report(struct cli_args *a);
 
 /* share's and replay's scenario: jobs from --job and --scenario, the card (cmd-share.c). */
 struct share_specs;

@@ -55,16 +55,6 @@ each(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
 	return 0;
 }
 
-/* The second walk: the live set up to the live peak. */
-static int
-each_live(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
-{
-	struct attrib *at = arg;
-
-	attrib_event(at, index, ev, NULL);
-	return at->m[0].taken;
-}
-
 int
 cmd_info(struct cli_args *a)
 {
@@ -85,7 +75,6 @@ cmd_info(struct cli_args *a)
 	memset(&ctx, 0, sizeof(ctx));
 	info_init(&ctx.in);
 	attrib_init(&at);
-	at.trace_only = 1;
 	w.path = a->argv[0];
 	/* the live peak's sites take a second walk: standard input is held for it */
 	if (strcmp(w.path, "-") == 0 && (rc = trace_mem_load(w.path, &topts, &mem, &cause)) < 0)
@@ -95,14 +84,8 @@ cmd_info(struct cli_args *a)
 		goto fail;
 	ctx.hdr.cut = w.cut;
 	if (res.peak_live > 0) {
-		struct run_walk again = w;
-		struct sim_result part;
-
 		attrib_add(&at, "live_peak", "live peak", res.peak_live_event, 0, 0);
-		again.begin = NULL;
-		again.fn = each_live;
-		again.arg = &at;
-		if ((rc = run_walk(&again, &part, &cause)) < 0)
+		if ((rc = attrib_walk(w.path, mem, &topts, &at, &cause)) < 0)
 			goto fail;
 	}
 	if (a->v[OPT_FORMAT].choice == 1) {

@@ -209,6 +209,18 @@ static const struct cli_use plot_opts[] = {
 	{ OPT_NONE, NULL, NULL },
 };
 
+static const struct cli_use report_opts[] = {
+	{ OPT_OUTPUT, "where to write the page, e.g. report.html (required; '-': standard "
+	  "output)", NULL },
+	{ OPT_PLACEMENT, NULL, NULL },
+	{ OPT_POINTS, "timeline points kept per series, peaks included (default: 1000)", NULL },
+	{ OPT_TOP, "call sites listed in each table before the rest are folded into one row "
+	  "(default: 10)", NULL },
+	{ OPT_TITLE, "the page's title (default: the trace's name)", NULL },
+	{ OPT_JOBS, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
+
 static const struct cli_use tune_opts[] = { { OPT_JOBS, NULL, NULL }, { OPT_NONE, NULL, NULL } };
 static const struct cli_use info_opts[] = {
 	{ OPT_TOP, "call sites listed at the live peak before the rest are folded into "
@@ -392,6 +404,27 @@ const struct cli_command cli_commands[] = {
 	  "bucket's maxima, in memory proportional to N.\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
 	  plot_opts, 1, 1, 1, cmd_plot },
+	{ "report", "-o <report.html> <trace>", "write up a trace as one self-contained HTML page",
+	  "Run every policy (or --policies) on a trace and write one self-contained HTML "
+	  "page: a summary (the live peak, the capacity, whether the trace is whole), the "
+	  "policy table with the winner, a timeline of each policy's reserved and allocated "
+	  "bytes over the live bytes stacked by call site, each policy's OOM story, what "
+	  "holds the memory at each policy's peak and OOM (live bytes by call site, block "
+	  "rounding, reserved but not allocated), and memory maps of every segment and "
+	  "block at those moments.\n\n"
+	  "The page fetches nothing: its CSS, script and pictures (SVG) are inside it. It "
+	  "reads and prints without the script, which adds a block's details on hover, the "
+	  "timeline's values under the pointer and zoom; opened with #selftest the page "
+	  "checks itself. Its size is bounded whatever the trace's length: the timeline is "
+	  "an envelope that keeps every peak, maps merge blocks too narrow to see, tables "
+	  "fold their tails.",
+	  "gpumemsim report traces/gpt2-train-varlen-bf16.jsonl.gz -o gpt2.html\n"
+	  "# two policies in 3 GiB, where one of them runs out:\n"
+	  "gpumemsim report traces/resnet50-train-b32.json --policies=caching,grow-only "
+	  "--capacity=3GiB -o resnet.html\n",
+	  NULL,
+	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
+	  report_opts, 1, 1, 1, cmd_report },
 	{ "replay", "[<trace>]", "replay a trace on a real GPU beside the simulation (needs CUDA)",
 	  "Replay a trace on a real GPU: the policy's own code, its segments from cudaMalloc "
 	  "and cudaFree (expandable segments: the driver's virtual memory API). Reports the "
