@@ -11,6 +11,7 @@
 #include <uthash.h>
 
 #include "analysis/attrib.h"
+#include "sim/batch.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
 #include "sim/run.h"
@@ -381,6 +382,48 @@ attrib_run(const struct run_spec *spec, const struct sim_result *res,
 	err = run_simulate(&again, &out, cause);
 	run_output_free(&out);
 	return err < 0 ? err : 0;
+}
+
+struct jobs_arg {
+	struct batch_job *jobs;
+	const struct attrib_peak *peaks;
+	struct attrib *ats;
+	int want_map;
+	int *err;
+	char **cause;
+};
+
+static void
+job_moments(void *arg, size_t i)
+{
+	struct jobs_arg *j = arg;
+
+	if (j->jobs[i].err == 0)
+		j->err[i] = attrib_run(&j->jobs[i].spec, &j->jobs[i].out.res, &j->peaks[i],
+		    j->want_map, &j->ats[i], &j->cause[i]);
+}
+
+int
+attrib_run_jobs(struct batch_job *jobs, size_t n, const struct attrib_peak *peaks,
+    int want_map, struct attrib *ats, int threads, char **cause)
+{
+	struct jobs_arg j = { jobs, peaks, ats, want_map, gms_calloc(n ? n : 1, sizeof(int)),
+	    gms_calloc(n ? n : 1, sizeof(char *)) };
+	size_t i;
+	int err = 0;
+
+	batch_map(n, job_moments, &j, threads);
+	for (i = 0; i < n; i++) {
+		if (j.err[i] < 0 && err == 0) {
+			err = j.err[i];
+			*cause = j.cause[i];
+			j.cause[i] = NULL;
+		}
+		free(j.cause[i]);
+	}
+	free(j.err);
+	free(j.cause);
+	return err;
 }
 
 static int

@@ -138,6 +138,15 @@ int attrib_run(const struct run_spec *spec, const struct sim_result *res,
     const struct attrib_peak *peak, int want_map, struct attrib *a, char **cause);
 
 /*
+ * attrib_run for every job of a batch that ran (err 0), on up to threads
+ * threads: ats[i] from jobs[i]'s result and peaks[i].  0, or the first
+ * failure's GMS_E* code with *cause.
+ */
+struct batch_job;
+int attrib_run_jobs(struct batch_job *jobs, size_t n, const struct attrib_peak *peaks,
+    int want_map, struct attrib *ats, int threads, char **cause);
+
+/*
  * Walk path (or mem) alone, no policy, feeding a up to its last moment (to
  * the end when it keeps a stack).  0, or a GMS_E* code with *cause.
  */

@@ -90,4 +90,21 @@ printf '{"format":"gpumemsim-trace","version":1}\n{"op":"free","id":9}\n' >"$TMP
 check_fail 3 "gpumemsim: error: $TMP/bad.jsonl:2: free of unknown id 9" compare "$TMP/bad.jsonl"
 check_fail 2 "gpumemsim: error: no trace given" compare
 
+# --by-site, on t/data/sites/handworked.json in 60 MiB, by hand: no-cache
+# reserves each request rounded to 2 MiB, so it peaks at event 2 with 8 + 8
+# + 30 MiB of a.py (38) and b.py (8); caching at event 4 (t/attrib.c).
+HAND=$TOP_SRCDIR/t/data/sites/handworked.json
+gms compare "$HAND" --policies=caching,no-cache --by-site --capacity=60MiB
+is "$rc" 0 "compare --by-site exits 0"
+grep -q "^no-cache: At the peak reservation (event 2, 46.00 MiB reserved), what holds the memory:\$" "$TMP/out"
+ok $? "compare --by-site: no-cache's peak"
+grep -q "^    8.00 MiB       1   17.4%          1-1          b.py:2 g\$" "$TMP/out"
+ok $? "compare --by-site: b.py's 8 MiB there"
+grep -q "^caching: At the peak reservation (event 4, 52.00 MiB reserved)" "$TMP/out"
+ok $? "compare --by-site: caching's peak"
+gms compare "$HAND" --policies=caching,no-cache,preallocate --by-site --capacity=60MiB --format=json
+is "$(grep -c '"moment":' "$TMP/out")" 6 "compare --by-site JSON: each result's peak and OOM (preallocate's too)"
+gms compare "$HAND" --policies=caching,preallocate --by-site --format=json
+is "$rc $(grep -c '"moment":' "$TMP/out")" "0 1" "compare --by-site JSON: nothing for a policy that needs a capacity"
+
 done_testing

@@ -87,6 +87,22 @@ long=$(wc -c <"$TMP/long.html")
 [ "$long" -lt 2000000 ] && [ "$long" -lt $((short * 3 / 2)) ]
 ok $? "twenty times the events, about the same page ($short and $long bytes)"
 
+# A trace's strings are text, never markup: a call site that tries to close
+# the script or open a tag comes out escaped.
+cat >"$TMP/hostile.jsonl" <<'END'
+{"format":"gpumemsim-trace","version":1,"name":"<b>hostile</b> & \"quoted\""}
+{"op":"alloc","id":1,"size":4194304,"stream":0,"at":"</script><img src=x onerror=alert(1)>'\"&amp;"}
+{"op":"mark","label":"</title><script>alert(2)</script>"}
+{"op":"free","id":1}
+END
+gms report "$TMP/hostile.jsonl" --policy=caching -o "$TMP/hostile.html"
+is "$rc" 0 "hostile strings: report exits 0"
+is "$(grep -c '<img\|<b>\|alert(2)</script>' "$TMP/hostile.html")" 0 "hostile strings: no markup of theirs in the page"
+grep -q '&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&quot;&amp;amp;' "$TMP/hostile.html"
+ok $? "hostile strings: the call site, escaped"
+grep -q '<title>&lt;b&gt;hostile&lt;/b&gt; &amp; &quot;quoted&quot;: gpumemsim report</title>' "$TMP/hostile.html"
+ok $? "hostile strings: the trace's name, escaped"
+
 # In a real browser.
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROMIUM" ]; then
@@ -98,7 +114,8 @@ browse() {
 	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
 	    --user-data-dir="$TMP/chromium" --enable-logging=stderr --v=0 "$@"
 }
-for page in "$TMP/resnet50-train-b32.json.html" "$TMP/gpt2-train-varlen-bf16.jsonl.gz.html" "$TMP/hand.html"; do
+for page in "$TMP/resnet50-train-b32.json.html" "$TMP/gpt2-train-varlen-bf16.jsonl.gz.html" \
+    "$TMP/hostile.html" "$TMP/hand.html"; do
 	name=$(basename "$page")
 	browse --dump-dom "file://$page#selftest" >"$TMP/dom" 2>"$TMP/console"
 	sed -n '/<pre id="selftest"/,/<\/pre>/p' "$TMP/dom" | sed 's/<[^>]*>//g' >"$TMP/selftest"

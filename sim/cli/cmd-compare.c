@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/attrib.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
 #include "sim/batch.h"
@@ -17,6 +18,7 @@
 #include "sim/gms.h"
 #include "sim/gpus.h"
 #include "sim/policy.h"
+#include "traces/tracemem.h"
 
 /* A label as a CSV column name: letters, digits, '-' and '_' only. */
 static char *
@@ -47,6 +49,14 @@ cmd_compare(struct cli_args *a)
 	struct timeline *tls = NULL, **tlp = NULL;
 	char **labels = NULL;
 	uint64_t capacity;
+	int by_site = a->given[OPT_BY_SITE] > 0;
+	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	struct attrib_peak *peaks = NULL;
+	struct attrib *ats = NULL;
+	struct trace_mem *mem = NULL;
+	struct trace_opts topts;
+	char *cause = NULL;
+	int err;
 
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
@@ -61,11 +71,22 @@ cmd_compare(struct cli_args *a)
 	tls = gms_calloc(n ? n : 1, sizeof(*tls));
 	tlp = gms_calloc(n ? n : 1, sizeof(*tlp));
 	labels = gms_calloc(n ? n : 1, sizeof(*labels));
+	peaks = gms_calloc(n ? n : 1, sizeof(*peaks));
+	ats = gms_calloc(n ? n : 1, sizeof(*ats));
 	if (rc != 0)
 		goto out;
+	/* --by-site reads the trace again: standard input is held for it */
+	cli_trace_opts(a, &topts);
+	if (by_site && strcmp(a->argv[0], "-") == 0 &&
+	    (err = trace_mem_load(a->argv[0], &topts, &mem, &cause)) < 0) {
+		cli_error("%s", cause);
+		rc = gms_exit_code(err);
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
-		jobs[i].spec = (struct run_spec){ .path = a->argv[0], .policy = pols.ents[i].ops,
-		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts };
+		jobs[i].spec = (struct run_spec){ .path = a->argv[0], .mem = mem,
+		    .policy = pols.ents[i].ops, .opts = pols.ents[i].opts,
+		    .nopts = pols.ents[i].nopts };
 		cli_run_spec(a, &target, &jobs[i].spec);
 		timeline_init(&tls[i], (size_t)a->v[OPT_POINTS].n);
 		tlp[i] = &tls[i];
@@ -80,8 +101,18 @@ cmd_compare(struct cli_args *a)
 				goto out;
 			}
 		}
+		attrib_init(&ats[i]);
+		if (by_site) {
+			peaks[i].next = jobs[i].spec.sampler;
+			peaks[i].next_arg = jobs[i].spec.sampler_arg;
+			jobs[i].spec.sampler = attrib_peak_sample;
+			jobs[i].spec.sampler_arg = &peaks[i];
+		}
 	}
-	batch_run_shared(jobs, n, threads);
+	if (mem != NULL)
+		batch_run(jobs, n, threads);
+	else
+		batch_run_shared(jobs, n, threads);
 
 	for (i = 0; i < n; i++) {
 		/* A broken trace breaks every run: report it once, as `run` would. */
@@ -108,19 +139,48 @@ cmd_compare(struct cli_args *a)
 		rc = EXIT_INPUT;
 		goto out;
 	}
+	if (by_site && (err = attrib_run_jobs(jobs, n, peaks, 0, ats, threads, &cause)) < 0) {
+		cli_error("%s", cause);
+		rc = gms_exit_code(err);
+		goto out;
+	}
 	if (timeline_path != NULL &&
 	    (rc = write_timeline(timeline_path, a->argv[0], tlp, (const char *const *)labels, n)) != 0)
 		goto out;
 	if (json) {
-		cli_print_json(a, report_compare_json(rows, n, trace, &how));
+		cJSON *o = report_compare_json(rows, n, trace, &how), *res, *sites;
+		size_t k;
+
+		res = cJSON_GetObjectItemCaseSensitive(o, "results");
+		for (i = 0; by_site && i < n; i++) {
+			cJSON *item = cJSON_GetArrayItem(res, (int)i);
+
+			if (rows[i].err != 0 || !cJSON_HasObjectItem(item, "peak_reserved"))
+				continue;	/* could not run, or needs a capacity */
+			sites = cJSON_AddArrayToObject(item, "sites");
+			for (k = 0; k < ats[i].n; k++)
+				cJSON_AddItemToArray(sites, attrib_json(&ats[i].m[k], top));
+		}
+		cli_print_json(a, o);
 	} else {
+		size_t k;
+
 		text = report_compare_text(rows, n, trace, &how);
 		fputs(text, a->report);
 		free(text);
+		for (i = 0; by_site && i < n; i++) {
+			for (k = 0; k < ats[i].n; k++) {
+				text = attrib_text(&ats[i].m[k], top);
+				fprintf(a->report, "\n%s: %s", rows[i].label, text);
+				free(text);
+			}
+		}
 	}
 out:
 	batch_free(jobs, n);
 	for (i = 0; i < n; i++) {
+		if (ats != NULL)
+			attrib_free(&ats[i]);
 		if (tls != NULL)
 			timeline_free(&tls[i]);
 		if (labels != NULL)
@@ -128,6 +188,10 @@ out:
 	}
 	free(tls);
 	free(tlp);
+	free(peaks);
+	free(ats);
+	free(cause);
+	trace_mem_free(mem);
 	free(labels);
 	cli_policies_free(&pols);
 	free(jobs);

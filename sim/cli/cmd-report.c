@@ -27,26 +27,6 @@
 
 #define STACK_SITES 6
 
-struct second {
-	struct batch_job *jobs;
-	struct attrib_peak *peaks;
-	struct attrib *ats;
-	int *err;
-	char **cause;
-};
-
-/* Pass 2 for policy i: its moments, with their maps. */
-static void
-second_pass(void *arg, size_t i)
-{
-	struct second *s = arg;
-
-	if (s->jobs[i].err != 0)
-		return;
-	s->err[i] = attrib_run(&s->jobs[i].spec, &s->jobs[i].out.res, &s->peaks[i], 1,
-	    &s->ats[i], &s->cause[i]);
-}
-
 /* The command line again, for the page's footer. */
 static char *
 command_line(const struct cli_args *a, const struct cli_policies *pols,
@@ -91,7 +71,6 @@ cmd_report(struct cli_args *a)
 	struct attrib_peak *peaks = NULL;
 	struct attrib *ats = NULL, first_live, live;
 	struct html_policy *hp = NULL;
-	struct second sec;
 	struct report_compare how;
 	struct html_report hr;
 	struct cli_out out = { 0 };
@@ -101,8 +80,7 @@ cmd_report(struct cli_args *a)
 	size_t n = 0, i, points = a->given[OPT_POINTS] ? (size_t)a->v[OPT_POINTS].n : 1000;
 	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
-	int rc, err, *errs = NULL;
-	char **causes = NULL;
+	int rc, err;
 
 	attrib_init(&first_live);
 	attrib_init(&live);
@@ -128,8 +106,6 @@ cmd_report(struct cli_args *a)
 	peaks = gms_calloc(n, sizeof(*peaks));
 	ats = gms_calloc(n, sizeof(*ats));
 	hp = gms_calloc(n, sizeof(*hp));
-	errs = gms_calloc(n, sizeof(*errs));
-	causes = gms_calloc(n, sizeof(*causes));
 	for (i = 0; i < n; i++) {
 		jobs[i].spec = (struct run_spec){ .path = a->argv[0], .mem = mem,
 		    .policy = pols.ents[i].ops, .opts = pols.ents[i].opts,
@@ -174,14 +150,10 @@ cmd_report(struct cli_args *a)
 	how = (struct report_compare){ .capacity = target.capacity, .time_bound = 1.0 };
 
 	/* 2. each policy to its peak and OOM */
-	sec = (struct second){ jobs, peaks, ats, errs, causes };
-	batch_map(n, second_pass, &sec, threads);
-	for (i = 0; i < n; i++) {
-		if (errs[i] < 0) {
-			cli_error("%s", causes[i]);
-			rc = gms_exit_code(errs[i]);
-			goto out;
-		}
+	if ((err = attrib_run_jobs(jobs, n, peaks, 1, ats, threads, &cause)) < 0) {
+		cli_error("%s", cause);
+		rc = gms_exit_code(err);
+		goto out;
 	}
 
 	/* 3. the trace alone: its live peak's largest sites, then those over time */
@@ -237,8 +209,6 @@ out:
 			timeline_free(&tls[i]);
 		if (ats != NULL)
 			attrib_free(&ats[i]);
-		if (causes != NULL)
-			free(causes[i]);
 	}
 	batch_free(jobs, jobs ? n : 0);
 	attrib_free(&first_live);
@@ -251,7 +221,5 @@ out:
 	free(peaks);
 	free(ats);
 	free(hp);
-	free(errs);
-	free(causes);
 	return rc;
 }

@@ -170,6 +170,10 @@ static const struct cli_use run_opts[] = {
 
 static const struct cli_use compare_opts[] = {
 	{ OPT_PLACEMENT, NULL, NULL },
+	{ OPT_BY_SITE, "say, for each policy, what holds the memory at its peak reservation "
+	  "(and at its OOM): the live bytes by call site beside what it reserved and did not "
+	  "allocate (JSON: \"sites\" in each result, as run's)", NULL },
+	{ OPT_TOP, NULL, NULL },
 	{ OPT_BY, NULL, NULL },
 	{ OPT_TIME_BOUND, NULL, NULL },
 	{ OPT_JOBS, NULL, NULL },
