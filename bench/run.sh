@@ -13,7 +13,9 @@
 # a churn trace of 1M events with 100k and with 1k allocations live, through
 # the per-request policies.  With PEER and python3's sortedcontainers:
 # DynaPipe's simulator (simulation only, bench/peer.py) on the same 1M-event
-# trace, beside gpumemsim's caching policy alone.  Each row: seconds, events
+# trace, beside gpumemsim's caching policy alone.  run --by-site and report
+# on the JSON Lines, with the page's size and (with chromium) how long the
+# page takes to be ready in headless Chromium.  Each row: seconds, events
 # per second, nanoseconds per event, peak resident memory.  Build without
 # sanitizers (./configure && make) for real numbers.
 set -eu
@@ -49,6 +51,16 @@ for events in ${*:-1000000 10000000}; do
 		measure info "$f" "$events" $G info "$tmp/t.$f"
 	done
 	measure timeline jsonl "$events" $G run "$tmp/t.jsonl" --timeline="$tmp/tl.csv"
+	measure by-site jsonl "$events" $G run "$tmp/t.jsonl" --by-site
+	measure report jsonl "$events" $G report "$tmp/t.jsonl" -o "$tmp/r.html"
+	chromium=$(command -v chromium || true)
+	ready=
+	if [ -n "$chromium" ]; then
+		ready=$(timeout 120 "$chromium" --headless --no-sandbox --disable-gpu \
+		    --user-data-dir="$tmp/chromium" --dump-dom "file://$tmp/r.html#selftest" \
+		    2>/dev/null | sed -n 's/^# ready \([0-9]*\) ms.*/\1/p')
+	fi
+	echo "report    page: $(wc -c <"$tmp/r.html") bytes${ready:+, ready in headless Chromium $ready ms after the request}"
 	if [ "$events" -le 2000000 ]; then
 		measure plan jsonl "$events" $G plan "$tmp/t.jsonl"
 		measure tune jsonl "$events" $G tune "$tmp/t.jsonl"
