@@ -12,6 +12,9 @@
  *    the first run's (the peak reservation, the OOM's reserved, allocated,
  *    largest free block and live), and the memory map against itself (its
  *    blocks tile each segment, its allocated blocks are the live set).
+ * 3. The stack (the report's timeline): for every bucket, the event where
+ *    live first reached the bucket's largest and each chosen site's bytes
+ *    there, against the naive recount.
  */
 #include "config.h"
 
@@ -320,6 +323,149 @@ sample(const char *name, const struct policy_ops *ops, uint64_t capacity)
 	free(path);
 }
 
+/* Read path's events into the naive live set, calling fn(arg, index, live bytes) after each. */
+static uint64_t
+naive_walk(const char *path, struct naive *nv, void (*fn)(void *, uint64_t, const struct naive *),
+    void *arg)
+{
+	struct trace_reader *r;
+	struct trace_event ev;
+	char *cause = NULL;
+	uint64_t n = 0;
+
+	if (trace_open(path, &r, &cause) < 0) {
+		printf("Bail out! %s\n", cause);
+		exit(1);
+	}
+	while (trace_next(r, &ev, &cause) == 1) {
+		naive_apply(nv, trace_index(r), &ev);
+		fn(arg, trace_index(r), nv);
+		n++;
+	}
+	trace_close(r);
+	return n;
+}
+
+struct stack_ref {
+	const struct attrib *a;
+	uint64_t *max, *at;	/* per bucket: the largest live, and where first */
+	int *seen;
+	const char *const *names;
+	size_t nnames;
+	int bad;
+	char *why;
+};
+
+static uint64_t
+naive_live(const struct naive *nv)
+{
+	uint64_t live = 0;
+	size_t i;
+
+	for (i = 0; i < nv->n; i++)
+		live += nv->size[i];
+	return live;
+}
+
+static void
+nothing(void *arg, uint64_t index, const struct naive *nv)
+{
+	(void)arg, (void)index, (void)nv;
+}
+
+static void
+bucket_max(void *arg, uint64_t index, const struct naive *nv)
+{
+	struct stack_ref *s = arg;
+	uint64_t b = index / s->a->width, live = naive_live(nv);
+
+	if (!s->seen[b] || live > s->max[b]) {
+		s->seen[b] = 1;
+		s->max[b] = live;
+		s->at[b] = index;
+	}
+}
+
+static void
+bucket_sites(void *arg, uint64_t index, const struct naive *nv)
+{
+	struct stack_ref *s = arg;
+	const struct attrib_bucket *bk = &s->a->buckets[index / s->a->width];
+	uint64_t sum = 0, v;
+	size_t k, i;
+
+	if (s->bad || s->at[index / s->a->width] != index)
+		return;
+	if (!bk->seen || bk->event != index || bk->live != s->max[index / s->a->width]) {
+		s->bad = 1;
+		s->why = gms_asprintf("bucket %llu: event %llu live %llu, want event %llu live %llu",
+		    (unsigned long long)(index / s->a->width), (unsigned long long)bk->event,
+		    (unsigned long long)bk->live, (unsigned long long)index,
+		    (unsigned long long)s->max[index / s->a->width]);
+		return;
+	}
+	for (k = 0; k < s->nnames; k++) {
+		for (v = 0, i = 0; i < nv->n; i++)
+			if (strcmp(nv->site[i], s->names[k]) == 0)
+				v += nv->size[i];
+		sum += v;
+		if (bk->bytes[k] != v) {
+			s->bad = 1;
+			s->why = gms_asprintf("event %llu: %s holds %llu, want %llu",
+			    (unsigned long long)index, s->names[k],
+			    (unsigned long long)bk->bytes[k], (unsigned long long)v);
+			return;
+		}
+	}
+	if (bk->bytes[s->nnames] != bk->live - sum) {
+		s->bad = 1;
+		s->why = gms_asprintf("event %llu: the rest is %llu, want %llu",
+		    (unsigned long long)index, (unsigned long long)bk->bytes[s->nnames],
+		    (unsigned long long)(bk->live - sum));
+	}
+}
+
+static void
+stack(const char *name, const char *const *names, size_t nnames, size_t points)
+{
+	char *path = tap_srcpath(name), *cause = NULL;
+	struct naive nv = { 0 };
+	struct attrib a;
+	struct trace_opts topts = { .device = -1 };
+	struct stack_ref s = { .a = &a, .names = names, .nnames = nnames };
+	uint64_t events, b, seen = 0;
+
+	events = naive_walk(path, &nv, nothing, NULL);
+	naive_free(&nv);
+	attrib_init(&a);
+	attrib_stack(&a, names, nnames, events, points);
+	if (attrib_walk(path, NULL, &topts, &a, &cause) < 0) {
+		printf("Bail out! %s\n", cause);
+		exit(1);
+	}
+	s.max = gms_calloc(a.nbuckets, sizeof(*s.max));
+	s.at = gms_calloc(a.nbuckets, sizeof(*s.at));
+	s.seen = gms_calloc(a.nbuckets, sizeof(*s.seen));
+	naive_walk(path, &nv, bucket_max, &s);
+	naive_free(&nv);
+	naive_walk(path, &nv, bucket_sites, &s);
+	naive_free(&nv);
+	for (b = 0; b < a.nbuckets; b++)
+		seen += (uint64_t)s.seen[b];
+	ok(a.nbuckets <= points + 1 && seen == (events + a.width - 1) / a.width,
+	    "%s: %llu events in %llu buckets of %llu (at most %zu + 1)", name,
+	    (unsigned long long)events, (unsigned long long)seen, (unsigned long long)a.width,
+	    points);
+	ok(!s.bad, "%s: each bucket's largest live and its sites, recounted: %s", name,
+	    s.bad ? s.why : "the same");
+	free(s.why);
+	free(s.max);
+	free(s.at);
+	free(s.seen);
+	attrib_free(&a);
+	free(path);
+}
+
 int
 main(void)
 {
@@ -335,5 +481,11 @@ main(void)
 		sample(samples[i], &policy_no_cache, 2 * ((uint64_t)1 << 30));
 		sample(samples[i], &policy_grow_only, 0);
 	}
+	stack("t/data/sites/handworked.json", (const char *const[]){ "c.py:3 h", "a.py:1 f",
+	    "nowhere.py:1 f" }, 3, 4);
+	stack("traces/resnet50-train-b32.json", (const char *const[]){
+	    "conv.py:548 _conv_forward", "batchnorm.py:194 forward", ATTRIB_NO_SITE }, 3, 37);
+	stack("traces/gpt2-train-varlen-bf16.jsonl.gz", (const char *const[]){
+	    "activations.py:66 forward", "linear.py:134 forward" }, 2, 500);
 	return tap_done();
 }

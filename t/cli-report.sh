@@ -50,6 +50,17 @@ for t in "$RESNET" "$GPT2"; do
 	ok $? "$name: each block says what it is in its own <title>"
 done
 
+# series_max PAGE NAME: the largest value of a series of the timeline's data
+series_max() {
+	sed -n 's/.*<script type="application\/json" id="timeline-data">\(.*\)<\/script>.*/\1/p' "$1" |
+	    sed -n "s/.*{\"name\":\"$2\",\"p\":\[\([^]]*\(\],\[[^]]*\)*\)\]\].*/\1/p" |
+	    tr -d '[' | tr ']' '\n' | awk -F, '{ v = $NF + 0; if (v > m) m = v } END { printf "%.0f\n", m }'
+}
+page=$TMP/gpt2-train-varlen-bf16.jsonl.gz.html
+gms run "$GPT2" --policy=caching --format=json
+is "$(series_max "$page" "caching reserved")" "$(json_top peak_reserved)" "the timeline's envelope keeps caching's peak"
+is "$(series_max "$page" live)" "$(json_top peak_live)" "... and the live peak"
+
 # t/data/sites/handworked.json in 60 MiB: caching peaks at event 4 with a.py's
 # two blocks, 8 MiB (event 0) and 30 MiB (event 2), and runs out at event 7.
 gms report "$HAND" --policy=caching --capacity=60MiB -o "$TMP/hand.html"
