@@ -21,7 +21,7 @@ grep -q "^  caching " "$TMP/out"; ok $? "run --help lists the caching policy"
 gms ru --help
 is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace>" "a unique prefix names the command"
 gms r --help
-is "$rc $(head -n 1 "$TMP/err")" "2 gpumemsim: error: ambiguous command 'r', could be: run replay" "an ambiguous one is an error"
+is "$rc $(head -n 1 "$TMP/err")" "2 gpumemsim: error: ambiguous command 'r', could be: run report replay" "an ambiguous one is an error"
 
 gms --version
 is "$rc" 0 "--version exits 0"

@@ -168,6 +168,8 @@ cmd_run(struct cli_args *a)
 		text = report_run_text(&rep);
 		fputs(text, a->report);
 		free(text);
+		if (by_site && at.n == 0)
+			fputs("\nNothing holds any memory: the trace has no events.\n", a->report);
 		for (i = 0; i < at.n; i++) {
 			text = attrib_text(&at.m[i], top);
 			fprintf(a->report, "\n%s", text);
