@@ -41,6 +41,8 @@ if ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >check.log 2
 fi
 
 n=0 killed=0 survived=0 skipped=0 bad=0
+GMS_MUTATING=1	# t/cli-report.sh leaves the browser out: no mutant reaches a page's script
+export GMS_MUTATING
 exec 3<"$list"
 while IFS="$tab" read -r file orig mut note nth <&3; do
 	case $file in ''|'#'*) continue ;; esac
