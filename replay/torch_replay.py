@@ -52,6 +52,9 @@ def main():
     ap.add_argument("--capacity", type=int, default=0, help="byte limit (0: none)")
     ap.add_argument("--alloc-conf", default="", help="PYTORCH_CUDA_ALLOC_CONF")
     ap.add_argument("--device", type=int, default=0)
+    ap.add_argument("--segments", action="store_true",
+                    help="also report every segment the driver handed out and took back, "
+                    "in order: [\"a\"|\"f\", address, size] (the shared address runs' shape)")
     args = ap.parse_args()
 
     header, events = read_trace(args.trace)
@@ -70,6 +73,9 @@ def main():
     if args.capacity:
         torch.cuda.set_per_process_memory_fraction(fraction_for(args.capacity, total), dev)
     torch.cuda.reset_peak_memory_stats(dev)
+    if args.segments:
+        torch.cuda.memory._record_memory_history(max_entries=10_000_000, context=None,
+                                                 stacks="python")
 
     streams = {0: torch.cuda.default_stream(dev)}
     live, sizes = {}, {}
@@ -123,6 +129,10 @@ def main():
         "gpu_total": total,
         "context_bytes": context,
     }
+    if args.segments:
+        trace = torch.cuda.memory._snapshot()["device_traces"][dev.index]
+        out["segments"] = [["a" if e["action"] == "segment_alloc" else "f", e["addr"], e["size"]]
+                           for e in trace if e["action"] in ("segment_alloc", "segment_free")]
     print(json.dumps(out, indent=1))
 
 
