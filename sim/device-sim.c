@@ -84,3 +84,13 @@ device_sim_create(uint64_t capacity)
 	d->priv = placement_create();
 	return d;
 }
+
+struct device *
+device_sim_create_driver(uint64_t capacity)
+{
+	struct device *d = device_sim_create(capacity);
+
+	placement_destroy(d->priv);
+	d->priv = placement_create_driver();
+	return d;
+}

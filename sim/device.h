@@ -113,6 +113,8 @@ void device_destroy(struct device *d);
  * free range that fits, large: the highest, taking its top end.
  */
 struct device *device_sim_create(uint64_t capacity);
+/* The same, segments placed by the driver's measured rules (--placement=driver). */
+struct device *device_sim_create_driver(uint64_t capacity);
 
 /*
  * The recorded device: hands out addresses in the order given by

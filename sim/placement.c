@@ -31,6 +31,7 @@ static void page_augment(struct page *p);
 #include <bsd/sys/tree.h>
 
 #include "sim/gms.h"
+#include "sim/placement-driver.h"
 #include "sim/placement.h"
 
 /* Segments up to this size are "small" (PyTorch's small-pool segments). */
@@ -142,6 +143,7 @@ struct placement {
 	struct region small, large, va;
 	struct page_tree pages;
 	uint64_t physical;	/* bytes of pages the driver backs */
+	struct driver *drv;	/* --placement=driver: it places segments */
 };
 
 struct placement *
@@ -160,6 +162,15 @@ placement_create(void)
 	pl->large.descending = 1;
 	pl->va.frontier = VA_BASE;
 	pl->va.bound = VA_END;
+	return pl;
+}
+
+struct placement *
+placement_create_driver(void)
+{
+	struct placement *pl = placement_create();
+
+	pl->drv = driver_create();
 	return pl;
 }
 
@@ -305,6 +316,12 @@ remove_packed(struct placement *pl, uint64_t addr, uint64_t size)
 int
 placement_place(struct placement *pl, uint64_t size, uint64_t *addr)
 {
+	if (pl->drv != NULL && size > PACKED_MAX) {
+		if (driver_place(pl->drv, size, addr) < 0)
+			return -1;
+		pl->physical += round_to(size, PAGE);
+		return 0;
+	}
 	if (size <= PACKED_MAX)
 		return place_packed(pl, size, addr);
 	if (region_place(size <= SMALL_SEGMENT ? &pl->small : &pl->large, size, addr) < 0)
@@ -380,6 +397,11 @@ region_remove(struct region *rg, uint64_t addr, uint64_t size)
 void
 placement_remove(struct placement *pl, uint64_t addr, uint64_t size)
 {
+	if (pl->drv != NULL && size > PACKED_MAX) {
+		driver_remove(pl->drv, addr, size);
+		pl->physical -= round_to(size, PAGE);
+		return;
+	}
 	if (size <= PACKED_MAX) {
 		remove_packed(pl, addr, size);
 		return;
@@ -407,6 +429,7 @@ placement_destroy(struct placement *pl)
 
 	if (pl == NULL)
 		return;
+	driver_destroy(pl->drv);
 	for (p = RB_MIN(page_tree, &pl->pages); p != NULL; p = next) {
 		next = RB_NEXT(page_tree, &pl->pages, p);
 		RB_REMOVE(page_tree, &pl->pages, p);

@@ -6,7 +6,9 @@
  * Measured against real H200 runs (doc/ACCURACY.md): segments of at most 2 MiB ascend
  * from one region and larger segments descend from another; a released range is
  * reused, for small segments the lowest free range that fits (at its bottom),
- * for large ones the highest (at its top).
+ * for large ones the highest (at its top).  placement_create_driver() places
+ * segments by the driver's rules measured since (placement-driver.h,
+ * doc/placement.md), which reproduce every default run.
  */
 #ifndef SIM_PLACEMENT_H
 #define SIM_PLACEMENT_H
@@ -16,6 +18,8 @@
 struct placement;
 
 struct placement *placement_create(void);
+/* The same, segments placed by the driver's measured rules (placement-driver.h). */
+struct placement *placement_create_driver(void);
 /*
  * An address for a new segment of size bytes (size > 0) in *addr; -1 when
  * the model's address space is full (petabytes: no real device gets there).

@@ -12,6 +12,13 @@
 #include "sim/run.h"
 #include "traces/tracemem.h"
 
+const char *
+run_placement_name(enum run_placement p)
+{
+	return p == RUN_PLACEMENT_RECORDED ? "recorded" : p == RUN_PLACEMENT_DRIVER ? "driver" :
+	    "model";
+}
+
 int
 run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct run_output *out,
     char **cause)
@@ -33,6 +40,8 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 	if (spec->placement == RUN_PLACEMENT_RECORDED) {
 		out->dev = device_recorded_create(spec->capacity);
 		flags |= SIM_FEED_RECORDED;
+	} else if (spec->placement == RUN_PLACEMENT_DRIVER) {
+		out->dev = device_sim_create_driver(spec->capacity);
 	} else {
 		out->dev = device_sim_create(spec->capacity);
 	}

@@ -15,9 +15,13 @@
 enum run_placement {
 	RUN_PLACEMENT_MODEL,	/* the simulated device's placement model */
 	RUN_PLACEMENT_RECORDED,	/* addresses from the trace's segment_alloc events */
+	RUN_PLACEMENT_DRIVER,	/* the driver's rules measured on the H200 */
 };
 
 struct trace_mem;
+
+/* "model", "recorded" or "driver", as --placement spells it. */
+const char *run_placement_name(enum run_placement p);
 
 struct run_spec {
 	const char *path;

@@ -143,4 +143,12 @@ gms info "$HAND" --format=json
 is "$(json_in sites moment)" '"live_peak"' "info JSON: sites at the live peak"
 is "$(json_in sites live)" 104858600 "info JSON: live there"
 
+# --placement=driver: where the model placed GPT-2's segments differently,
+# the driver's measured rules give PyTorch's own run on the H200 (14155847680
+# bytes: peak 13908312064, out of memory at event 12772).
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --placement=driver --capacity=14155847680 --format=json
+is "$rc $(json_top peak_reserved) $(json_in oom event)" "0 13908312064 12772" "--placement=driver: GPT-2 in 14155847680 as PyTorch"
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --placement=driver --capacity=14155847680
+grep -q "placement driver\$" "$TMP/out"; ok $? "--placement=driver: the report says which placement"
+
 done_testing

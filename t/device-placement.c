@@ -2,7 +2,10 @@
  * device-placement.c - the devices: the capacity check, the placement model
  * (small segments ascend, large ones descend, released ranges are reused
  * lowest-first for small and highest-first, top end, for large), and the
- * recorded device following its queue and falling back to the model.
+ * recorded device following its queue and falling back to the model; and
+ * the driver's measured placement (--placement=driver) against the H200's
+ * answers to 672 release-and-reuse cases (t/data/placement/va-reuse.json,
+ * from replay/va_reuse_probe.py; doc/placement.md).
  */
 #include "config.h"
 
@@ -11,6 +14,7 @@
 #include "sim/device.h"
 #include "sim/gms.h"
 #include "sim/placement.h"
+#include "t/gtload.h"
 #include "t/tap.h"
 
 #define S ((uint64_t)1 << 46)
@@ -161,6 +165,63 @@ packed(void)
 	placement_destroy(pl);
 }
 
+/*
+ * Each case: the context's holes filled (2 and 24 MiB), two or three slots,
+ * some released, one more request; the addresses relative to the first
+ * slot, in MiB.  One case differs, documented in doc/placement.md: a 2 MiB
+ * request beside a live reservation in a released slot's rest.
+ */
+static void
+driver_reuse(void)
+{
+	cJSON *cases = gt_load("t/data/placement/va-reuse.json"), *c, *f;
+	int n = 0, same = 0, known = 0;
+
+	cJSON_ArrayForEach(c, cases) {
+		uint64_t sizes[6], addr[6], k = 0, i;
+		const cJSON *s1 = cJSON_GetObjectItemCaseSensitive(c, "s1");
+		struct device *d = device_sim_create_driver(0);
+		int ok_case = 1;
+
+		sizes[k++] = 2;
+		sizes[k++] = 24;
+		if (s1 != NULL) {
+			sizes[k++] = gt_u64(c, "s1");
+			sizes[k++] = gt_u64(c, "s2");
+		} else {
+			sizes[k++] = gt_u64(c, "s");
+			sizes[k++] = gt_u64(c, "s");
+			sizes[k++] = gt_u64(c, "s");
+		}
+		for (i = 0; i < k; i++)
+			addr[i] = reserve(d, sizes[i] * MiB);
+		cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(c, "free"))
+			device_release(d, addr[2 + (uint64_t)f->valuedouble],
+			    sizes[2 + (uint64_t)f->valuedouble] * MiB);
+		sizes[k] = gt_u64(c, "q");
+		addr[k] = reserve(d, sizes[k] * MiB);
+		k++;
+		for (i = 0; i < k; i++) {
+			double want = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "addrs"),
+			    (int)i)->valuedouble;
+
+			if ((double)((int64_t)(addr[i] - addr[2]) / (int64_t)MiB) != want)
+				ok_case = 0;
+		}
+		n++;
+		same += ok_case;
+		if (!ok_case && s1 != NULL && gt_u64(c, "s1") == 38 && gt_u64(c, "s2") == 22 &&
+		    gt_u64(c, "q") == 2 && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c,
+		    "free")) == 1)
+			known++;
+		device_destroy(d);
+	}
+	is_u64((uint64_t)n, 672, "driver placement: every measured case tried");
+	is_u64((uint64_t)same, 671, "driver placement: 671 of 672 cases placed as the H200's driver did");
+	is_u64((uint64_t)known, 1, "driver placement: the one that is not is the documented one");
+	cJSON_Delete(cases);
+}
+
 int
 main(void)
 {
@@ -169,5 +230,6 @@ main(void)
 	highest_hole();
 	capacity();
 	recorded();
+	driver_reuse();
 	return tap_done();
 }

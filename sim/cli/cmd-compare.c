@@ -130,8 +130,7 @@ cmd_compare(struct cli_args *a)
 		rows[i].run = (struct report_run){ .trace = trace, .path = a->argv[0],
 		    .gpu = target.gpu_name, .policy = pols.ents[i].ops->name,
 		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts,
-		    .placement = jobs[i].spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" :
-		    "model", .capacity = capacity,
+		    .placement = run_placement_name(jobs[i].spec.placement), .capacity = capacity,
 		    .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
 	}
 	if (trace == NULL) {

@@ -49,7 +49,7 @@ spec_for(const struct trace_mem *m, const struct cli_entry *e, const struct plot
 	    .capacity = o->capacity, .device = o->topts.device,
 	    .unknown_frees_warn = o->topts.unknown_frees_warn,
 	    .gpu_total = o->model ? o->model->total : 0, .gpu_cc = o->model ? o->model->cc : 0,
-	    .placement = o->placement ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL };
+	    .placement = (enum run_placement)o->placement };
 }
 
 /* The picture's title; an incomplete trace says so in it. */
@@ -235,7 +235,7 @@ cmd_plot(struct cli_args *a)
 
 	o.out = a->given[OPT_OUTPUT] ? a->v[OPT_OUTPUT].s : NULL;
 	o.title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL;
-	o.placement = a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1;
+	o.placement = a->given[OPT_PLACEMENT] ? a->v[OPT_PLACEMENT].choice : 0;
 	if (a->given[OPT_POINTS])
 		o.points = (long)a->v[OPT_POINTS].n;
 	o.map = a->given[OPT_MAP] > 0;

@@ -136,8 +136,8 @@ cmd_report(struct cli_args *a)
 		rows[i].run = (struct report_run){ .trace = jobs[i].out.hdr->name,
 		    .path = a->argv[0], .gpu = target.gpu_name, .policy = pols.ents[i].ops->name,
 		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts,
-		    .placement = jobs[i].spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" :
-		    "model", .capacity = target.capacity, .hdr = jobs[i].out.hdr,
+		    .placement = run_placement_name(jobs[i].spec.placement),
+		    .capacity = target.capacity, .hdr = jobs[i].out.hdr,
 		    .res = &jobs[i].out.res };
 		if (whole == NULL)
 			whole = &jobs[i].out.res;

@@ -147,7 +147,7 @@ cmd_run(struct cli_args *a)
 		.policy = spec.policy->name,
 		.opts = opts,
 		.nopts = nopts,
-		.placement = spec.placement == RUN_PLACEMENT_RECORDED ? "recorded" : "model",
+		.placement = run_placement_name(spec.placement),
 		.capacity = spec.capacity,
 		.hdr = out.hdr,
 		.res = &out.res,

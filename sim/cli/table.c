@@ -12,7 +12,7 @@
 
 static const char *const formats[] = { "text", "json", NULL };
 static const char *const check_formats[] = { "text", "json", "tap", NULL };
-static const char *const placements[] = { "model", "recorded", NULL };
+static const char *const placements[] = { "model", "recorded", "driver", NULL };
 static const char *const unknown_frees[] = { "error", "warn", NULL };
 static const char *const by[] = { "balanced", "memory", NULL };
 
@@ -49,9 +49,10 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_ALLOC_CONF] = { OPT_ALLOC_CONF, 0, "alloc-conf", "conf", K_STRING,
 	    "caching: PYTORCH_CUDA_ALLOC_CONF settings, e.g. "
 	    "expandable_segments:True,max_split_size_mb:128", .complete = "conf" },
-	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded", K_CHOICE,
-	    "where new segments land: the driver model, or the addresses of the trace's "
-	    "segment_alloc events (default: model)", .choices = placements },
+	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded|driver", K_CHOICE,
+	    "where new segments land: the placement model, the addresses of the trace's "
+	    "segment_alloc events, or the CUDA driver's rules measured on the H200 "
+	    "(doc/placement.md; default: model)", .choices = placements },
 	[OPT_FORMAT] = { OPT_FORMAT, 'f', "format", "text|json", K_CHOICE,
 	    "output format (default: text)", .choices = formats },
 	[OPT_OUTPUT] = { OPT_OUTPUT, 'o', "output", "file", K_FILE,

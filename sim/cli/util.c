@@ -261,8 +261,8 @@ cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_sp
 	cli_trace_opts(a, &o);
 	s->device = o.device;
 	s->unknown_frees_warn = o.unknown_frees_warn;
-	s->placement = a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1 ?
-	    RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL;
+	s->placement = !a->given[OPT_PLACEMENT] ? RUN_PLACEMENT_MODEL :
+	    (enum run_placement)a->v[OPT_PLACEMENT].choice;
 	if (t != NULL) {
 		s->capacity = t->capacity;
 		if (t->model != NULL) {
