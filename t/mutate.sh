@@ -33,12 +33,32 @@ fi
 tests=$(sed -n '/^TESTS = /,/[^\\]$/p' Makefile | tr -d '\\' | sed 's/^TESTS = //' | tr '\n' ' ' |
     sed 's/\$(check_PROGRAMS)//; s|t/resource.sh||')
 progs=$(sed -n '/^check_PROGRAMS = /,/[^\\]$/p' Makefile | tr -d '\\' |
-    sed 's/^check_PROGRAMS = //' | tr '\n' ' ')
+    sed 's/^check_PROGRAMS = //; s/\$(EXEEXT)//g' | tr '\n' ' ')
 if ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >check.log 2>&1; then
 	grep '^FAIL\|^ERROR' check.log | head
 	echo "mutate: the unmutated suite fails"
 	exit 2
 fi
+
+# A mutant's suite stops at its first failing test, the unit tests first
+# (fast), then the command-line ones; the test that kills it is named.
+# first_failure: print "TEST N - description" of the first failure; 1 if none
+first_failure() {
+	for t in $progs $tests; do
+		case $t in
+		*.sh) GPUMEMSIM=$scratch/gpumemsim TOP_SRCDIR=$scratch PNGSTAT=$scratch/t/pngstat \
+		    timeout 120 sh "$t" >mutant.log 2>&1 </dev/null ;;
+		*) TOP_SRCDIR=$scratch timeout 120 "./$t" >mutant.log 2>&1 </dev/null ;;
+		esac
+		rc=$?
+		if [ "$rc" -ne 0 ] || grep -q '^not ok' mutant.log; then
+			line=$(grep -m1 '^not ok' mutant.log | sed 's/^not ok //')
+			echo "$t ${line:-exit $rc}" | cut -c1-80
+			return 0
+		fi
+	done
+	return 1
+}
 
 n=0 killed=0 survived=0 skipped=0 bad=0
 GMS_MUTATING=1	# t/cli-report.sh leaves the browser out: no mutant reaches a page's script
@@ -70,13 +90,12 @@ while IFS="$tab" read -r file orig mut note nth <&3; do
 		bad=$((bad + 1))
 		continue
 	fi
-	if ! make -j"$(nproc)" >mutant.log 2>&1 </dev/null; then
+	# one goal at a time: all recurses (BUILT_SOURCES), and libgms.a would be built twice at once
+	if ! { make -j"$(nproc)" && make -j"$(nproc)" $progs; } >mutant.log 2>&1 </dev/null; then
 		verdict="killed (does not build)"
 		killed=$((killed + 1))
-	elif ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >mutant.log 2>&1 \
-	    </dev/null; then
-		verdict="killed by $(grep -m1 '^\(FAIL\|ERROR\): ' mutant.log | sed 's/^[A-Z]*: //' |
-		    cut -c1-80)"
+	elif killer=$(first_failure); then
+		verdict="killed by $killer"
 		killed=$((killed + 1))
 	else
 		verdict="SURVIVED"
