@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/check.h"
+#include "analysis/placements.h"
 #include "analysis/report.h"
 #include "sim/gms.h"
 
@@ -53,6 +54,27 @@ check_fits(struct check_list *l, const char *name, uint64_t capacity, const stru
 		snprintf(c->detail, sizeof(c->detail), "out of memory at event %llu (a request "
 		    "for %s)%s%s", (unsigned long long)res->oom.event, SZ(res->oom.size),
 		    res->oom.at ? " at " : "", res->oom.at ? res->oom.at : "");
+}
+
+void
+check_fits_placements(struct check_list *l, const char *name, const struct placements *p)
+{
+	struct check_item *c = add(l);
+
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->unit = CHECK_FITS;
+	c->limit = (double)p->capacity;
+	c->value = p->ooms ? (double)p->oom_first + 1 : 0;
+	c->pass = p->ooms == 0;
+	if (p->ooms == 0)
+		snprintf(c->detail, sizeof(c->detail), "under every one of %zu placements", p->n);
+	else if (p->oom_first == p->oom_last)
+		snprintf(c->detail, sizeof(c->detail), "out of memory under %zu of %zu placements, "
+		    "at event %llu", p->ooms, p->n, (unsigned long long)p->oom_first);
+	else
+		snprintf(c->detail, sizeof(c->detail), "out of memory under %zu of %zu placements, "
+		    "at events %llu .. %llu", p->ooms, p->n, (unsigned long long)p->oom_first,
+		    (unsigned long long)p->oom_last);
 }
 
 int

@@ -31,7 +31,7 @@ plan_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capac
     const struct gpu_model *gpu, struct sim_result *res)
 {
 	struct run_spec spec = { .mem = m, .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
-	    .capacity = capacity, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0,
+	    .capacity = capacity, .placement_seed = p->seed, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0,
 	    .stop_at_oom = capacity != 0 };
 	struct run_output out;
 	char *cause = NULL;
@@ -163,6 +163,8 @@ search(void *arg, size_t i)
 	p->min_capacity = hi;
 	p->verified = fits_once(c, p, hi, &t) == 1 &&
 	    (hi <= PLAN_STEP || fits_once(c, p, hi - PLAN_STEP, &t) == 0);
+	if (c->rep->no_probes)
+		return;
 	/* probe above: more memory must not fail, but with caching it can */
 	cap = p->unbounded_peak ? up(p->unbounded_peak) : hi * 2;
 	struct probes pr = { .c = c, .p = p };
@@ -230,6 +232,80 @@ uncapped(void *arg, size_t i)
 	c->rc0[i] = plan_fits(c->m, &c->rep->pols[i], 0, NULL, &c->res0[i]);
 }
 
+/* Every placement of one policy at one capacity. */
+struct every {
+	const struct trace_mem *m;
+	struct plan_policy *pols;	/* the policy under each placement */
+	uint64_t capacity;
+	int *fits;
+};
+
+static void
+every_fits(void *arg, size_t i)
+{
+	struct every *e = arg;
+
+	e->fits[i] = plan_fits(e->m, &e->pols[i], e->capacity, NULL, NULL);
+}
+
+/*
+ * Each policy's smallest capacity under every placement: the largest of
+ * the placements' own minimums, checked under each and raised by 2 MiB
+ * while one fails there (a fit is not monotone), PLAN_PROBES times at most.
+ */
+static int
+plan_every(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause)
+{
+	size_t n = rep->placements, i, s, k;
+	struct plan_report sub = { .overhead = rep->overhead, .no_probes = 1 };
+	struct plan_policy *all = gms_calloc(n, sizeof(*all));
+	int *fits = gms_calloc(n, sizeof(*fits)), rc;
+
+	sub.npols = rep->npols * (n - 1);
+	sub.pols = gms_calloc(sub.npols + 1, sizeof(*sub.pols));
+	for (i = 0; i < rep->npols; i++)
+		for (s = 1; s < n; s++) {
+			struct plan_policy *v = &sub.pols[i * (n - 1) + s - 1];
+
+			*v = (struct plan_policy){ .label = rep->pols[i].label,
+			    .ops = rep->pols[i].ops, .opts = rep->pols[i].opts,
+			    .nopts = rep->pols[i].nopts, .seed = s };
+		}
+	if ((rc = plan_run(m, &sub, threads, cause)) < 0)
+		goto out;
+	for (i = 0; i < rep->npols; i++) {
+		struct plan_policy *p = &rep->pols[i];
+		struct every e = { .m = m, .pols = all, .fits = fits };
+
+		all[0] = *p;
+		p->min_every = p->min_capacity;
+		for (s = 1; s < n; s++) {
+			all[s] = sub.pols[i * (n - 1) + s - 1];
+			if (p->err || all[s].err || all[s].min_capacity == 0)
+				p->min_every = 0;
+			else if (p->min_every != 0)
+				p->min_every = GMS_MAX(p->min_every, all[s].min_capacity);
+		}
+		for (k = 0; p->min_every != 0 && k < PLAN_PROBES; k++) {
+			e.capacity = p->min_every;
+			batch_map(n, every_fits, &e, threads);
+			for (s = 0; s < n && fits[s] == 1; s++)
+				;
+			if ((p->every_verified = s == n))
+				break;
+			p->min_every += PLAN_STEP;
+		}
+		if (!p->every_verified && p->min_every != 0)
+			p->min_every -= PLAN_STEP;	/* the last one tried */
+	}
+out:
+	plan_free(&sub);
+	free(sub.pols);
+	free(all);
+	free(fits);
+	return rc;
+}
+
 int
 plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause)
 {
@@ -266,7 +342,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	batch_map(rep->ngpus * rep->npols, cell, &c, threads);
 	free(c.rc0);
 	free(c.res0);
-	return 0;
+	return rep->placements > 1 ? plan_every(m, rep, threads, cause) : 0;
 }
 
 void
@@ -285,6 +361,8 @@ plan_json(const struct plan_report *rep)
 	cJSON_AddStringToObject(o, "trace", rep->trace);
 	cJSON_AddNumberToObject(o, "peak_live", (double)rep->peak_live);
 	cJSON_AddNumberToObject(o, "context_overhead", (double)rep->overhead);
+	if (rep->placements > 1)
+		cJSON_AddNumberToObject(o, "placements", (double)rep->placements);
 	a = cJSON_AddArrayToObject(o, "policies");
 	for (i = 0; i < rep->npols; i++) {
 		const struct plan_policy *p = &rep->pols[i];
@@ -303,6 +381,14 @@ plan_json(const struct plan_report *rep)
 		f = cJSON_AddArrayToObject(it, "fails_above_min");
 		for (k = 0; k < p->nfails; k++)
 			cJSON_AddItemToArray(f, cJSON_CreateNumber((double)p->fails_above[k]));
+		if (rep->placements > 1) {
+			if (p->min_every)
+				cJSON_AddNumberToObject(it, "min_capacity_every_placement",
+				    (double)p->min_every);
+			else
+				cJSON_AddNullToObject(it, "min_capacity_every_placement");
+			cJSON_AddBoolToObject(it, "every_placement_verified", p->every_verified);
+		}
 		cJSON_AddItemToArray(a, it);
 	}
 	g = cJSON_AddArrayToObject(o, "gpus");
@@ -358,6 +444,26 @@ plan_text(const struct plan_report *rep)
 			fprintf(f, "  %-*s  %10s  %14llu B%s\n", (int)width, p->label, SZ(p->min_capacity),
 			    (unsigned long long)p->min_capacity,
 			    p->verified ? "" : "  (not confirmed: fits only at some capacities)");
+	}
+	if (rep->placements > 1) {
+		fprintf(f, "\n  under every one of %zu placements (the model's, and %zu with hidden\n"
+		    "  reservations such as library workspaces)\n", rep->placements,
+		    rep->placements - 1);
+		for (i = 0; i < rep->npols; i++) {
+			const struct plan_policy *p = &rep->pols[i];
+
+			if (p->err || p->min_capacity == 0)
+				continue;
+			if (p->min_every == 0)
+				fprintf(f, "  %-*s  nothing up to %s fits under every one\n", (int)width,
+				    p->label, SZ(PLAN_CEILING));
+			else
+				fprintf(f, "  %-*s  %10s  %14llu B  (%s more than the model's)%s\n",
+				    (int)width, p->label, SZ(p->min_every),
+				    (unsigned long long)p->min_every,
+				    SZ(p->min_every - GMS_MIN(p->min_every, p->min_capacity)),
+				    p->every_verified ? "" : "  (not confirmed: one still fails there)");
+		}
 	}
 	for (i = 0; i < rep->npols; i++) {
 		const struct plan_policy *p = &rep->pols[i];

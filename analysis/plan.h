@@ -4,6 +4,9 @@
  * to 2 MiB, found by bisection, checked, and probed above for capacities
  * that fail although a smaller one fits (a caching allocator's fit is not
  * monotone in its capacity); and a fits/doesn't table over GPU models.
+ * With placements > 1, also the smallest capacity that fits under every one
+ * of that many placements (--placements: the model's and seeded ones with
+ * hidden reservations, placements.h).
  */
 #ifndef ANALYSIS_PLAN_H
 #define ANALYSIS_PLAN_H
@@ -25,6 +28,7 @@ struct plan_policy {
 	const struct policy_ops *ops;
 	const struct policy_kv *opts;
 	size_t nopts;
+	uint64_t seed;			/* its placement (0: the model's) */
 	/* results */
 	int err;			/* could not run at all */
 	uint64_t min_capacity;		/* 0: none found */
@@ -32,6 +36,9 @@ struct plan_policy {
 	uint64_t unbounded_peak;	/* its peak reserved with no limit */
 	uint64_t fails_above[PLAN_PROBES];	/* capacities above min that fail */
 	size_t nfails;
+	/* with placements > 1 */
+	uint64_t min_every;		/* fits under every placement; 0: none found */
+	int every_verified;		/* ... checked at that capacity under each */
 };
 
 struct plan_cell {
@@ -51,6 +58,8 @@ struct plan_report {
 	const struct gpu_model **gpus;
 	size_t ngpus;
 	struct plan_cell *cells;	/* [gpu * npols + policy] */
+	size_t placements;		/* > 1: min_every under that many placements */
+	int no_probes;			/* skip the probes above each minimum */
 };
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);

@@ -15,7 +15,8 @@
 # DynaPipe's simulator (simulation only, bench/peer.py) on the same 1M-event
 # trace, beside gpumemsim's caching policy alone.  run --by-site and report
 # on the JSON Lines, with the page's size and (with chromium) how long the
-# page takes to be ready in headless Chromium.  Each row: seconds, events
+# page takes to be ready in headless Chromium; run --placements=16 against
+# one run (wall, CPU, cores busy).  Each row: seconds, events
 # per second, nanoseconds per event, peak resident memory.  Build without
 # sanitizers (./configure && make) for real numbers.
 set -eu
@@ -61,6 +62,15 @@ for events in ${*:-1000000 10000000}; do
 		    2>/dev/null | sed -n 's/^# ready \([0-9]*\) ms.*/\1/p')
 	fi
 	echo "report    page: $(wc -c <"$tmp/r.html") bytes${ready:+, ready in headless Chromium $ready ms after the request}"
+	# --placements=16 against one run: wall and CPU seconds (issue 17: at
+	# most 16 times one replay, on every core)
+	/usr/bin/env time -f "%e %U %S" -o "$tmp/one" $G run "$tmp/t.jsonl" >/dev/null 2>&1 || true
+	measure places16 jsonl "$events" /usr/bin/env time -f "%e %U %S" -o "$tmp/p16" \
+	    $G run "$tmp/t.jsonl" --placements=16
+	awk -v c="$(nproc)" 'NR == 1 { w1 = $1; c1 = $2 + $3 } NR == 2 { w = $1; cpu = $2 + $3 }
+	    END { w1 = w1 > 0 ? w1 : 0.005; w = w > 0 ? w : 0.005
+		printf "places16  16 placements: %.2f s wall (%.1fx one run of %.2f s; at most 16x), %.2f s of CPU (%.1fx one run\x27s), %.1f of %d cores busy\n",
+		    w, w / w1, w1, cpu, cpu / (c1 > 0 ? c1 : 0.005), cpu / w, c }' "$tmp/one" "$tmp/p16"
 	if [ "$events" -le 2000000 ]; then
 		measure plan jsonl "$events" $G plan "$tmp/t.jsonl"
 		measure tune jsonl "$events" $G tune "$tmp/t.jsonl"

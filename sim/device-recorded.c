@@ -5,12 +5,18 @@
  * exactly as they did on the real GPU.  A reserve whose size does not match
  * the next recorded segment (the simulation went another way) is placed by the
  * model and counted as a divergence, so a run never fails for it.
+ *
+ * Every live segment, recorded or placed, is kept in one address-ordered
+ * tree: a recorded address that would overlap a live segment is refused (a
+ * hostile trace, or one whose addresses came from the model itself), and a
+ * range the model offers that overlaps a live recorded segment is held back
+ * from the model until the end and another asked for.
  */
 #include "config.h"
 
 #include <stdlib.h>
 
-#include <uthash.h>
+#include <bsd/sys/tree.h>
 
 #include "sim/device.h"
 #include "sim/gms.h"
@@ -18,8 +24,23 @@
 
 struct live_seg {
 	uint64_t addr, size;
-	UT_hash_handle hh;
+	int recorded;		/* from the queue (else placed by the model) */
+	RB_ENTRY(live_seg) link;
+	struct live_seg *next_held;
 };
+
+static int
+seg_cmp(const struct live_seg *a, const struct live_seg *b)
+{
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+RB_HEAD(rec_tree, live_seg);
+RB_PROTOTYPE(rec_tree, live_seg, link, seg_cmp)
+RB_GENERATE(rec_tree, live_seg, link, seg_cmp)
+
+/* Model ranges held back (they overlapped a recorded segment): at most this many a request. */
+#define HOLD_MAX 64
 
 /* What the driver backs for a recorded segment: whole 2 MiB pages. */
 #define PAGE (2 * GMS_MiB)
@@ -28,50 +49,87 @@ struct recorded {
 	uint64_t *addr, *size;	/* the queue: [head, len) not yet handed out */
 	size_t head, len, cap;
 	struct placement *model;
-	struct live_seg *live;	/* recorded addresses in use, to refuse a
-				   recorded address that would overlap */
+	struct rec_tree live;	/* every segment in use */
+	struct live_seg *held;	/* model ranges held back, a list */
 	uint64_t live_physical;	/* pages backing the recorded segments in use */
 	struct device_recorded_stats st;
 };
+
+/* The live segment overlapping [addr, addr + size), or NULL. */
+static struct live_seg *
+overlap(struct recorded *rc, uint64_t addr, uint64_t size)
+{
+	struct live_seg key = { .addr = addr }, *n;
+
+	n = RB_NFIND(rec_tree, &rc->live, &key);	/* the first at or above addr */
+	if (n != NULL && n->addr < addr + size)
+		return n;
+	n = n ? RB_PREV(rec_tree, &rc->live, n) : RB_MAX(rec_tree, &rc->live);
+	if (n != NULL && n->addr + n->size > addr)
+		return n;
+	return NULL;
+}
+
+static void
+add_live(struct recorded *rc, uint64_t addr, uint64_t size, int recorded)
+{
+	struct live_seg *s = gms_calloc(1, sizeof(*s));
+
+	s->addr = addr;
+	s->size = size;
+	s->recorded = recorded;
+	RB_INSERT(rec_tree, &rc->live, s);
+}
 
 static int
 rec_reserve(struct device *d, uint64_t size, uint64_t *addr)
 {
 	struct recorded *rc = d->priv;
-	struct live_seg *s = NULL;
+	struct live_seg *h;
+	int tries;
 
 	rc->st.asked++;
-	if (rc->head < rc->len && rc->size[rc->head] == size)
-		HASH_FIND(hh, rc->live, &rc->addr[rc->head], sizeof(uint64_t), s);
-	if (rc->head < rc->len && rc->size[rc->head] == size && s == NULL) {
+	if (rc->head < rc->len && rc->size[rc->head] == size &&
+	    overlap(rc, rc->addr[rc->head], size) == NULL &&
+	    rc->addr[rc->head] + size > rc->addr[rc->head]) {
 		*addr = rc->addr[rc->head++];
-		s = gms_malloc(sizeof(*s));
-		s->addr = *addr;
-		HASH_ADD(hh, rc->live, addr, sizeof(uint64_t), s);
-		s->size = size;
+		add_live(rc, *addr, size, 1);
 		rc->live_physical += (size + PAGE - 1) / PAGE * PAGE;
 		rc->st.used++;
 		return 0;
 	}
 	if (rc->st.diverged++ == 0)
 		rc->st.first_divergence = d->c.allocs;
-	return placement_place(rc->model, size, addr) < 0 ? GMS_EOOM : 0;
+	for (tries = 0; tries < HOLD_MAX; tries++) {
+		if (placement_place(rc->model, size, addr) < 0)
+			return GMS_EOOM;
+		if (overlap(rc, *addr, size) == NULL) {
+			add_live(rc, *addr, size, 0);
+			return 0;
+		}
+		h = gms_calloc(1, sizeof(*h));
+		h->addr = *addr;
+		h->size = size;
+		h->next_held = rc->held;
+		rc->held = h;
+	}
+	return GMS_EOOM;
 }
 
 static void
 rec_release(struct device *d, uint64_t addr, uint64_t size)
 {
 	struct recorded *rc = d->priv;
-	struct live_seg *s;
+	struct live_seg key = { .addr = addr }, *s;
 
-	HASH_FIND(hh, rc->live, &addr, sizeof(addr), s);
-	if (s != NULL) {
+	s = RB_FIND(rec_tree, &rc->live, &key);
+	GMS_ASSERT(s != NULL);
+	RB_REMOVE(rec_tree, &rc->live, s);
+	if (s->recorded)
 		rc->live_physical -= (s->size + PAGE - 1) / PAGE * PAGE;
-		HASH_DEL(rc->live, s);
-		free(s);
-	} else {
+	else
 		placement_remove(rc->model, addr, size);
-	}
+	free(s);
 }
 
 static uint64_t
@@ -111,10 +169,15 @@ static void
 rec_destroy(struct device *d)
 {
 	struct recorded *rc = d->priv;
-	struct live_seg *s, *tmp;
+	struct live_seg *s, *next;
 
-	HASH_ITER(hh, rc->live, s, tmp) {
-		HASH_DEL(rc->live, s);
+	for (s = RB_MIN(rec_tree, &rc->live); s != NULL; s = next) {
+		next = RB_NEXT(rec_tree, &rc->live, s);
+		RB_REMOVE(rec_tree, &rc->live, s);
+		free(s);
+	}
+	for (s = rc->held; s != NULL; s = next) {
+		next = s->next_held;
 		free(s);
 	}
 	placement_destroy(rc->model);
@@ -142,7 +205,8 @@ device_recorded_create(uint64_t capacity)
 	struct device *d = gms_calloc(1, sizeof(*d));
 	struct recorded *rc = gms_calloc(1, sizeof(*rc));
 
-	rc->model = placement_create();
+	rc->model = placement_create(0);
+	RB_INIT(&rc->live);
 	d->ops = &device_recorded_ops;
 	d->capacity = capacity;
 	d->priv = rc;

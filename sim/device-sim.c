@@ -75,22 +75,18 @@ static const struct device_ops device_sim_ops = {
 };
 
 struct device *
-device_sim_create(uint64_t capacity)
+device_sim_create_perturbed(uint64_t capacity, uint64_t seed)
 {
 	struct device *d = gms_calloc(1, sizeof(*d));
 
 	d->ops = &device_sim_ops;
 	d->capacity = capacity;
-	d->priv = placement_create();
+	d->priv = placement_create(seed);
 	return d;
 }
 
 struct device *
-device_sim_create_driver(uint64_t capacity)
+device_sim_create(uint64_t capacity)
 {
-	struct device *d = device_sim_create(capacity);
-
-	placement_destroy(d->priv);
-	d->priv = placement_create_driver();
-	return d;
+	return device_sim_create_perturbed(capacity, 0);
 }

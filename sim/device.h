@@ -107,14 +107,12 @@ void device_unmap(struct device *d, uint64_t addr, uint64_t size);
 void device_destroy(struct device *d);
 
 /*
- * The simulated device.  Placement model (measured against the driver's real
- * addresses, doc/ACCURACY.md): segments of at most 2 MiB ascend from one region, larger
- * ones descend from another; a released range is reused, small: the lowest
- * free range that fits, large: the highest, taking its top end.
+ * The simulated device: segments placed by the driver's rules measured on
+ * the H200 (placement.h, doc/placement.md).
  */
 struct device *device_sim_create(uint64_t capacity);
-/* The same, segments placed by the driver's measured rules (--placement=driver). */
-struct device *device_sim_create_driver(uint64_t capacity);
+/* The same in a process with hidden reservations drawn from seed (placement.h). */
+struct device *device_sim_create_perturbed(uint64_t capacity, uint64_t seed);
 
 /*
  * The recorded device: hands out addresses in the order given by

@@ -45,6 +45,12 @@ struct driver {
 	struct rset holes, released;
 	struct slot *slots;	/* sorted by address */
 	size_t nslots, capslots;
+	/* a perturbed driver (driver_create_perturbed): its random state, and
+	   the hidden reservations it holds */
+	uint64_t rng;
+	int perturbed;
+	struct range *hidden;
+	size_t nhidden, caphidden;
 };
 
 /* The index of the first range with b > x (ranges are disjoint, sorted). */
@@ -132,6 +138,7 @@ driver_destroy(struct driver *d)
 {
 	if (d == NULL)
 		return;
+	free(d->hidden);
 	free(d->holes.r);
 	free(d->released.r);
 	free(d->slots);
@@ -173,8 +180,8 @@ slot_add(struct driver *d, uint64_t a, uint64_t span)
 	d->nslots++;
 }
 
-int
-driver_place(struct driver *d, uint64_t size, uint64_t *addr)
+static int
+place_raw(struct driver *d, uint64_t size, uint64_t *addr)
 {
 	uint64_t span = (size + SLOT - 1) / SLOT * SLOT, at;
 	size_t i, scanned = 0;
@@ -182,15 +189,23 @@ driver_place(struct driver *d, uint64_t size, uint64_t *addr)
 
 	if (size == 0 || span < size)
 		return -1;
+	/* a hole that runs across slots (the rest of one, the freed bottom of the
+	   next) is as many holes: a reservation never spans two slots */
 	for (i = 0; i < d->holes.n && scanned++ < DRV_SCAN; i++) {
-		if (d->holes.r[i].b - d->holes.r[i].a < size)
-			continue;
-		at = d->holes.r[i].a;
-		rset_sub(&d->holes, at, at + size);
-		if ((sl = slot_of(d, at)) != NULL)
-			sl->live++;
-		*addr = at;
-		return 0;
+		uint64_t end;
+
+		for (at = d->holes.r[i].a; at < d->holes.r[i].b; at = end) {
+			sl = slot_of(d, at);
+			end = sl != NULL ? GMS_MIN(d->holes.r[i].b, sl->a + sl->span) :
+			    d->holes.r[i].b;
+			if (end - at < size)
+				continue;
+			rset_sub(&d->holes, at, at + size);
+			if (sl != NULL)
+				sl->live++;
+			*addr = at;
+			return 0;
+		}
 	}
 	for (i = d->released.n; i-- > 0;)
 		if (d->released.r[i].b - d->released.r[i].a > span)
@@ -211,8 +226,8 @@ driver_place(struct driver *d, uint64_t size, uint64_t *addr)
 	return 0;
 }
 
-void
-driver_remove(struct driver *d, uint64_t addr, uint64_t size)
+static void
+remove_raw(struct driver *d, uint64_t addr, uint64_t size)
 {
 	struct slot *sl = slot_of(d, addr);
 	struct slot gone;
@@ -234,4 +249,94 @@ driver_remove(struct driver *d, uint64_t addr, uint64_t size)
 		d->top = d->released.r[i].b;
 		remove_at(&d->released, i);
 	}
+}
+
+/*
+ * Perturbations: what a real job reserves beside the allocator (cuBLAS and
+ * cuDNN workspaces, NCCL buffers, another framework in the process, an
+ * earlier phase of the job that reserved and gave back).  Sizes are
+ * log-uniform from 2 MiB to 1 GiB in 2 MiB steps; splitmix64 draws them, so
+ * a seed is a placement, the same on every machine.
+ */
+static uint64_t
+draw(struct driver *d)
+{
+	uint64_t z = (d->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t
+hidden_size(struct driver *d)
+{
+	/* 2 MiB << [0, 9) with a uniform fraction: log-uniform, 2 MiB .. 1 GiB */
+	double f = (double)(draw(d) >> 11) / (double)(1ULL << 53) * 9.0;
+	uint64_t n = (uint64_t)((double)(2 * GMS_MiB) * __builtin_exp2(f));
+
+	return (n + 2 * GMS_MiB - 1) / (2 * GMS_MiB) * (2 * GMS_MiB);
+}
+
+static void
+hide(struct driver *d)
+{
+	uint64_t size = hidden_size(d), at;
+
+	if (place_raw(d, size, &at) < 0)
+		return;
+	if (d->nhidden == d->caphidden) {
+		d->caphidden = d->caphidden ? 2 * d->caphidden : 8;
+		d->hidden = gms_realloc(d->hidden, d->caphidden * sizeof(*d->hidden));
+	}
+	d->hidden[d->nhidden++] = (struct range){ at, at + size };
+}
+
+static void
+unhide(struct driver *d, size_t i)
+{
+	remove_raw(d, d->hidden[i].a, d->hidden[i].b - d->hidden[i].a);
+	d->hidden[i] = d->hidden[--d->nhidden];
+}
+
+struct driver *
+driver_create_perturbed(uint64_t seed)
+{
+	struct driver *d = driver_create();
+	size_t n, i;
+
+	if (seed == 0)
+		return d;
+	d->perturbed = 1;
+	d->rng = seed;
+	/* before the first reservation: up to six, about half given back */
+	n = (size_t)(draw(d) % 7);
+	for (i = 0; i < n; i++)
+		hide(d);
+	for (i = d->nhidden; i-- > 0;)
+		if (draw(d) & 1)
+			unhide(d, i);
+	return d;
+}
+
+int
+driver_place(struct driver *d, uint64_t size, uint64_t *addr)
+{
+	/* one reservation in 16 is preceded by a hidden one, and one in 16 by
+	   the release of one held */
+	if (d->perturbed) {
+		uint64_t r = draw(d);
+
+		if (r % 16 == 0)
+			hide(d);
+		if ((r >> 8) % 16 == 0 && d->nhidden > 0)
+			unhide(d, (size_t)((r >> 16) % d->nhidden));
+	}
+	return place_raw(d, size, addr);
+}
+
+void
+driver_remove(struct driver *d, uint64_t addr, uint64_t size)
+{
+	remove_raw(d, addr, size);
 }

@@ -11,6 +11,13 @@
 struct driver;
 
 struct driver *driver_create(void);
+/*
+ * The same driver in a process that also reserves what the trace does not
+ * show (library workspaces, buffers, an earlier phase): hidden reservations
+ * made before the first and among the trace's, drawn from seed (0: none,
+ * driver_create's placement).
+ */
+struct driver *driver_create_perturbed(uint64_t seed);
 /* An address for size bytes in *addr; -1 when the model's space is full. */
 int driver_place(struct driver *d, uint64_t size, uint64_t *addr);
 /* [addr, addr + size), placed earlier, is released. */

@@ -1,18 +1,20 @@
 /*
- * placement.c - the driver placement model of placement.h: two regions, each a
- * frontier plus an address-ordered red-black tree of released ranges ("holes")
- * that are merged with their neighbours and given back to the frontier when
- * they touch it.  Holes are few for caching allocators (segments go back only
- * under memory pressure), so the fit searches walk them; for policies that
- * reserve per request (no-cache, ideal) addresses decide nothing, and the walk
- * stops after HOLE_SCAN holes so that they stay fast.
+ * placement.c - the placement model of placement.h.  Segments (above 1 MiB)
+ * go where the CUDA driver puts them, by the rules measured on the H200
+ * (placement-driver.c, doc/placement.md); address ranges for expandable
+ * segments ascend from a region of their own: a frontier plus an
+ * address-ordered red-black tree of released ranges ("holes") merged with
+ * their neighbours and given back to the frontier when they touch it.
  *
  * It also models what the driver backs with physical memory, measured on an
  * H200 (replay/nocache_probe.py, t/data/nocache-h200.json): a request above
  * 1 MiB takes whole 2 MiB pages of its own; requests of up to 1 MiB are packed
  * into shared 2 MiB pages, first fit in 256-byte granules, and a page is given
  * back when it empties (200 allocations of 4 KiB use one page; of 64 KiB,
- * seven; of 1 MiB + 1, 2 MiB each).
+ * seven; of 1 MiB + 1, 2 MiB each).  The shared pages come from a region
+ * like the address ranges' (a policy that reserves per request packs
+ * thousands; addresses decide nothing for it, and the walk stops after
+ * HOLE_SCAN holes so that it stays fast).
  */
 #include "config.h"
 
@@ -34,8 +36,6 @@ static void page_augment(struct page *p);
 #include "sim/placement-driver.h"
 #include "sim/placement.h"
 
-/* Segments up to this size are "small" (PyTorch's small-pool segments). */
-#define SMALL_SEGMENT (2 * GMS_MiB)
 #define HOLE_SCAN 256
 #define PAGE (2 * GMS_MiB)		/* the driver's physical page */
 #define PACKED_MAX GMS_MiB		/* requests up to this share pages */
@@ -45,13 +45,13 @@ static void page_augment(struct page *p);
  * The regions sit far from any address a real driver hands out, so model
  * addresses never collide with recorded ones (device-recorded.c mixes them).
  */
-#define SMALL_BASE ((uint64_t)1 << 46)	/* ascends, up to SMALL_END */
+#define SMALL_BASE ((uint64_t)1 << 46)	/* shared pages ascend, up to SMALL_END */
 #define SMALL_END  ((uint64_t)1 << 47)
-#define LARGE_TOP  ((uint64_t)1 << 52)	/* descends, down to SMALL_END */
-#define VA_BASE    LARGE_TOP		/* address ranges ascend, up to VA_END */
+#define VA_BASE    ((uint64_t)1 << 52)	/* address ranges ascend, up to VA_END */
 #define VA_END     ((uint64_t)1 << 53)
-/* Every model address stays below 2^53, so JSON numbers carry it exactly. */
-_Static_assert(LARGE_TOP < ((uint64_t)1 << 53), "addresses exact in JSON");
+/* Every model address stays below 2^53, so JSON numbers carry it exactly
+   (the driver's segments sit below 2^51). */
+_Static_assert(VA_END <= ((uint64_t)1 << 53), "addresses exact in JSON");
 
 struct hole {
 	uint64_t addr, size;
@@ -70,9 +70,8 @@ RB_GENERATE(hole_tree, hole, link, hole_cmp)
 
 struct region {
 	struct hole_tree holes;
-	uint64_t frontier;	/* ascending: first unused byte; descending: lowest used */
-	uint64_t bound;		/* ascending: the end; descending: the bottom */
-	int descending;
+	uint64_t frontier;	/* the first unused byte */
+	uint64_t bound;		/* the end */
 };
 
 /* A shared page: its free ranges, sorted by offset. */
@@ -140,37 +139,25 @@ page_first_fit(struct page_tree *t, uint64_t g)
 }
 
 struct placement {
-	struct region small, large, va;
+	struct region small, va;
 	struct page_tree pages;
 	uint64_t physical;	/* bytes of pages the driver backs */
-	struct driver *drv;	/* --placement=driver: it places segments */
+	struct driver *drv;	/* it places segments */
 };
 
 struct placement *
-placement_create(void)
+placement_create(uint64_t seed)
 {
 	struct placement *pl = gms_calloc(1, sizeof(*pl));
 
 	RB_INIT(&pl->small.holes);
-	RB_INIT(&pl->large.holes);
 	RB_INIT(&pl->pages);
 	RB_INIT(&pl->va.holes);
 	pl->small.frontier = SMALL_BASE;
 	pl->small.bound = SMALL_END;
-	pl->large.frontier = LARGE_TOP;
-	pl->large.bound = SMALL_END;
-	pl->large.descending = 1;
 	pl->va.frontier = VA_BASE;
 	pl->va.bound = VA_END;
-	return pl;
-}
-
-struct placement *
-placement_create_driver(void)
-{
-	struct placement *pl = placement_create();
-
-	pl->drv = driver_create();
+	pl->drv = driver_create_perturbed(seed);
 	return pl;
 }
 
@@ -183,39 +170,20 @@ region_place(struct region *rg, uint64_t size, uint64_t *out)
 	uint64_t addr;
 	int scanned = 0;
 
-	if (!rg->descending) {
-		RB_FOREACH(h, hole_tree, &rg->holes)
-			if (h->size >= size || ++scanned == HOLE_SCAN) {
-				fit = h->size >= size ? h : NULL;
-				break;
-			}
-	} else {
-		RB_FOREACH_REVERSE(h, hole_tree, &rg->holes)
-			if (h->size >= size || ++scanned == HOLE_SCAN) {
-				fit = h->size >= size ? h : NULL;
-				break;
-			}
-	}
-	if (fit == NULL) {
-		if (!rg->descending) {
-			if (size > rg->bound - rg->frontier)
-				return -1;
-			*out = rg->frontier;
-			rg->frontier += size;
-		} else {
-			if (size > rg->frontier - rg->bound)
-				return -1;
-			rg->frontier -= size;
-			*out = rg->frontier;
+	RB_FOREACH(h, hole_tree, &rg->holes)
+		if (h->size >= size || ++scanned == HOLE_SCAN) {
+			fit = h->size >= size ? h : NULL;
+			break;
 		}
+	if (fit == NULL) {
+		if (size > rg->bound - rg->frontier)
+			return -1;
+		*out = rg->frontier;
+		rg->frontier += size;
 		return 0;
 	}
-	if (!rg->descending) {
-		addr = fit->addr;
-		fit->addr += size;
-	} else {
-		addr = fit->addr + fit->size - size;
-	}
+	addr = fit->addr;
+	fit->addr += size;
 	fit->size -= size;
 	if (fit->size == 0) {
 		RB_REMOVE(hole_tree, &rg->holes, fit);
@@ -316,15 +284,9 @@ remove_packed(struct placement *pl, uint64_t addr, uint64_t size)
 int
 placement_place(struct placement *pl, uint64_t size, uint64_t *addr)
 {
-	if (pl->drv != NULL && size > PACKED_MAX) {
-		if (driver_place(pl->drv, size, addr) < 0)
-			return -1;
-		pl->physical += round_to(size, PAGE);
-		return 0;
-	}
 	if (size <= PACKED_MAX)
 		return place_packed(pl, size, addr);
-	if (region_place(size <= SMALL_SEGMENT ? &pl->small : &pl->large, size, addr) < 0)
+	if (driver_place(pl->drv, size, addr) < 0)
 		return -1;
 	pl->physical += round_to(size, PAGE);
 	return 0;
@@ -383,13 +345,9 @@ region_remove(struct region *rg, uint64_t addr, uint64_t size)
 		free(next);
 	}
 	/* A hole at the frontier is just unused space again. */
-	if (!rg->descending && h->addr + h->size == rg->frontier) {
-		rg->frontier = h->addr;
-	} else if (rg->descending && h->addr == rg->frontier) {
-		rg->frontier = h->addr + h->size;
-	} else {
+	if (h->addr + h->size != rg->frontier)
 		return;
-	}
+	rg->frontier = h->addr;
 	RB_REMOVE(hole_tree, &rg->holes, h);
 	free(h);
 }
@@ -397,16 +355,11 @@ region_remove(struct region *rg, uint64_t addr, uint64_t size)
 void
 placement_remove(struct placement *pl, uint64_t addr, uint64_t size)
 {
-	if (pl->drv != NULL && size > PACKED_MAX) {
-		driver_remove(pl->drv, addr, size);
-		pl->physical -= round_to(size, PAGE);
-		return;
-	}
 	if (size <= PACKED_MAX) {
 		remove_packed(pl, addr, size);
 		return;
 	}
-	region_remove(size <= SMALL_SEGMENT ? &pl->small : &pl->large, addr, size);
+	driver_remove(pl->drv, addr, size);
 	pl->physical -= round_to(size, PAGE);
 }
 
@@ -437,7 +390,6 @@ placement_destroy(struct placement *pl)
 		free(p);
 	}
 	region_clear(&pl->small);
-	region_clear(&pl->large);
 	region_clear(&pl->va);
 	free(pl);
 }

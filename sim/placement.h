@@ -3,12 +3,9 @@
  * virtual address space.  Policies break ties between equal-size free blocks
  * by address, so the order of segment addresses changes which block is reused.
  *
- * Measured against real H200 runs (doc/ACCURACY.md): segments of at most 2 MiB ascend
- * from one region and larger segments descend from another; a released range is
- * reused, for small segments the lowest free range that fits (at its bottom),
- * for large ones the highest (at its top).  placement_create_driver() places
- * segments by the driver's rules measured since (placement-driver.h,
- * doc/placement.md), which reproduce every default run.
+ * Segments go where the driver's rules measured on the H200 put them
+ * (placement-driver.h, doc/placement.md): they reproduce every default run
+ * of the shared ground truth.
  */
 #ifndef SIM_PLACEMENT_H
 #define SIM_PLACEMENT_H
@@ -17,9 +14,12 @@
 
 struct placement;
 
-struct placement *placement_create(void);
-/* The same, segments placed by the driver's measured rules (placement-driver.h). */
-struct placement *placement_create_driver(void);
+/*
+ * seed 0: the driver as measured, in a process that reserves nothing else;
+ * any other seed: one with hidden reservations drawn from it
+ * (driver_create_perturbed), one of the placements of --placements.
+ */
+struct placement *placement_create(uint64_t seed);
 /*
  * An address for a new segment of size bytes (size > 0) in *addr; -1 when
  * the model's address space is full (petabytes: no real device gets there).

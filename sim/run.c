@@ -15,8 +15,7 @@
 const char *
 run_placement_name(enum run_placement p)
 {
-	return p == RUN_PLACEMENT_RECORDED ? "recorded" : p == RUN_PLACEMENT_DRIVER ? "driver" :
-	    "model";
+	return p == RUN_PLACEMENT_RECORDED ? "recorded" : "model";
 }
 
 int
@@ -40,10 +39,8 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 	if (spec->placement == RUN_PLACEMENT_RECORDED) {
 		out->dev = device_recorded_create(spec->capacity);
 		flags |= SIM_FEED_RECORDED;
-	} else if (spec->placement == RUN_PLACEMENT_DRIVER) {
-		out->dev = device_sim_create_driver(spec->capacity);
 	} else {
-		out->dev = device_sim_create(spec->capacity);
+		out->dev = device_sim_create_perturbed(spec->capacity, spec->placement_seed);
 	}
 	out->dev->gpu = spec->gpu;
 	args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,

@@ -13,14 +13,13 @@
 #include "traces/trace.h"
 
 enum run_placement {
-	RUN_PLACEMENT_MODEL,	/* the simulated device's placement model */
+	RUN_PLACEMENT_MODEL,	/* the driver's rules measured on the H200 */
 	RUN_PLACEMENT_RECORDED,	/* addresses from the trace's segment_alloc events */
-	RUN_PLACEMENT_DRIVER,	/* the driver's rules measured on the H200 */
 };
 
 struct trace_mem;
 
-/* "model", "recorded" or "driver", as --placement spells it. */
+/* "model" or "recorded", as --placement spells it. */
 const char *run_placement_name(enum run_placement p);
 
 struct run_spec {
@@ -31,6 +30,8 @@ struct run_spec {
 	size_t nopts;
 	uint64_t capacity;		/* 0: unlimited */
 	enum run_placement placement;
+	uint64_t placement_seed;	/* the model's placement: 0 as measured, else one
+					   with hidden reservations (--placements) */
 	int unknown_frees_warn;		/* tolerate frees of unknown ids */
 	int check_every;		/* policy check() after each event */
 	int device;			/* PyTorch snapshots: which device, -1 busiest */

@@ -120,4 +120,18 @@ grep -q "^  PASS  caching alloc_conf=expandable_segments:True peak_reserved 2.96
 grep -q "^check resnet50-train-b32: policies caching, caching alloc_conf=expandable_segments:True, capacity unlimited\$" "$TMP/out"; ok $? "the title names both"
 check_fail 2 "gpumemsim: error: --baseline is one policy's saved run: give one --policy" \
     check "$RESNET" --policy=caching --policy=grow-only --baseline="$TMP/base.json"
+# --placements: "fits" under every placement.  synth-thresholds-6 in
+# 1944059904 bytes: the model fits, one placement of 16 does not (t/cli-run.sh).
+TH=$TRACES/synth-thresholds-6.json
+gms check "$TH" --capacity=1944059904
+is "$rc" 0 "the model's placement fits"
+gms check "$TH" --capacity=1944059904 --placements=16 --format=tap
+is "$rc $(sed -n 1p "$TMP/out")" "1 1..1" "--placements=16: one of them does not: exit 1"
+grep -q "^# out of memory under 1 of 16 placements, at event [0-9]*\$" "$TMP/out"; ok $? "--placements: which share, and where"
+gms check "$TH" --must-fit=1944059904 --placements=16 --format=json
+is "$rc $(json_top placements)" "1 16" "--must-fit under every placement: fails too"
+gms check "$TH" --capacity=2218786816 --placements=16
+is "$rc" 0 "--placements: in plan's every-placement answer all fit"
+grep -q "under every one of 16 placements" "$TMP/out"; ok $? "--placements: said"
+
 done_testing

@@ -118,4 +118,26 @@ is "$(sed -n 's/^[[:space:]]*"unbounded_peak_reserved":[[:space:]]*\([0-9]*\),*$
     12884901888 "grow-only, no limit: regions of 4 and 8 GiB"
 is "$(sed -n 's/^\t\t\t\t\t"peak_reserved":\t\([0-9]*\),*$/\1/p' "$TMP/out")" 11871191040 \
     "on a T4 JAX's limit cuts the second region: 11871191040, not the uncapped run's"
+# --placements: the capacity that fits under every one of 16 placements.
+# synth-thresholds-6 fits the model's placement in its minimum, but one of
+# 16 placements runs out there (t/cli-run.sh); plan's answer must fit all 16
+# (run says so) and, 2 MiB less, not.
+TH=$TRACES/synth-thresholds-6.json
+gms plan "$TH" --policies=caching --placements=16 --format=json
+min=$(min_capacity)
+every=$(sed -n 's/^[[:space:]]*"min_capacity_every_placement":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")
+is "$rc $min $(json_top placements)" "0 1944059904 16" "--placements: the model's minimum is unchanged"
+[ -n "$every" ] && [ "$every" -gt "$min" ]
+ok $? "--placements: every placement needs more ($every)"
+grep -q '"every_placement_verified":[[:space:]]*true' "$TMP/out"; ok $? "--placements: verified"
+gms run "$TH" --placements=16 --capacity="$every" --format=json
+is "$rc $(sed -n 's/^[[:space:]]*"count":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")" "0 0" "run: all 16 fit in plan's answer"
+gms run "$TH" --placements=16 --capacity=$((every - 2097152)) --format=json
+c=$(sed -n 's/^[[:space:]]*"count":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")
+[ "$c" -gt 0 ]; ok $? "run: 2 MiB less, $c of 16 run out"
+gms plan "$TH" --policies=caching --placements=16 --gpus=A10
+grep -q "^  under every one of 16 placements" "$TMP/out" &&
+    grep -q "^  caching .* $every B  (" "$TMP/out"
+ok $? "--placements: the text gives it beside the model's"
+
 done_testing

@@ -143,12 +143,49 @@ gms info "$HAND" --format=json
 is "$(json_in sites moment)" '"live_peak"' "info JSON: sites at the live peak"
 is "$(json_in sites live)" 104858600 "info JSON: live there"
 
-# --placement=driver: where the model placed GPT-2's segments differently,
-# the driver's measured rules give PyTorch's own run on the H200 (14155847680
-# bytes: peak 13908312064, out of memory at event 12772).
+# The placement model (the driver's rules measured on the H200) gives
+# PyTorch's own run of GPT-2 on the H200 in 14155847680 bytes (the shared
+# ground truth: peak 13908312064, out of memory at event 12772), where the
+# old two-region model did not; "driver" is another name for it.
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --capacity=14155847680 --format=json
+is "$rc $(json_top peak_reserved) $(json_in oom event)" "0 13908312064 12772" "placement model: GPT-2 in 14155847680 as PyTorch"
 gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --placement=driver --capacity=14155847680 --format=json
-is "$rc $(json_top peak_reserved) $(json_in oom event)" "0 13908312064 12772" "--placement=driver: GPT-2 in 14155847680 as PyTorch"
-gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --placement=driver --capacity=14155847680
-grep -q "placement driver\$" "$TMP/out"; ok $? "--placement=driver: the report says which placement"
+is "$rc $(json_top peak_reserved) $(json_in oom event) $(json_in options placement)" "0 13908312064 12772 \"model\"" "--placement=driver is the model"
+
+# --placements (issue 17): PyTorch ran synth-kvcache-10 in 1417691136 bytes
+# twice, in a fresh process (peak 1413480448, out of memory at event 5528)
+# and in one that had reserved before (peak 1413480448, event 5418): both
+# inside the range of 16 placements.
+KV=$TRACES/synth-kvcache-10.json
+gms run "$KV" --capacity=1417691136 --placements=16 --format=json
+cp "$TMP/out" "$TMP/p16.json"
+pmin=$(json_deep placements peak_reserved min)
+pmax=$(json_deep placements peak_reserved max)
+first=$(json_deep placements oom first_event)
+last=$(json_deep placements oom last_event)
+is "$rc $(json_in placements n)" "0 16" "--placements=16: sixteen placements"
+[ "$pmin" -le 1413480448 ] && [ 1413480448 -le "$pmax" ]
+ok $? "--placements: PyTorch's peak inside [$pmin, $pmax]"
+[ "$first" -le 5418 ] && [ 5528 -le "$last" ]
+ok $? "--placements: both of PyTorch's OOM events (5418, 5528) inside [$first, $last]"
+is "$(json_top peak_reserved) $(json_in oom event)" "1413480448 5528" "--placements: the run itself is the model's (PyTorch's fresh run)"
+gms run "$KV" --capacity=1417691136 --placements=16 --format=json --jobs=1
+cmp -s "$TMP/out" "$TMP/p16.json"
+ok $? "--placements: the same on one thread as on every core"
+gms run "$KV" --capacity=1417691136 --placements=16
+grep -q "^PLACEMENTS: 16 " "$TMP/out" && grep -q "^  out of memory   16 of 16 placements (100.0%), at events $first \.\. $last\$" "$TMP/out"
+ok $? "--placements: the text says how many run out, and where"
+# synth-thresholds-6 in 1944059904 bytes: the model fits, one placement of 16 does not
+gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904 --format=json
+is "$rc $(json_top oom)" "0 null" "synth-thresholds-6 in 1944059904: the model fits"
+gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904 --placements=16 --fail-on-oom --format=json
+is "$rc $(json_deep placements oom count)" "1 1" "--placements --fail-on-oom: one placement runs out: exit 1"
+gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904 --placements=1 --fail-on-oom
+is "$rc" 0 "--placements=1 is the model alone: it fits"
+check_fail 2 "gpumemsim: error: --placements samples the placement model's placements: it does not go with --placement=recorded" \
+    run "$TRACES/resnet50-train-b32.json" --placement=recorded --placements=4
+cat "$KV" | "$GPUMEMSIM" run - --capacity=1417691136 --placements=16 --format=json >"$TMP/out" 2>"$TMP/err"
+cmp -s "$TMP/out" "$TMP/p16.json"
+ok $? "--placements: standard input read once for all"
 
 done_testing

@@ -1,11 +1,10 @@
 /*
  * device-placement.c - the devices: the capacity check, the placement model
- * (small segments ascend, large ones descend, released ranges are reused
- * lowest-first for small and highest-first, top end, for large), and the
- * recorded device following its queue and falling back to the model; and
- * the driver's measured placement (--placement=driver) against the H200's
- * answers to 672 release-and-reuse cases (t/data/placement/va-reuse.json,
- * from replay/va_reuse_probe.py; doc/placement.md).
+ * (the driver's rules, worked by hand, and against the H200's answers to 672
+ * release-and-reuse cases: t/data/placement/va-reuse.json, from
+ * replay/va_reuse_probe.py; doc/placement.md), its perturbed placements
+ * (--placements), and the recorded device following its queue and falling
+ * back to the model.
  */
 #include "config.h"
 
@@ -17,8 +16,7 @@
 #include "t/gtload.h"
 #include "t/tap.h"
 
-#define S ((uint64_t)1 << 46)
-#define L ((uint64_t)1 << 52)
+#define B ((uint64_t)1 << 51)	/* placement-driver.c's base */
 #define MiB GMS_MiB
 
 static uint64_t
@@ -31,60 +29,114 @@ reserve(struct device *d, uint64_t size)
 	return addr;
 }
 
+/*
+ * The driver's rules (doc/placement.md), worked by hand from the base B of a
+ * fresh context: holes of 2 MiB at B - 74 MiB and of 24 MiB at B; slots of
+ * the size rounded up to 32 MiB taken downwards from B - 488 MiB.
+ */
 static void
 model(void)
 {
 	struct device *d = device_sim_create(0);
-	uint64_t a, b, c, x, y, z;
+	uint64_t a, x, y;
 
-	a = reserve(d, 2 * MiB);
-	b = reserve(d, 2 * MiB);
-	c = reserve(d, 2 * MiB);
-	is_u64(a, S, "small segments start at the small base");
-	is_u64(b, S + 2 * MiB, "and ascend");
-	is_u64(c, S + 4 * MiB, "contiguously");
-	device_release(d, b, 2 * MiB);
-	is_u64(reserve(d, 2 * MiB), b, "a hole of exactly the size is reused (small, ascending)");
-	device_release(d, a, 2 * MiB);
-	device_release(d, b, 2 * MiB);
-	is_u64(reserve(d, 2 * MiB), S, "a released small range is reused, lowest first");
-
-	x = reserve(d, 20 * MiB);
-	y = reserve(d, 12 * MiB);
-	z = reserve(d, 30 * MiB);
-	is_u64(x, L - 20 * MiB, "large segments start below the large top");
-	is_u64(y, L - 32 * MiB, "and descend");
-	is_u64(z, L - 62 * MiB, "contiguously");
-	device_release(d, y, 12 * MiB);		/* hole [L-32, L-20) */
-	device_release(d, z, 30 * MiB);		/* the frontier moves back up to L-20 */
-	/* y's hole touched z's, and both merged into the frontier (L - 20 MiB) */
-	is_u64(reserve(d, 10 * MiB), L - 30 * MiB, "released ranges at the frontier are "
-	    "given back to it");
-	device_release(d, x, 20 * MiB);		/* hole [L-20, L) above the 10 MiB one */
-	is_u64(reserve(d, 14 * MiB), L - 14 * MiB, "the highest hole that fits, its top end");
-	is_u64(d->c.allocs, 10, "allocs counted: 5 small, 5 large");
-	is_u64(d->c.frees, 6, "frees counted: b, a, b, y, z, x");
-	is_u64(d->c.reserved, 2 * MiB + 2 * MiB + 10 * MiB + 14 * MiB, "reserved now");
-	/* 2 small segments live (4 MiB) when x, y and z (62 MiB) are */
-	is_u64(d->c.peak_reserved, 4 * MiB + 62 * MiB, "peak reserved");
+	is_u64(reserve(d, 2 * MiB), B - 74 * MiB, "2 MiB fills the context's 2 MiB hole");
+	is_u64(reserve(d, 8 * MiB), B, "8 MiB: the lowest hole that holds it, its bottom");
+	is_u64(reserve(d, 8 * MiB), B + 8 * MiB, "the next 8 MiB above it");
+	is_u64(reserve(d, 8 * MiB), B + 16 * MiB, "three fill the 24 MiB hole");
+	is_u64(reserve(d, 20 * MiB), B - 520 * MiB, "20 MiB: a new 32 MiB slot, 488 MiB below the holes");
+	is_u64(reserve(d, 12 * MiB), B - 500 * MiB, "12 MiB: the rest of that slot (lowest hole first)");
+	x = reserve(d, 40 * MiB);
+	is_u64(x, B - 584 * MiB, "40 MiB: a 64 MiB slot below");
+	device_release(d, x, 40 * MiB);
+	is_u64(reserve(d, 40 * MiB), x, "a released slot at the edge goes back to it: the same place");
+	device_release(d, x, 40 * MiB);
+	a = reserve(d, 100 * MiB);
+	is_u64(a, B - 648 * MiB, "100 MiB: a 128 MiB slot");
+	y = reserve(d, 60 * MiB);
+	is_u64(y, B - 712 * MiB, "60 MiB: not in the 28 MiB rest above it; a new 64 MiB slot");
+	device_release(d, a, 100 * MiB);
+	is_u64(reserve(d, 60 * MiB), B - 584 * MiB, "a smaller slot goes into a released "
+	    "run, at its top");
+	is_u64(reserve(d, 100 * MiB), B - 840 * MiB, "a slot as large as what is left of the "
+	    "run takes new space");
+	is_u64(d->c.allocs, 12, "allocs counted");
+	is_u64(d->c.frees, 3, "frees counted");
+	is_u64(d->c.reserved, (2 + 24 + 20 + 12 + 60 + 60 + 100) * MiB, "reserved now");
 	device_destroy(d);
 }
 
-/* Boundary (issue 12): two separate holes of one size; the next such segment takes the highest. */
+/*
+ * A hole that runs from one slot's rest into the freed bottom of the slot
+ * above is two holes: a reservation never spans slots (were it to, the
+ * upper slot could be released under it and handed out again).
+ */
 static void
-highest_hole(void)
+straddle(void)
 {
 	struct device *d = device_sim_create(0);
-	uint64_t a = reserve(d, 20 * MiB), b = reserve(d, 20 * MiB);
-	uint64_t c = reserve(d, 20 * MiB), e = reserve(d, 20 * MiB);
+	uint64_t x;
 
-	is_u64(e, L - 80 * MiB, "four 20 MiB segments descend from the top");
-	device_release(d, a, 20 * MiB);		/* hole [L-20, L) */
-	device_release(d, c, 20 * MiB);		/* hole [L-60, L-40), below b */
-	is_u64(reserve(d, 20 * MiB), a, "of two equal holes, the highest is reused");
-	is_u64(reserve(d, 20 * MiB), c, "then the other");
-	(void)b;
+	reserve(d, 2 * MiB);
+	reserve(d, 24 * MiB);				/* the context's holes, filled */
+	x = reserve(d, 20 * MiB);			/* slot X at B - 520 */
+	is_u64(reserve(d, 10 * MiB), B - 500 * MiB, "10 MiB in X's rest");
+	is_u64(reserve(d, 20 * MiB), B - 552 * MiB, "slot Y below X");
+	device_release(d, x, 20 * MiB);			/* X lives on: its bottom is a hole */
+	is_u64(reserve(d, 24 * MiB), B - 584 * MiB, "24 MiB fits neither Y's 12 MiB rest nor "
+	    "X's 20 MiB bottom: a new slot, not across the two");
+	is_u64(reserve(d, 12 * MiB), B - 532 * MiB, "12 MiB: Y's rest");
+	is_u64(reserve(d, 20 * MiB), B - 520 * MiB, "20 MiB: X's bottom");
 	device_destroy(d);
+}
+
+/*
+ * --placements: the same seed places the same way, seed 0 as the model, and
+ * hidden reservations move addresses but are no part of what the allocator
+ * reserved.
+ */
+static void
+perturbed(void)
+{
+	uint64_t sizes[] = { 20, 302, 2, 64, 148, 302, 24 }, got[8][7];
+	int seed, moved = 0;
+	size_t i;
+
+	for (seed = 0; seed < 8; seed++) {
+		struct device *d = device_sim_create_perturbed(0, (uint64_t)seed);
+
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
+			got[seed][i] = reserve(d, sizes[i] * MiB);
+		if (seed == 1) {
+			struct device *again = device_sim_create_perturbed(0, 1);
+			int same = 1;
+
+			for (i = 0; i < ARRAY_SIZE(sizes); i++)
+				same &= reserve(again, sizes[i] * MiB) == got[1][i];
+			ok(same, "perturbed: a seed always places the same way");
+			device_destroy(again);
+		}
+		is_u64(d->c.reserved, (20 + 302 + 2 + 64 + 148 + 302 + 24) * MiB,
+		    "perturbed, seed %d: hidden reservations are not the allocator's", seed);
+		is_u64(d->c.allocs, ARRAY_SIZE(sizes), "perturbed, seed %d: nor its device calls",
+		    seed);
+		for (i = 0; seed > 0 && i < ARRAY_SIZE(sizes); i++)
+			if (got[seed][i] != got[0][i]) {
+				moved++;
+				break;
+			}
+		device_destroy(d);
+	}
+	{
+		struct device *d = device_sim_create(0);
+		int same = 1;
+
+		for (i = 0; i < ARRAY_SIZE(sizes); i++)
+			same &= reserve(d, sizes[i] * MiB) == got[0][i];
+		ok(same, "perturbed: seed 0 is the model itself");
+		device_destroy(d);
+	}
+	ok(moved >= 5, "perturbed: most seeds move some segment (%d of 7)", moved);
 }
 
 static void
@@ -111,11 +163,28 @@ recorded(void)
 	device_recorded_push(d, 0x5000000000, 20 * MiB);
 	is_u64(reserve(d, 2 * MiB), 0x7000000000, "recorded: the first recorded address");
 	is_u64(reserve(d, 20 * MiB), 0x6000000000, "recorded: in order");
-	is_u64(reserve(d, 12 * MiB), L - 12 * MiB, "recorded: a size that differs goes to the model");
+	is_u64(reserve(d, 12 * MiB), B, "recorded: a size that differs goes to the model");
 	device_recorded_stats(d, &st);
 	is_u64(st.used, 2, "recorded: two used");
 	is_u64(st.diverged, 1, "recorded: one divergence");
 	is_u64(st.first_divergence, 2, "recorded: at the third reserve");
+	device_destroy(d);
+
+	/* recorded addresses where the model puts its own: they never overlap */
+	d = device_recorded_create(0);
+	device_recorded_push(d, B, 12 * MiB);
+	is_u64(reserve(d, 12 * MiB), B, "recorded at the model's first address");
+	is_u64(reserve(d, 12 * MiB), B + 12 * MiB, "the model's next offer overlapped it: "
+	    "held back, the one after taken");
+	device_recorded_push(d, B + 12 * MiB, 2 * MiB);
+	is_u64(reserve(d, 2 * MiB), B - 74 * MiB, "a recorded address inside a live segment "
+	    "is refused: the model places it");
+	device_release(d, B + 12 * MiB, 12 * MiB);
+	is_u64(reserve(d, 2 * MiB), B + 12 * MiB, "once that is released, the recorded "
+	    "address is next");
+	device_recorded_stats(d, &st);
+	is_u64(st.used, 2, "recorded: two used");
+	is_u64(st.diverged, 2, "recorded: two placed by the model");
 	device_destroy(d);
 }
 
@@ -128,7 +197,7 @@ recorded(void)
 static void
 packed(void)
 {
-	struct placement *pl = placement_create();
+	struct placement *pl = placement_create(0);
 	enum { N = 3000, STEPS = 60000 };
 	static uint64_t addr[N], size[N];
 	unsigned long long seed = 7;
@@ -180,7 +249,7 @@ driver_reuse(void)
 	cJSON_ArrayForEach(c, cases) {
 		uint64_t sizes[6], addr[6], k = 0, i;
 		const cJSON *s1 = cJSON_GetObjectItemCaseSensitive(c, "s1");
-		struct device *d = device_sim_create_driver(0);
+		struct device *d = device_sim_create(0);
 		int ok_case = 1;
 
 		sizes[k++] = 2;
@@ -227,7 +296,8 @@ main(void)
 {
 	model();
 	packed();
-	highest_hole();
+	straddle();
+	perturbed();
 	capacity();
 	recorded();
 	driver_reuse();

@@ -5,12 +5,10 @@
  *  1. given each recorded run's own segment addresses (address_runs), every
  *     default-setting run is reproduced exactly: peak reserved, the OOM event
  *     (or none), and the numbers of segments reserved and released;
- *  2. with the built-in placement model, peak reserved and the OOM event equal
- *     the default-setting `runs` as t/data/expect/pytorch-default.txt records
- *     run by run (the driver's placement decides some ties; any change fails);
- *     and again with the driver's measured placement (--placement=driver,
- *     doc/placement.md; t/data/expect/driver-default.txt), which must
- *     reproduce at least 98% of them (issue 17);
+ *  2. with the placement model (the driver's rules measured on the H200,
+ *     doc/placement.md), peak reserved and the OOM event equal at least 98%
+ *     of the default-setting `runs` (issue 17), and run by run as
+ *     t/data/expect/pytorch-default.txt records (any change fails);
  *  3. with the trace's own segment_alloc events as addresses, each recorded
  *     trace reproduces its recording: the same segment sizes before the same
  *     events, and the observed peak reserved.
@@ -117,10 +115,10 @@ address_runs(const cJSON *gt)
 }
 
 static void
-model_runs(const cJSON *gt, int driver)
+model_runs(const cJSON *gt)
 {
 	const cJSON *trace, *run;
-	struct gt_expect *expect = gt_expect_open(driver ? "driver-default" : "pytorch-default");
+	struct gt_expect *expect = gt_expect_open("pytorch-default");
 	struct sim_result res;
 	struct device *dev;
 	int total = 0, agree = 0, i;
@@ -130,7 +128,7 @@ model_runs(const cJSON *gt, int driver)
 		i = 0;
 		cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(trace, "(default)")) {
 			limit = gt_u64(run, "limit");
-			dev = driver ? device_sim_create_driver(limit) : device_sim_create(limit);
+			dev = device_sim_create(limit);
 			replay(trace->string, dev, 0, &res);
 			total++;
 			agree += res.peak_reserved == gt_u64(run, "peak_reserved") &&
@@ -141,12 +139,11 @@ model_runs(const cJSON *gt, int driver)
 		}
 	}
 	gt_expect_close(expect);
-	diag("%s placement: %d of %d default-setting runs reproduced (%.1f%%)",
-	    driver ? "driver" : "model", agree, total, 100.0 * agree / (total ? total : 1));
+	diag("placement model: %d of %d default-setting runs reproduced (%.1f%%)",
+	    agree, total, 100.0 * agree / (total ? total : 1));
 	ok(total >= 56, "every default-setting run was tried (%d)", total);
-	if (driver)
-		ok(agree * 100 >= total * 98, "driver placement: at least 98%% of the default "
-		    "runs reproduced (%d of %d)", agree, total);
+	ok(agree * 100 >= total * 98, "at least 98%% of the default runs reproduced (%d of %d)",
+	    agree, total);
 }
 
 static void
@@ -197,8 +194,7 @@ main(void)
 	cJSON *gt = gt_load("t/data/pytorch.json");
 
 	address_runs(gt);
-	model_runs(gt, 0);
-	model_runs(gt, 1);
+	model_runs(gt);
 	own_recordings();
 	cJSON_Delete(gt);
 	return tap_done();

@@ -3,14 +3,12 @@
  * settings against what PyTorch 2.11's real allocator did with them on an
  * H200 (t/data/pytorch.json: garbage_collection_threshold:0.8,
  * max_split_size_mb:64, roundup_power2_divisions:4, expandable_segments:True,
- * every trace uncapped and under six limits), with the built-in placement
- * model.  Whether peak reserved and the OOM event equal the real run is
- * recorded per run in t/data/expect/settings.txt (the driver's placement of
- * segments decides ties between equal-size blocks, so some runs differ), and
- * any change from it fails: a regression is never absorbed by a margin.
- * The same again with the driver's measured placement (--placement=driver,
- * doc/placement.md; t/data/expect/driver-settings.txt), which must reproduce
- * at least 95% of each setting's runs (issue 17).
+ * every trace uncapped and under six limits), with the placement model (the
+ * driver's rules measured on the H200, doc/placement.md), which must
+ * reproduce at least 95% of each setting's runs (issue 17).  Whether peak
+ * reserved and the OOM event equal the real run is recorded per run in
+ * t/data/expect/settings.txt, and any change from it fails: a regression is
+ * never absorbed by a margin.
  */
 #include "config.h"
 
@@ -27,12 +25,12 @@
 #include "traces/trace.h"
 
 static void
-replay(const char *name, const char *conf, uint64_t limit, int driver, struct sim_result *res)
+replay(const char *name, const char *conf, uint64_t limit, struct sim_result *res)
 {
 	struct policy_kv kv = { "alloc_conf", conf };
 	char *path = gt_sample_path(name), *cause = NULL;
 	struct trace_reader *r;
-	struct device *dev = driver ? device_sim_create_driver(limit) : device_sim_create(limit);
+	struct device *dev = device_sim_create(limit);
 	struct policy_args args = { .opts = &kv, .nopts = 1 };
 	struct sim *s;
 
@@ -74,10 +72,8 @@ main(void)
 	struct gt_expect *expect;
 	struct sim_result res;
 	size_t k;
-	int driver;
 
-	for (driver = 0; driver <= 1; driver++) {
-	expect = gt_expect_open(driver ? "driver-settings" : "settings");
+	expect = gt_expect_open("settings");
 	for (k = 0; k < ARRAY_SIZE(settings); k++) {
 		int total = 0, agree = 0, i;
 
@@ -86,7 +82,7 @@ main(void)
 			cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(trace, settings[k])) {
 				uint64_t limit = gt_u64(run, "limit");
 
-				replay(trace->string, settings[k], limit, driver, &res);
+				replay(trace->string, settings[k], limit, &res);
 				total++;
 				agree += res.peak_reserved == gt_u64(run, "peak_reserved") &&
 				    (res.oomed ? res.oom.event + 1 : 0) == oom_of(run);
@@ -94,16 +90,13 @@ main(void)
 				i++;
 			}
 		}
-		diag("%s placement, %s: %d of %d runs reproduced (%.1f%%)",
-		    driver ? "driver" : "model", settings[k], agree, total,
-		    100.0 * agree / (total ? total : 1));
+		diag("placement model, %s: %d of %d runs reproduced (%.1f%%)",
+		    settings[k], agree, total, 100.0 * agree / (total ? total : 1));
 		ok(total == 56, "%s: every run was tried (%d)", settings[k], total);
-		if (driver)
-			ok(agree * 100 >= total * 95, "driver placement, %s: at least 95%% of the "
-			    "runs reproduced (%d of %d)", settings[k], agree, total);
+		ok(agree * 100 >= total * 95, "%s: at least 95%% of the runs reproduced (%d of %d)",
+		    settings[k], agree, total);
 	}
 	gt_expect_close(expect);
-	}
 	cJSON_Delete(gt);
 	return tap_done();
 }

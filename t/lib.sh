@@ -68,6 +68,13 @@ json_in() {
 	    sed -n "s/^$TAB$TAB\"$2\":$TAB\\(.*\\)\$/\\1/p" | sed 's/,$//' | head -n 1
 }
 
+# json_deep OBJECT INNER KEY: a key inside an object inside a top-level one.
+json_deep() {
+	sed -n "/^$TAB\"$1\":/,/^$TAB}/p" "$TMP/out" |
+	    sed -n "/^$TAB$TAB\"$2\":/,/^$TAB$TAB}/p" |
+	    sed -n "s/^$TAB$TAB$TAB\"$3\":$TAB\\(.*\\)\$/\\1/p" | sed 's/,$//' | head -n 1
+}
+
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]

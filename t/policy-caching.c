@@ -15,8 +15,12 @@
 #include "t/steps.h"
 #include "t/tap.h"
 
-#define S ((uint64_t)1 << 46)	/* first small segment */
-#define L ((uint64_t)1 << 52)	/* top of the large region */
+/* The placement model's fresh context (doc/placement.md): the first 2 MiB
+   segment fills its 2 MiB hole at B - 74 MiB, the next ones and a first
+   segment of up to 24 MiB its hole at B; larger ones take 32 MiB slots from
+   B - 488 MiB down. */
+#define B ((uint64_t)1 << 51)
+#define S (B - 74 * GMS_MiB)	/* first small segment */
 #define MiB GMS_MiB
 
 static struct sim_result
@@ -56,7 +60,7 @@ static void
 large_pool_split_rule(void)
 {
 	static const struct step unsplit[] = {
-		ALLOC(1, 3 * MiB),	/* a 20 MiB segment at L - 20 MiB, 17 MiB left */
+		ALLOC(1, 3 * MiB),	/* a 20 MiB segment at B, 17 MiB left */
 		ALLOC(2, 16 * MiB),	/* the 17 MiB block; 1 MiB would remain: no split */
 	};
 	static const struct step split[] = {
@@ -67,8 +71,8 @@ large_pool_split_rule(void)
 	struct sim *s = test_sim("caching", 0);
 
 	run_steps(s, unsplit, ARRAY_SIZE(unsplit));
-	is_u64(addr_of(s, 1), L - 20 * MiB, "large: 3 MiB gets a 20 MiB segment, low end");
-	is_u64(addr_of(s, 2), L - 17 * MiB, "large: the 16 MiB request takes the remainder");
+	is_u64(addr_of(s, 1), B, "large: 3 MiB gets a 20 MiB segment, low end");
+	is_u64(addr_of(s, 2), B + 3 * MiB, "large: the 16 MiB request takes the remainder");
 	is_u64(block_of(s, 2), 17 * MiB, "large: a remainder of exactly 1 MiB is not split off");
 	is_u64(result(s).peak_allocated, 20 * MiB, "large: allocated counts the whole block");
 	is_u64(result(s).device_allocs, 1, "large: one segment");
@@ -77,7 +81,7 @@ large_pool_split_rule(void)
 	s = test_sim("caching", 0);
 	run_steps(s, split, ARRAY_SIZE(split));
 	is_u64(block_of(s, 2), 16 * MiB - 512, "large: a remainder of 1 MiB + 512 is split off");
-	is_u64(addr_of(s, 3), L - 1 * MiB - 512, "large: and serves the next 1 MiB + 512");
+	is_u64(addr_of(s, 3), B + 19 * MiB - 512, "large: and serves the next 1 MiB + 512");
 	is_u64(block_of(s, 3), 1 * MiB + 512, "large: taken whole");
 	is_u64(result(s).device_allocs, 1, "large: still one segment");
 	test_sim_free(s);
@@ -118,7 +122,7 @@ streams(void)
 
 	run_steps(s, steps, ARRAY_SIZE(steps));
 	is_u64(result(s).device_allocs, 2, "streams: a second stream gets its own segment");
-	is_u64(addr_of(s, 2), S + 2 * MiB, "streams: the next small segment up");
+	is_u64(addr_of(s, 2), B, "streams: the next small segment, in the context's 24 MiB hole");
 	is_u64(addr_of(s, 3), S, "streams: stream 0 reuses its own block");
 	test_sim_free(s);
 }
@@ -127,15 +131,15 @@ static void
 ties_break_by_address(void)
 {
 	static const struct step steps[] = {
-		ALLOC(1, 12 * MiB),	/* segment at L - 12 MiB */
-		ALLOC(2, 12 * MiB),	/* segment at L - 24 MiB: lower */
+		ALLOC(1, 30 * MiB),	/* a 32 MiB slot at B - 520 MiB */
+		ALLOC(2, 30 * MiB),	/* the next at B - 552 MiB: lower */
 		FREE(1), FREE(2),
-		ALLOC(3, 12 * MiB),	/* two equal free blocks: the lower address wins */
+		ALLOC(3, 30 * MiB),	/* two equal free blocks: the lower address wins */
 	};
 	struct sim *s = test_sim("caching", 0);
 
 	run_steps(s, steps, ARRAY_SIZE(steps));
-	is_u64(addr_of(s, 3), L - 24 * MiB, "ties: best fit takes the lowest address");
+	is_u64(addr_of(s, 3), B - 552 * MiB, "ties: best fit takes the lowest address");
 	test_sim_free(s);
 }
 

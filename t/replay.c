@@ -135,7 +135,7 @@ fake_open(struct replay_gpu *g, uint64_t limit)
 {
 	struct fake *f = gms_calloc(1, sizeof(*f));
 
-	f->pl = placement_create();
+	f->pl = placement_create(0);
 	f->limit = limit;
 	f->base = 536870912;
 	memset(g, 0, sizeof(*g));

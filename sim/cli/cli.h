@@ -18,6 +18,7 @@
 
 #include "sim/gms.h"
 #include "sim/outfile.h"
+#include "sim/run.h"
 
 struct policy_kv;
 struct policy_ops;
@@ -45,7 +46,7 @@ enum cli_opt {
 	OPT_MAP, OPT_AT, OPT_TITLE,
 	OPT_TOUCH, OPT_NO_CACHE_BASELINE, OPT_CUDA_DEVICE, OPT_FAIL_ON_MISMATCH,
 	OPT_JOB, OPT_SCENARIO, OPT_OFFSETS, OPT_SEED, OPT_RECOMMEND, OPT_PLOT, OPT_SCHEDULE,
-	OPT_BY_SITE, OPT_TOP,
+	OPT_BY_SITE, OPT_TOP, OPT_PLACEMENTS,
 	OPT_HELP,
 	OPT__N
 };
@@ -213,6 +214,8 @@ void cli_trace_opts(const struct cli_args *a, struct trace_opts *o);
 
 /* The trace, target and placement options into a run spec. */
 void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
+/* --placement as a run's placement ("driver" is the model). */
+enum run_placement cli_placement(const struct cli_args *a);
 
 /*
  * A file a command writes as it goes (path "-": standard output), through

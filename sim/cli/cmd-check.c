@@ -1,7 +1,8 @@
 /*
  * cmd-check.c - `gpumemsim check TRACE`: thresholds on a run, for CI.  Exit
  * 0 when every check holds, 1 when one fails (2, 3, 4 as for every command).
- * Output as text, JSON or TAP, one test per check.
+ * Output as text, JSON or TAP, one test per check.  With --placements=N the
+ * fit checks and the peak hold under every one of N placements.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/check.h"
+#include "analysis/placements.h"
 #include "analysis/report.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
@@ -81,6 +83,34 @@ name(const char *prefix, const char *what, char *buf, size_t len)
 }
 
 /*
+ * spec's run into *out: with n placements, the model's placement's output,
+ * and *pl the others (0 or an exit status, said).
+ */
+static int
+run_once(const struct run_spec *spec, size_t n, int threads, struct run_output *out,
+    struct placements *pl)
+{
+	char *cause = NULL;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (n > 0) {
+		err = placements_run(spec, n, threads, pl, &cause);
+		*out = pl->jobs[0].out;
+		memset(&pl->jobs[0].out, 0, sizeof(pl->jobs[0].out));
+		pl->jobs[0].out.res = out->res;
+	} else {
+		err = run_simulate(spec, out, &cause);
+	}
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	return 0;
+}
+
+/*
  * One policy's run and its checks into l.  The first run's output is kept in
  * *first (the trace's header, for the report); 0 or an exit status.
  */
@@ -91,21 +121,29 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 {
 	struct run_spec spec = *tmpl;
 	struct run_output own, fit, *out = first->hdr == NULL ? first : &own;
+	struct placements pl = { 0 }, plfit = { 0 };
+	size_t n = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
+	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
 	char *cause = NULL, detail[160], buf[256];
-	int err, rc = 0;
+	int rc = 0;
 
 	memset(&own, 0, sizeof(own));
 	memset(&fit, 0, sizeof(fit));
 	spec.policy = e->ops;
 	spec.opts = e->opts;
 	spec.nopts = e->nopts;
-	if ((err = run_simulate(&spec, out, &cause)) < 0)
-		goto fail;
-	if (spec.capacity != 0)
+	if ((rc = run_once(&spec, n, threads, out, &pl)) != 0)
+		goto out;
+	if (spec.capacity != 0 && n > 0)
+		check_fits_placements(l, name(prefix, "fits", buf, sizeof(buf)), &pl);
+	else if (spec.capacity != 0)
 		check_fits(l, name(prefix, "fits", buf, sizeof(buf)), spec.capacity, &out->res);
-	if (a->given[OPT_MAX_PEAK_RESERVED])
+	if (a->given[OPT_MAX_PEAK_RESERVED]) {
+		snprintf(detail, sizeof(detail), "the largest under %zu placements", n);
 		check_le(l, name(prefix, "peak_reserved", buf, sizeof(buf)), CHECK_BYTES,
-		    (double)out->res.peak_reserved, (double)a->v[OPT_MAX_PEAK_RESERVED].size, NULL);
+		    (double)(n > 0 ? pl.peak_max : out->res.peak_reserved),
+		    (double)a->v[OPT_MAX_PEAK_RESERVED].size, n > 0 ? detail : NULL);
+	}
 	if (a->given[OPT_MAX_FRAGMENTATION])
 		check_le(l, name(prefix, "fragmentation", buf, sizeof(buf)), CHECK_RATIO,
 		    report_fragmentation(&out->res), a->v[OPT_MAX_FRAGMENTATION].ratio,
@@ -122,9 +160,13 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 		    (double)out->res.device_allocs, (double)a->v[OPT_MAX_DEVICE_ALLOCS].n, NULL);
 	if (a->given[OPT_MUST_FIT]) {
 		spec.capacity = fit_capacity;
-		if ((err = run_simulate(&spec, &fit, &cause)) < 0)
-			goto fail;
-		check_fits(l, name(prefix, "must_fit", buf, sizeof(buf)), fit_capacity, &fit.res);
+		if ((rc = run_once(&spec, n, threads, &fit, &plfit)) != 0)
+			goto out;
+		if (n > 0)
+			check_fits_placements(l, name(prefix, "must_fit", buf, sizeof(buf)), &plfit);
+		else
+			check_fits(l, name(prefix, "must_fit", buf, sizeof(buf)), fit_capacity,
+			    &fit.res);
 	}
 	if (base != NULL && check_baseline(l, base, out->hdr->name, e->ops->name, &out->res,
 	    a->v[OPT_TOLERANCE].ratio, &cause) < 0) {
@@ -132,14 +174,11 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 		free(cause);
 		rc = EXIT_INPUT;
 	}
-	goto out;
-fail:
-	cli_error("%s", cause);
-	free(cause);
-	rc = gms_exit_code(err);
 out:
 	run_output_free(&own);
 	run_output_free(&fit);
+	placements_free(&pl);
+	placements_free(&plfit);
 	return rc;
 }
 
@@ -200,9 +239,10 @@ cmd_check(struct cli_args *a)
 		what = tmp;
 	}
 
-	snprintf(title, sizeof(title), "check %s: polic%s %s, capacity %s", out.hdr->name,
+	snprintf(title, sizeof(title), "check %s: polic%s %s, capacity %s%s", out.hdr->name,
 	    pols.n > 1 ? "ies" : "y", what, spec.capacity ?
-	    gms_fmt_size(spec.capacity, (char[32]){ 0 }, 32) : "unlimited");
+	    gms_fmt_size(spec.capacity, (char[32]){ 0 }, 32) : "unlimited",
+	    a->given[OPT_PLACEMENTS] ? ", every placement" : "");
 	if (format == 1) {
 		o = check_json(&l);
 		cJSON_AddStringToObject(o, "trace", out.hdr->name);
@@ -213,6 +253,8 @@ cmd_check(struct cli_args *a)
 			for (i = 0; i < pols.n; i++)
 				cJSON_AddItemToArray(arr, cJSON_CreateString(pols.ents[i].label));
 		}
+		if (a->given[OPT_PLACEMENTS])
+			cJSON_AddNumberToObject(o, "placements", (double)a->v[OPT_PLACEMENTS].n);
 		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(out.hdr));
 		cli_print_json(a, o);
 		text = NULL;

@@ -31,6 +31,8 @@ cmd_plan(struct cli_args *a)
 
 	if (a->given[OPT_CONTEXT_OVERHEAD])
 		rep.overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
+	if (a->given[OPT_PLACEMENTS])
+		rep.placements = (size_t)a->v[OPT_PLACEMENTS].n;
 	cli_trace_opts(a, &topts);
 	if ((rc = cli_policies(a, NULL, &pols)) != 0)
 		goto out;

@@ -235,7 +235,7 @@ cmd_plot(struct cli_args *a)
 
 	o.out = a->given[OPT_OUTPUT] ? a->v[OPT_OUTPUT].s : NULL;
 	o.title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL;
-	o.placement = a->given[OPT_PLACEMENT] ? a->v[OPT_PLACEMENT].choice : 0;
+	o.placement = (int)cli_placement(a);
 	if (a->given[OPT_POINTS])
 		o.points = (long)a->v[OPT_POINTS].n;
 	o.map = a->given[OPT_MAP] > 0;

@@ -1,7 +1,7 @@
 /*
  * cmd-run.c - `gpumemsim run`: replay one trace through one policy and report
  * peaks, fragmentation, device calls and the out-of-memory story, as text for
- * people or JSON for scripts.
+ * people or JSON for scripts; with --placements, under many placements.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/attrib.h"
+#include "analysis/placements.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
 #include "sim/cli/cli.h"
@@ -43,7 +44,13 @@ cmd_run(struct cli_args *a)
 	struct attrib at;
 	struct trace_mem *mem = NULL;
 	struct trace_opts topts;
+	struct placements pl = { 0 };
+	size_t nplace = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
+	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
 
+	if (nplace > 0 && cli_placement(a) == RUN_PLACEMENT_RECORDED)
+		return cli_usage_error(a->cmd, "--placements samples the placement model's "
+		    "placements: it does not go with --placement=recorded");
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
 	if ((rc = cli_policies(a, "caching", &pols)) != 0) {
@@ -90,7 +97,15 @@ cmd_run(struct cli_args *a)
 		spec.sampler = attrib_peak_sample;
 		spec.sampler_arg = &peak;
 	}
-	err = run_simulate(&spec, &out, &cause);
+	if (nplace > 0) {
+		/* the model's placement is the first of them: its output is the run's */
+		err = placements_run(&spec, nplace, threads, &pl, &cause);
+		out = pl.jobs[0].out;
+		memset(&pl.jobs[0].out, 0, sizeof(pl.jobs[0].out));
+		pl.jobs[0].out.res = out.res;
+	} else {
+		err = run_simulate(&spec, &out, &cause);
+	}
 	if (err == 0 && by_site)
 		err = attrib_run(&spec, &out.res, &peak, 0, &at, &cause);
 	if (err < 0) {
@@ -102,6 +117,7 @@ cmd_run(struct cli_args *a)
 		cli_out_close(&tout, 0);
 		attrib_free(&at);
 		trace_mem_free(mem);
+		placements_free(&pl);
 		return gms_exit_code(err);
 	}
 	if (timeline_path != NULL) {
@@ -115,6 +131,7 @@ cmd_run(struct cli_args *a)
 			cli_policies_free(&pols);
 			attrib_free(&at);
 			trace_mem_free(mem);
+			placements_free(&pl);
 			return rc;
 		}
 	}
@@ -156,6 +173,8 @@ cmd_run(struct cli_args *a)
 		cJSON *o = report_run_json(&rep), *sites;
 		size_t i;
 
+		if (nplace > 0)
+			cJSON_AddItemToObject(o, "placements", placements_json(&pl));
 		if (by_site) {
 			sites = cJSON_AddArrayToObject(o, "sites");
 			for (i = 0; i < at.n; i++)
@@ -168,6 +187,11 @@ cmd_run(struct cli_args *a)
 		text = report_run_text(&rep);
 		fputs(text, a->report);
 		free(text);
+		if (nplace > 0) {
+			text = placements_text(&pl);
+			fprintf(a->report, "\n%s", text);
+			free(text);
+		}
 		if (by_site && at.n == 0)
 			fputs("\nNothing holds any memory: the trace has no events.\n", a->report);
 		for (i = 0; i < at.n; i++) {
@@ -176,8 +200,10 @@ cmd_run(struct cli_args *a)
 			free(text);
 		}
 	}
-	rc = fail_on_oom && out.res.oomed ? EXIT_CHECK : EXIT_DONE;
+	rc = fail_on_oom && (out.res.oomed || (nplace > 0 && !placements_all_fit(&pl))) ?
+	    EXIT_CHECK : EXIT_DONE;
 	run_output_free(&out);
+	placements_free(&pl);
 	attrib_free(&at);
 	trace_mem_free(mem);
 	cli_policies_free(&pols);

@@ -49,10 +49,11 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_ALLOC_CONF] = { OPT_ALLOC_CONF, 0, "alloc-conf", "conf", K_STRING,
 	    "caching: PYTORCH_CUDA_ALLOC_CONF settings, e.g. "
 	    "expandable_segments:True,max_split_size_mb:128", .complete = "conf" },
-	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded|driver", K_CHOICE,
-	    "where new segments land: the placement model, the addresses of the trace's "
-	    "segment_alloc events, or the CUDA driver's rules measured on the H200 "
-	    "(doc/placement.md; default: model)", .choices = placements },
+	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded", K_CHOICE,
+	    "where new segments land: the model of the CUDA driver's rules measured on "
+	    "the H200 (doc/placement.md; 'driver' is another name for it), or the "
+	    "addresses of the trace's segment_alloc events (default: model)",
+	    .choices = placements },
 	[OPT_FORMAT] = { OPT_FORMAT, 'f', "format", "text|json", K_CHOICE,
 	    "output format (default: text)", .choices = formats },
 	[OPT_OUTPUT] = { OPT_OUTPUT, 'o', "output", "file", K_FILE,
@@ -140,6 +141,11 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_TOP] = { OPT_TOP, 0, "top", "n", K_COUNT,
 	    "call sites listed before the rest are folded into one row (default: 10)",
 	    .max = 100000 },
+	[OPT_PLACEMENTS] = { OPT_PLACEMENTS, 0, "placements", "n", K_COUNT,
+	    "replay under n placements: the model's and n - 1 in a process that also "
+	    "reserves what the trace does not show (library workspaces, buffers), drawn "
+	    "from seeds 1 .. n-1; report the range of peak reserved and, under a capacity, "
+	    "how many run out of memory and where (doc/placement.md)", .max = 4096 },
 	[OPT_HELP] = { OPT_HELP, 'h', "help", NULL, K_FLAG, "show this help" },
 };
 
@@ -162,7 +168,10 @@ const enum cli_opt *const cli_group_opts[CLI_NGROUPS] = { g_trace, g_target, g_p
 
 static const struct cli_use run_opts[] = {
 	{ OPT_PLACEMENT, NULL, NULL },
-	{ OPT_FAIL_ON_OOM, NULL, NULL },
+	{ OPT_PLACEMENTS, NULL, NULL },
+	{ OPT_JOBS, "placements replayed at once (default: the cores)", NULL },
+	{ OPT_FAIL_ON_OOM, "exit 1 when the run runs out of memory (with --placements: "
+	  "under any placement)", NULL },
 	{ OPT_CHECK, NULL, NULL },
 	{ OPT_BY_SITE, NULL, NULL },
 	{ OPT_TOP, NULL, NULL },
@@ -189,6 +198,10 @@ static const struct cli_use check_opts[] = {
 	{ OPT_MAX_DEVICE_ALLOCS, NULL, NULL },
 	{ OPT_BASELINE, NULL, NULL },
 	{ OPT_TOLERANCE, NULL, NULL },
+	{ OPT_PLACEMENTS, "require --capacity, --must-fit and --max-peak-reserved to hold "
+	  "under every one of n placements: the model's and n - 1 with hidden reservations "
+	  "(library workspaces, buffers; doc/placement.md)", NULL },
+	{ OPT_JOBS, "placements replayed at once (default: the cores)", NULL },
 	{ OPT_FORMAT, "output format: text, JSON, or TAP with one test per check "
 	  "(default: text)", check_formats },
 	{ OPT_NONE, NULL, NULL },
@@ -198,6 +211,9 @@ static const struct cli_use plan_opts[] = {
 	{ OPT_GPUS, NULL, NULL },
 	{ OPT_CONTEXT_OVERHEAD, "taken off each GPU's memory for the CUDA context and "
 	  "libraries (default: 512MiB)", NULL },
+	{ OPT_PLACEMENTS, "also the smallest capacity that fits under every one of n "
+	  "placements: the model's and n - 1 with hidden reservations (library "
+	  "workspaces, buffers; doc/placement.md); the GPU table stays the model's", NULL },
 	{ OPT_JOBS, NULL, NULL },
 	{ OPT_NONE, NULL, NULL },
 };

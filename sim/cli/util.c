@@ -253,6 +253,14 @@ cli_trace_opts(const struct cli_args *a, struct trace_opts *o)
 	o->unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice == 1;
 }
 
+enum run_placement
+cli_placement(const struct cli_args *a)
+{
+	/* "driver", the model's name while it was an alternative, is the model */
+	return a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1 ?
+	    RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL;
+}
+
 void
 cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s)
 {
@@ -261,8 +269,7 @@ cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_sp
 	cli_trace_opts(a, &o);
 	s->device = o.device;
 	s->unknown_frees_warn = o.unknown_frees_warn;
-	s->placement = !a->given[OPT_PLACEMENT] ? RUN_PLACEMENT_MODEL :
-	    (enum run_placement)a->v[OPT_PLACEMENT].choice;
+	s->placement = cli_placement(a);
 	if (t != NULL) {
 		s->capacity = t->capacity;
 		if (t->model != NULL) {
