@@ -3,11 +3,16 @@
 again, each in a fresh PyTorch process (replay/torch_replay.py --segments,
 four at a time), with the segments the driver handed out (issue 17):
 
-    python3 replay/fresh_default.py OUT.json
+    python3 replay/fresh_default.py OUT.jsonl [SETTING ...]
+
+With settings (PYTORCH_CUDA_ALLOC_CONF values, the keys of the ground
+truth's runs, or "all" for the four), those settings' runs instead.
 
 On the H200 (2026-12-01) all 56 equal the shared runs' peak reserved and OOM
 event: the shared runs are fresh-process runs, the target a prediction must
-meet.  Output: replay/results-h200/fresh-default.json.gz.
+meet.  Output: replay/results-h200/fresh-default.json.gz (written by the
+first version of this script, as one JSON array), and with "all",
+replay/results-h200/fresh-settings.jsonl.
 """
 import json
 import os
@@ -17,12 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 
 def one(job):
-    trace, i, limit, path = job
+    trace, conf, i, limit, path = job
     cmd = [sys.executable, "replay/torch_replay.py", path, "--segments"]
     if limit:
         cmd += ["--capacity", str(limit)]
+    if conf != "(default)":
+        cmd += ["--alloc-conf", conf]
     o = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
-    return {"trace": trace, "run": i, "limit": limit, "peak_reserved": o["peak_reserved"],
+    return {"trace": trace, "setting": conf, "run": i, "limit": limit, "peak_reserved": o["peak_reserved"],
             "oom_event": o["oom"]["event"] if o["oom"] else None,
             "device_allocs": o["device_allocs"], "device_frees": o["device_frees"],
             "alloc_retries": o["alloc_retries"], "segments": o["segments"]}
@@ -30,20 +37,30 @@ def one(job):
 
 def main():
     gt = json.load(open("t/data/pytorch.json"))
+    settings = sys.argv[2:] or ["(default)"]
+    if settings == ["all"]:
+        settings = ["garbage_collection_threshold:0.8", "max_split_size_mb:64",
+                    "roundup_power2_divisions:4", "expandable_segments:True"]
     jobs = []
     for trace, confs in gt["runs"].items():
         path = "traces/%s.json" % trace
         if not os.path.exists(path):
             path = "traces/%s.jsonl.gz" % trace
-        for i, run in enumerate(confs["(default)"]):
-            jobs.append((trace, i, run.get("limit"), path))
-    with ThreadPoolExecutor(4) as ex:
-        res = list(ex.map(one, jobs))
-    json.dump(res, open(sys.argv[1], "w"))
+        for conf in settings:
+            for i, run in enumerate(confs[conf]):
+                jobs.append((trace, conf, i, run.get("limit"), path))
+    # each result as it comes, one JSON object a line: a run cut short keeps them
+    res = []
+    with ThreadPoolExecutor(int(os.environ.get("FRESH_JOBS", "4"))) as ex, \
+            open(sys.argv[1], "w") as out:
+        for x in ex.map(one, jobs):
+            res.append(x)
+            out.write(json.dumps(x) + "\n")
+            out.flush()
     for x in res:
-        rec = gt["runs"][x["trace"]]["(default)"][x["run"]]
+        rec = gt["runs"][x["trace"]][x["setting"]][x["run"]]
         want = (rec["peak_reserved"], rec["oom"]["event"] if rec.get("oom") else None)
-        print(x["trace"], x["run"], x["limit"], "fresh", x["peak_reserved"], x["oom_event"],
+        print(x["trace"], x["setting"], x["run"], x["limit"], "fresh", x["peak_reserved"], x["oom_event"],
               "same" if (x["peak_reserved"], x["oom_event"]) == want else "DIFFERENT")
 
 

@@ -13,6 +13,11 @@ torch.cuda.set_per_process_memory_fraction so that the limit PyTorch
 computes from it is exactly the bytes asked for.  Reads the native JSON and
 JSON Lines formats (gzip'd or not); convert other formats with
 `gpumemsim convert` first.
+
+--hidden makes reservations the allocator does not see, through the driver
+API (cuMemAlloc/cuMemFree in PyTorch's context), as a library's workspace
+would: "a64,a302,f0,@1200/a32" reserves 64 and 302 MiB, frees the first
+(hidden reservation 0), and before event 1200 reserves 32 MiB.
 """
 import argparse
 import gzip
@@ -46,6 +51,42 @@ def fraction_for(limit, total):
     return f
 
 
+def parse_hidden(spec):
+    """{event index (-1: before the first): [("a", bytes) | ("f", k), ...]}"""
+    steps = {}
+    for item in filter(None, spec.split(",")):
+        at = -1
+        if item.startswith("@"):
+            at, item = item[1:].split("/", 1)
+            at = int(at)
+        kind, n = item[0], int(item[1:])
+        if kind not in "af":
+            sys.exit("torch_replay.py: --hidden: %r: not aMIB or fK" % item)
+        steps.setdefault(at, []).append((kind, n * 2**20 if kind == "a" else n))
+    return steps
+
+
+_cuda = None
+
+
+def hide(step, hidden):
+    """One hidden step through the driver API, in the current (PyTorch's) context."""
+    import ctypes
+    global _cuda
+    if _cuda is None:
+        _cuda = ctypes.CDLL("libcuda.so.1")
+    kind, n = step
+    if kind == "a":
+        ptr = ctypes.c_uint64(0)
+        rc = _cuda.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(n))
+        if rc != 0:
+            sys.exit("torch_replay.py: cuMemAlloc(%d): error %d" % (n, rc))
+        hidden.append(ptr.value)
+    elif 0 <= n < len(hidden) and hidden[n]:
+        _cuda.cuMemFree_v2(ctypes.c_uint64(hidden[n]))
+        hidden[n] = 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("trace")
@@ -55,6 +96,9 @@ def main():
     ap.add_argument("--segments", action="store_true",
                     help="also report every segment the driver handed out and took back, "
                     "in order: [\"a\"|\"f\", address, size] (the shared address runs' shape)")
+    ap.add_argument("--hidden", default="",
+                    help="reservations beside the allocator: [@EVENT/]aMIB or [@EVENT/]fK, "
+                    "comma-separated (see above)")
     args = ap.parse_args()
 
     header, events = read_trace(args.trace)
@@ -73,6 +117,9 @@ def main():
     if args.capacity:
         torch.cuda.set_per_process_memory_fraction(fraction_for(args.capacity, total), dev)
     torch.cuda.reset_peak_memory_stats(dev)
+    hidden_at, hidden = parse_hidden(args.hidden), []
+    for step in hidden_at.pop(-1, []):
+        hide(step, hidden)
     if args.segments:
         torch.cuda.memory._record_memory_history(max_entries=10_000_000, context=None,
                                                  stacks="python")
@@ -82,6 +129,8 @@ def main():
     cur = peak_live = 0
     oom = None
     for i, ev in enumerate(events):
+        for step in hidden_at.pop(i, []):
+            hide(step, hidden)
         op = ev.get("op")
         if op == "alloc":
             cur += ev["size"]

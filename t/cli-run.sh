@@ -169,6 +169,11 @@ ok $? "--placements: PyTorch's peak inside [$pmin, $pmax]"
 [ "$first" -le 5418 ] && [ 5528 -le "$last" ]
 ok $? "--placements: both of PyTorch's OOM events (5418, 5528) inside [$first, $last]"
 is "$(json_top peak_reserved) $(json_in oom event)" "1413480448 5528" "--placements: the run itself is the model's (PyTorch's fresh run)"
+# the range is the runs' own: their smallest and largest peaks and OOM events
+runs_oom=$(sed -n 's/^[[:space:]]*"oom_event":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out" | sort -n)
+runs_peak=$(sed -n '/"runs":/,$p' "$TMP/out" | sed -n 's/^[[:space:]]*"peak_reserved":[[:space:]]*\([0-9]*\),*$/\1/p' | sort -n)
+is "$(echo "$runs_oom" | head -n 1) $(echo "$runs_oom" | tail -n 1) $(echo "$runs_oom" | wc -l)" "$first $last 16" "--placements: first and last OOM events are the runs' extremes"
+is "$(echo "$runs_peak" | head -n 1) $(echo "$runs_peak" | tail -n 1)" "$pmin $pmax" "--placements: the peak range is the runs' extremes"
 gms run "$KV" --capacity=1417691136 --placements=16 --format=json --jobs=1
 cmp -s "$TMP/out" "$TMP/p16.json"
 ok $? "--placements: the same on one thread as on every core"

@@ -91,6 +91,59 @@ straddle(void)
 }
 
 /*
+ * Expandable segments' address ranges ascend from a region of their own; a
+ * released range is reused, lowest first, and merges with its neighbours.
+ */
+static void
+va_ranges(void)
+{
+	struct placement *pl = placement_create(0);
+	uint64_t a, b, c, x;
+
+	placement_reserve_va(pl, 64 * MiB, &a);
+	placement_reserve_va(pl, 64 * MiB, &b);
+	placement_reserve_va(pl, 64 * MiB, &c);
+	is_u64(b - a, 64 * MiB, "address ranges ascend, side by side");
+	placement_release_va(pl, a, 64 * MiB);
+	ok(placement_reserve_va(pl, 64 * MiB, &x) == 0 && x == a,
+	    "a released range of exactly the size is reused");
+	placement_release_va(pl, a, 64 * MiB);
+	placement_release_va(pl, b, 64 * MiB);
+	ok(placement_reserve_va(pl, 128 * MiB, &x) == 0 && x == a,
+	    "two released ranges side by side merge into one");
+	(void)c;
+	placement_destroy(pl);
+}
+
+/*
+ * Hidden reservations come among the trace's too, not only before it:
+ * after the first 100 of 300 equal reservations, which would otherwise
+ * take slot after slot downwards, some seeds still find a slot moved.
+ */
+static void
+perturbed_later(void)
+{
+	int seed, moved = 0;
+
+	for (seed = 1; seed <= 8; seed++) {
+		struct device *d = device_sim_create_perturbed(0, (uint64_t)seed);
+		uint64_t prev = 0, addr;
+		int i, gaps = 0;
+
+		for (i = 0; i < 300; i++) {
+			addr = reserve(d, 30 * MiB);
+			if (i > 100 && addr != prev - 32 * MiB)
+				gaps++;
+			prev = addr;
+		}
+		moved += gaps > 0;
+		device_destroy(d);
+	}
+	ok(moved >= 6, "perturbed: hidden reservations among the trace's move later slots "
+	    "(%d of 8 seeds)", moved);
+}
+
+/*
  * --placements: the same seed places the same way, seed 0 as the model, and
  * hidden reservations move addresses but are no part of what the allocator
  * reserved.
@@ -297,7 +350,9 @@ main(void)
 	model();
 	packed();
 	straddle();
+	va_ranges();
 	perturbed();
+	perturbed_later();
 	capacity();
 	recorded();
 	driver_reuse();

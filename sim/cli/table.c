@@ -313,6 +313,12 @@ const struct cli_command cli_commands[] = {
 	  "alloc_retries, fragmentation, oom (null or {event, size, live, allocated, "
 	  "reserved, largest_free, at, mark}), observed and incomplete. oom.event is the "
 	  "0-based index into the trace's events; sizes are bytes.\n\n"
+	  "With --placements=N the run is the model's placement's, and a PLACEMENTS "
+	  "paragraph gives the range of peak reserved over the N placements and, under a "
+	  "capacity, how many ran out of memory and at which events; the JSON gains "
+	  "\"placements\": {n, peak_reserved: {min, max, model}, oom: {count, share, "
+	  "first_event, last_event}, runs: [{seed, peak_reserved, oom_event}]}. The same "
+	  "seed is the same placement on every machine.\n\n"
 	  "With --by-site the text ends with a table per moment (the peak reservation, "
 	  "and the OOM when there is one): the live bytes of each call site, their count, "
 	  "their share of what was reserved and the events that made the oldest and the "
@@ -385,7 +391,12 @@ const struct cli_command cli_commands[] = {
 	  "different segments); such capacities above the smallest are listed in JSON as "
 	  "fails_above_min. Each GPU's memory is what the driver reports "
 	  "(cudaMemGetInfo's total), less --context-overhead; gpumemsim(1) lists the "
-	  "models.\n",
+	  "models.\n\n"
+	  "With --placements=N each policy also gets the smallest capacity that fits under "
+	  "every one of N placements (JSON: min_capacity_every_placement and "
+	  "every_placement_verified): the largest of the placements' own minimums, "
+	  "checked under each and raised by 2 MiB while one still fails. It costs about N "
+	  "plans.\n",
 	  G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS,
 	  plan_opts, 1, 1, 0, cmd_plan },
 	{ "tune", "<trace>", "find the PyTorch allocator setting that reserves least and fits",
