@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -485,68 +486,57 @@ rest(const struct attrib_moment *m, size_t top)
 	return r;
 }
 
-static char *
-cat(char *s, const char *add)
+static void
+row_text(FILE *f, const struct attrib_row *r, const char *name, uint64_t of)
 {
-	size_t n = s ? strlen(s) : 0, k = strlen(add);
-
-	s = gms_realloc(s, n + k + 1);
-	memcpy(s + n, add, k + 1);
-	return s;
-}
-
-static char *
-row_text(char *s, const struct attrib_row *r, const char *name, uint64_t of)
-{
-	char size[32], *line;
+	char size[32];
 
 	gms_fmt_size(r->bytes, size, sizeof(size));
-	line = gms_asprintf("  %10s %7llu %6.1f%%  %9llu-%-9llu  %s\n", size,
+	fprintf(f, "  %10s %7llu %6.1f%%  %9llu-%-9llu  %s\n", size,
 	    (unsigned long long)r->count, 100 * share(r->bytes, of),
 	    (unsigned long long)r->first, (unsigned long long)r->last, name);
-	s = cat(s, line);
-	free(line);
-	return s;
 }
 
 char *
 attrib_text(const struct attrib_moment *m, size_t top)
 {
-	char *s, *line, a[32], b[32], c[32], d[32];
-	size_t i, shown = m->nrows < top ? m->nrows : top;
+	char *s = NULL, a[32], b[32], c[32], d[32];
+	size_t len = 0, i, shown = m->nrows < top ? m->nrows : top;
 	uint64_t of = whole(m);
+	FILE *f;
 
 	if (!m->taken)
 		return gms_strdup("");
+	if ((f = open_memstream(&s, &len)) == NULL)
+		return gms_strdup("(out of memory)\n");
 	gms_fmt_size(of, a, sizeof(a));
-	s = gms_asprintf("At the %s (event %llu, %s %s), what holds the memory:\n"
+	fprintf(f, "At the %s (event %llu, %s %s), what holds the memory:\n"
 	    "  %10s %7s %7s  %-19s  %s\n", m->what, (unsigned long long)m->event, a,
 	    m->has_policy ? "reserved" : "live", "bytes", "count", "share", "events", "site");
 	if (m->nrows == 0)
-		s = cat(s, "  (nothing live)\n");
+		fputs("  (nothing live)\n", f);
 	for (i = 0; i < shown; i++)
-		s = row_text(s, &m->rows[i], m->rows[i].site, of);
+		row_text(f, &m->rows[i], m->rows[i].site, of);
 	if (m->nrows > shown) {
 		struct attrib_row r = rest(m, shown);
 		char *name = gms_asprintf("(%zu other sites)", m->nrows - shown);
 
-		s = row_text(s, &r, name, of);
+		row_text(f, &r, name, of);
 		free(name);
 	}
 	gms_fmt_size(m->live, a, sizeof(a));
 	if (!m->has_policy) {
-		line = gms_asprintf("  %s live in %llu allocation%s\n", a,
+		fprintf(f, "  %s live in %llu allocation%s\n", a,
 		    (unsigned long long)m->nlive, m->nlive == 1 ? "" : "s");
 	} else {
 		gms_fmt_size(m->allocated - m->live, b, sizeof(b));
 		gms_fmt_size(m->reserved - m->allocated, c, sizeof(c));
 		gms_fmt_size(m->largest_free, d, sizeof(d));
-		line = gms_asprintf("  = %s live in %llu allocation%s + %s of block rounding "
+		fprintf(f, "  = %s live in %llu allocation%s + %s of block rounding "
 		    "+ %s reserved but not allocated (the largest free block %s)\n", a,
 		    (unsigned long long)m->nlive, m->nlive == 1 ? "" : "s", b, c, d);
 	}
-	s = cat(s, line);
-	free(line);
+	fclose(f);
 	return s;
 }
 

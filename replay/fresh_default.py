@@ -35,6 +35,25 @@ def one(job):
             "alloc_retries": o["alloc_retries"], "segments": o["segments"]}
 
 
+def trace_path(trace):
+    """A shared trace's copy in traces/."""
+    path = "traces/%s.json" % trace
+    return path if os.path.exists(path) else "traces/%s.jsonl.gz" % trace
+
+
+def run_jobs(one, jobs, path):
+    """one(job) for every job, FRESH_JOBS (4) at a time, each result written to
+    path as it comes, one JSON object a line (a run cut short keeps them)."""
+    res = []
+    with ThreadPoolExecutor(int(os.environ.get("FRESH_JOBS", "4"))) as ex, \
+            open(path, "w") as out:
+        for x in ex.map(one, jobs):
+            res.append(x)
+            out.write(json.dumps(x) + "\n")
+            out.flush()
+    return res
+
+
 def main():
     gt = json.load(open("t/data/pytorch.json"))
     settings = sys.argv[2:] or ["(default)"]
@@ -43,21 +62,11 @@ def main():
                     "roundup_power2_divisions:4", "expandable_segments:True"]
     jobs = []
     for trace, confs in gt["runs"].items():
-        path = "traces/%s.json" % trace
-        if not os.path.exists(path):
-            path = "traces/%s.jsonl.gz" % trace
+        path = trace_path(trace)
         for conf in settings:
             for i, run in enumerate(confs[conf]):
                 jobs.append((trace, conf, i, run.get("limit"), path))
-    # each result as it comes, one JSON object a line: a run cut short keeps them
-    res = []
-    with ThreadPoolExecutor(int(os.environ.get("FRESH_JOBS", "4"))) as ex, \
-            open(sys.argv[1], "w") as out:
-        for x in ex.map(one, jobs):
-            res.append(x)
-            out.write(json.dumps(x) + "\n")
-            out.flush()
-    for x in res:
+    for x in run_jobs(one, jobs, sys.argv[1]):
         rec = gt["runs"][x["trace"]][x["setting"]][x["run"]]
         want = (rec["peak_reserved"], rec["oom"]["event"] if rec.get("oom") else None)
         print(x["trace"], x["setting"], x["run"], x["limit"], "fresh", x["peak_reserved"], x["oom_event"],

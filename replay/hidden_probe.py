@@ -22,7 +22,10 @@ import os
 import random
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fresh_default import run_jobs, trace_path  # noqa: E402
+from torch_replay import read_trace  # noqa: E402
 
 
 def program(rng, nevents):
@@ -74,34 +77,18 @@ def one(job):
             "oom_event": o["oom"]["event"] if o["oom"] else None}
 
 
-def count_events(path):
-    sys.path.insert(0, "replay")
-    from torch_replay import read_trace
-    return len(read_trace(path)[1])
-
-
 def main():
     gt = json.load(open("t/data/pytorch.json"))
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     jobs = []
     for trace, confs in gt["runs"].items():
-        path = "traces/%s.json" % trace
-        if not os.path.exists(path):
-            path = "traces/%s.jsonl.gz" % trace
-        n = count_events(path)
+        path = trace_path(trace)
+        n = len(read_trace(path)[1])
         for i, run in enumerate(confs["(default)"]):
             for seed in range(1, seeds + 1):
                 rng = random.Random("%s/%d/%d" % (trace, i, seed))
                 jobs.append((trace, i, run.get("limit"), path, seed, program(rng, n)))
-    # each result as it comes, one JSON object a line: a run cut short keeps them
-    res = []
-    with ThreadPoolExecutor(int(os.environ.get("FRESH_JOBS", "4"))) as ex, \
-            open(sys.argv[1], "w") as out:
-        for x in ex.map(one, jobs):
-            res.append(x)
-            out.write(json.dumps(x) + "\n")
-            out.flush()
-    for x in res:
+    for x in run_jobs(one, jobs, sys.argv[1]):
         print(x["trace"], x["run"], x["limit"], x["seed"], x.get("peak_reserved"),
               x.get("oom_event"), x.get("error", "")[:80])
 

@@ -214,6 +214,17 @@ void cli_trace_opts(const struct cli_args *a, struct trace_opts *o);
 
 /* The trace, target and placement options into a run spec. */
 void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
+/*
+ * Run every policy's job (jobs[i] for pols->ents[i]; the trace read once
+ * unless the specs hold it in memory) and fill rows[i] for the report.  A
+ * broken trace is said once, as `run` says it; so is a batch in which no
+ * policy could run.  0 (*first: the first row that ran), or an exit status.
+ */
+struct batch_job;
+struct report_row;
+int cli_run_rows(const struct cli_args *a, const struct cli_target *t,
+    const struct cli_policies *pols, struct batch_job *jobs, size_t n, int threads,
+    struct report_row *rows, const struct report_row **first);
 /* --placement as a run's placement ("driver" is the model). */
 enum run_placement cli_placement(const struct cli_args *a);
 

@@ -41,6 +41,7 @@ cmd_compare(struct cli_args *a)
 	struct report_row *rows;
 	struct report_compare how;
 	const char *trace = NULL;
+	const struct report_row *first = NULL;
 	char *text;
 	size_t n = 0, i;
 	int json = a->v[OPT_FORMAT].choice == 1, rc = 0;
@@ -109,35 +110,9 @@ cmd_compare(struct cli_args *a)
 			jobs[i].spec.sampler_arg = &peaks[i];
 		}
 	}
-	if (mem != NULL)
-		batch_run(jobs, n, threads);
-	else
-		batch_run_shared(jobs, n, threads);
-
-	for (i = 0; i < n; i++) {
-		/* A broken trace breaks every run: report it once, as `run` would. */
-		if (jobs[i].err == GMS_ETRACE || jobs[i].err == GMS_EIO) {
-			cli_error("%s", jobs[i].cause);
-			rc = gms_exit_code(jobs[i].err);
-			goto out;
-		}
-		rows[i].label = pols.ents[i].label;
-		rows[i].err = jobs[i].err;
-		rows[i].cause = jobs[i].cause;
-		if (jobs[i].err != 0)
-			continue;
-		trace = jobs[i].out.hdr->name;
-		rows[i].run = (struct report_run){ .trace = trace, .path = a->argv[0],
-		    .gpu = target.gpu_name, .policy = pols.ents[i].ops->name,
-		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts,
-		    .placement = run_placement_name(jobs[i].spec.placement), .capacity = capacity,
-		    .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
-	}
-	if (trace == NULL) {
-		cli_error("no policy could run: %s", n ? jobs[0].cause : "none named");
-		rc = EXIT_INPUT;
+	if ((rc = cli_run_rows(a, &target, &pols, jobs, n, threads, rows, &first)) != 0)
 		goto out;
-	}
+	trace = first->run.trace;
 	if (by_site && (err = attrib_run_jobs(jobs, n, peaks, 0, ats, threads, &cause)) < 0) {
 		cli_error("%s", cause);
 		rc = gms_exit_code(err);

@@ -75,6 +75,7 @@ cmd_report(struct cli_args *a)
 	struct html_report hr;
 	struct cli_out out = { 0 };
 	const struct sim_result *whole = NULL;
+	const struct report_row *first = NULL;
 	const char *names[STACK_SITES];
 	char *why = NULL, *cause = NULL, *cmdline = NULL;
 	size_t n = 0, i, points = a->given[OPT_POINTS] ? (size_t)a->v[OPT_POINTS].n : 1000;
@@ -118,35 +119,9 @@ cmd_report(struct cli_args *a)
 		jobs[i].spec.sampler_arg = &peaks[i];
 		attrib_init(&ats[i]);
 	}
-	if (mem != NULL)
-		batch_run(jobs, n, threads);
-	else
-		batch_run_shared(jobs, n, threads);
-	for (i = 0; i < n; i++) {
-		if (jobs[i].err == GMS_ETRACE || jobs[i].err == GMS_EIO) {
-			cli_error("%s", jobs[i].cause);
-			rc = gms_exit_code(jobs[i].err);
-			goto out;
-		}
-		rows[i].label = pols.ents[i].label;
-		rows[i].err = jobs[i].err;
-		rows[i].cause = jobs[i].cause;
-		if (jobs[i].err != 0)
-			continue;
-		rows[i].run = (struct report_run){ .trace = jobs[i].out.hdr->name,
-		    .path = a->argv[0], .gpu = target.gpu_name, .policy = pols.ents[i].ops->name,
-		    .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts,
-		    .placement = run_placement_name(jobs[i].spec.placement),
-		    .capacity = target.capacity, .hdr = jobs[i].out.hdr,
-		    .res = &jobs[i].out.res };
-		if (whole == NULL)
-			whole = &jobs[i].out.res;
-	}
-	if (whole == NULL) {
-		cli_error("no policy could run: %s", n ? jobs[0].cause : "none named");
-		rc = EXIT_INPUT;
+	if ((rc = cli_run_rows(a, &target, &pols, jobs, n, threads, rows, &first)) != 0)
 		goto out;
-	}
+	whole = first->run.res;
 	how = (struct report_compare){ .capacity = target.capacity, .time_bound = 1.0 };
 
 	/* 2. each policy to its peak and OOM */
@@ -181,14 +156,9 @@ cmd_report(struct cli_args *a)
 		hp[i] = (struct html_policy){ .row = &rows[i], .tl = &tls[i], .at = &ats[i] };
 	cmdline = command_line(a, &pols, &target);
 	hr = (struct html_report){ .title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL,
-	    .command = cmdline, .hdr = jobs[0].out.hdr ? jobs[0].out.hdr : rows[0].run.hdr,
-	    .res = whole, .capacity = target.capacity, .gpu = target.gpu_name, .pols = hp,
-	    .n = n, .live = &live, .top = top };
-	for (i = 0; i < n; i++)
-		if (rows[i].err == 0) {
-			hr.hdr = rows[i].run.hdr;
-			break;
-		}
+	    .command = cmdline, .hdr = first->run.hdr, .res = whole,
+	    .capacity = target.capacity, .gpu = target.gpu_name, .pols = hp, .n = n,
+	    .live = &live, .top = top };
 	hr.winner = report_winner(rows, n, &how, &why);
 	hr.why = why;
 	if ((rc = cli_out_open(a->v[OPT_OUTPUT].s, a->argv[0], &out)) != 0)

@@ -16,6 +16,7 @@
 
 #include "analysis/report.h"
 #include "analysis/timeline.h"
+#include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
 #include "sim/gpus.h"
@@ -251,6 +252,44 @@ cli_trace_opts(const struct cli_args *a, struct trace_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
 	o->unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice == 1;
+}
+
+int
+cli_run_rows(const struct cli_args *a, const struct cli_target *t,
+    const struct cli_policies *pols, struct batch_job *jobs, size_t n, int threads,
+    struct report_row *rows, const struct report_row **first)
+{
+	size_t i;
+
+	*first = NULL;
+	if (n > 0 && jobs[0].spec.mem != NULL)
+		batch_run(jobs, n, threads);
+	else
+		batch_run_shared(jobs, n, threads);
+	for (i = 0; i < n; i++) {
+		/* a broken trace breaks every run: said once */
+		if (jobs[i].err == GMS_ETRACE || jobs[i].err == GMS_EIO) {
+			cli_error("%s", jobs[i].cause);
+			return gms_exit_code(jobs[i].err);
+		}
+		rows[i].label = pols->ents[i].label;
+		rows[i].err = jobs[i].err;
+		rows[i].cause = jobs[i].cause;
+		if (jobs[i].err != 0)
+			continue;
+		rows[i].run = (struct report_run){ .trace = jobs[i].out.hdr->name,
+		    .path = a->argv[0], .gpu = t->gpu_name, .policy = pols->ents[i].ops->name,
+		    .opts = pols->ents[i].opts, .nopts = pols->ents[i].nopts,
+		    .placement = run_placement_name(jobs[i].spec.placement),
+		    .capacity = t->capacity, .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
+		if (*first == NULL)
+			*first = &rows[i];
+	}
+	if (*first == NULL) {
+		cli_error("no policy could run: %s", n ? jobs[0].cause : "none named");
+		return EXIT_INPUT;
+	}
+	return 0;
 }
 
 enum run_placement
