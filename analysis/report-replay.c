@@ -125,6 +125,35 @@ calls_json(const struct replay_calls *c)
 }
 
 cJSON *
+report_replay_calls_json(const struct replay_result *r)
+{
+	cJSON *a = cJSON_CreateArray(), *c;
+	char op[2] = { 0, 0 };
+	size_t i;
+
+	for (i = 0; i < r->ncalls; i++) {
+		c = cJSON_CreateArray();
+		op[0] = r->calls[i].op;
+		cJSON_AddItemToArray(c, cJSON_CreateString(op));
+		cJSON_AddItemToArray(c, cJSON_CreateNumber((double)r->calls[i].addr));
+		cJSON_AddItemToArray(c, cJSON_CreateNumber((double)r->calls[i].size));
+		cJSON_AddItemToArray(a, c);
+	}
+	return a;
+}
+
+void
+report_replay_calls_text(FILE *f, const struct replay_result *r)
+{
+	size_t i;
+
+	fprintf(f, "\ndevice calls, in order (op, address, size):\n");
+	for (i = 0; i < r->ncalls; i++)
+		fprintf(f, "  %c %#llx %llu\n", r->calls[i].op, (unsigned long long)r->calls[i].addr,
+		    (unsigned long long)r->calls[i].size);
+}
+
+cJSON *
 report_replay_json(const struct replay_result *r)
 {
 	cJSON *o = cJSON_CreateObject(), *agree, *mem;

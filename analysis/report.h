@@ -120,4 +120,7 @@ void report_replay_text(FILE *f, const char *trace, const struct replay_gpu *g,
     const char *policy, uint64_t capacity, int touch, const struct replay_result *r,
     const struct replay_result *base);
 cJSON *report_replay_json(const struct replay_result *r);
+/* The replay's device calls: [[op, address, size], ...] / a line each. */
+cJSON *report_replay_calls_json(const struct replay_result *r);
+void report_replay_calls_text(FILE *f, const struct replay_result *r);
 #endif /* ANALYSIS_REPORT_H */

@@ -27,7 +27,7 @@ struct timed {
 	struct device *inner;
 	struct replay_gpu *g;
 	struct timing mallocs, frees;
-	uint64_t *log_addr, *log_size;	/* segments handed out, in order */
+	struct replay_call *log;	/* every device call answered, in order */
 	size_t nlog, caplog;
 	uint64_t used_peak, refusals;
 	int used_err;
@@ -53,6 +53,16 @@ timing_add(struct timing *t, double s)
 }
 
 static void
+log_call(struct timed *w, char op, uint64_t addr, uint64_t size)
+{
+	if (w->nlog == w->caplog) {
+		w->caplog = w->caplog ? w->caplog * 2 : 256;
+		w->log = gms_realloc(w->log, w->caplog * sizeof(*w->log));
+	}
+	w->log[w->nlog++] = (struct replay_call){ op, addr, size };
+}
+
+static void
 sample_used(struct timed *w)
 {
 	uint64_t used;
@@ -75,13 +85,7 @@ tm_reserve(struct device *d, uint64_t size, uint64_t *addr)
 		return err;
 	}
 	timing_add(&w->mallocs, now() - t0);
-	if (w->nlog == w->caplog) {
-		w->caplog = w->caplog ? w->caplog * 2 : 256;
-		w->log_addr = gms_realloc(w->log_addr, w->caplog * sizeof(*w->log_addr));
-		w->log_size = gms_realloc(w->log_size, w->caplog * sizeof(*w->log_size));
-	}
-	w->log_addr[w->nlog] = *addr;
-	w->log_size[w->nlog++] = size;
+	log_call(w, 'a', *addr, size);
 	sample_used(w);
 	return 0;
 }
@@ -94,6 +98,7 @@ tm_release(struct device *d, uint64_t addr, uint64_t size)
 
 	w->inner->ops->release(w->inner, addr, size);
 	timing_add(&w->frees, now() - t0);
+	log_call(w, 'f', addr, size);
 }
 
 static uint64_t
@@ -108,8 +113,11 @@ static int
 tm_reserve_va(struct device *d, uint64_t size, uint64_t *addr)
 {
 	struct timed *w = d->priv;
+	int err = w->inner->ops->reserve_va(w->inner, size, addr);
 
-	return w->inner->ops->reserve_va(w->inner, size, addr);
+	if (err == 0)
+		log_call(w, 'r', *addr, size);
+	return err;
 }
 
 static void
@@ -118,6 +126,7 @@ tm_release_va(struct device *d, uint64_t addr, uint64_t size)
 	struct timed *w = d->priv;
 
 	w->inner->ops->release_va(w->inner, addr, size);
+	log_call(w, 'R', addr, size);
 }
 
 static int
@@ -132,6 +141,7 @@ tm_map(struct device *d, uint64_t addr, uint64_t size)
 		return err;
 	}
 	timing_add(&w->mallocs, now() - t0);
+	log_call(w, 'm', addr, size);
 	sample_used(w);
 	return 0;
 }
@@ -144,6 +154,7 @@ tm_unmap(struct device *d, uint64_t addr, uint64_t size)
 
 	w->inner->ops->unmap(w->inner, addr, size);
 	timing_add(&w->frees, now() - t0);
+	log_call(w, 'u', addr, size);
 }
 
 static void
@@ -328,7 +339,8 @@ replay_run(const struct replay_spec *spec, struct replay_gpu *g, struct replay_r
 	/* 3. the re-simulation with the replay's addresses */
 	rec = device_recorded_create(spec->capacity);
 	for (i = 0; i < w.nlog; i++)
-		device_recorded_push(rec, w.log_addr[i], w.log_size[i]);
+		if (w.log[i].op == 'a')
+			device_recorded_push(rec, w.log[i].addr, w.log[i].size);
 	if ((s = sim_create(spec->policy, &args, rec, flags, cause)) == NULL) {
 		err = GMS_ECONFIG;
 		goto out;
@@ -355,8 +367,12 @@ out:
 	free(dev);
 	free(w.mallocs.t);
 	free(w.frees.t);
-	free(w.log_addr);
-	free(w.log_size);
+	if (err == 0) {
+		out->calls = w.log;
+		out->ncalls = w.nlog;
+	} else {
+		free(w.log);
+	}
 	return err;
 }
 
@@ -366,4 +382,7 @@ replay_result_free(struct replay_result *r)
 	drop_strings(&r->predicted);
 	drop_strings(&r->real);
 	drop_strings(&r->resim);
+	free(r->calls);
+	r->calls = NULL;
+	r->ncalls = 0;
 }

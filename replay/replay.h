@@ -68,6 +68,17 @@ struct replay_spec {
 	int touch;		/* write every block handed out, once */
 };
 
+/*
+ * One device call the driver answered, in order: what it was asked for and
+ * the address it chose (issue 17's measurements of placement).
+ */
+struct replay_call {
+	char op;	/* 'a' cudaMalloc, 'f' cudaFree; expandable segments: 'r' an
+			   address range reserved, 'R' released, 'm' pages mapped,
+			   'u' unmapped */
+	uint64_t addr, size;
+};
+
 struct replay_result {
 	struct sim_result predicted;	/* the simulation (placement model) */
 	uint64_t predicted_physical;	/* ... what its driver model says is backed */
@@ -81,6 +92,8 @@ struct replay_result {
 	uint64_t driver_refusals;	/* device calls the driver refused (real OOM) */
 	uint64_t touched;		/* bytes written with touch */
 	double wall_s;			/* the replay of the events */
+	struct replay_call *calls;	/* every device call, in order */
+	size_t ncalls;
 	/* What agrees between prediction and replay: */
 	int agree_reserved, agree_allocs, agree_frees, agree_oom;
 	/* ... and between the re-simulation and the replay (all of the above) */

@@ -225,6 +225,12 @@ resnet_caching(struct trace_mem *m)
 	ok(r.agree_resim, "the re-simulation with the replay's addresses agrees");
 	is_u64(f->nlive, 0, "everything is given back after the replay");
 	is_u64(r.driver_refusals, 0, "no driver refusals");
+	/* the device log: each cudaMalloc the fake saw, in order, at its address */
+	for (i = j = mismatch = 0; i < r.ncalls; i++)
+		if (r.calls[i].op != 'a' || j >= f->nmallocs || f->mallocs[j++] != r.calls[i].size)
+			mismatch++;
+	is_u64(r.ncalls, 118, "the device log has the 118 calls");
+	is_u64(mismatch, 0, "each a cudaMalloc of the size the fake saw, in order");
 	replay_result_free(&r);
 	fake_close(&g, f);
 }
@@ -273,6 +279,27 @@ resnet_capped(struct trace_mem *m)
 	ok(r.agree_oom && r.agree_resim, "as predicted, and as re-simulated");
 	is_u64(r.driver_refusals, 0, "the cap refused, not the driver");
 	ok(r.used_peak - r.used_before <= 3150157824, "never more than the cap in use");
+	{
+		size_t i, k, allocs = 0, frees = 0, unknown = 0;
+
+		/* each cudaFree in the device log releases a segment it reserved earlier */
+		for (i = 0; i < r.ncalls; i++) {
+			if (r.calls[i].op == 'a') {
+				allocs++;
+				continue;
+			}
+			frees++;
+			for (k = 0; k < i && !(r.calls[k].op == 'a' &&
+			    r.calls[k].addr == r.calls[i].addr &&
+			    r.calls[k].size == r.calls[i].size); k++)
+				;
+			unknown += k == i;
+		}
+		is_u64(allocs, f->nmallocs, "the device log: every cudaMalloc the fake saw");
+		is_u64(frees, f->nfrees, "and every cudaFree (%zu)", frees);
+		ok(frees > 0, "the retries released segments");
+		is_u64(unknown, 0, "each released where it was reserved");
+	}
 	replay_result_free(&r);
 	fake_close(&g, f);
 

@@ -164,11 +164,11 @@ cmd_replay(struct cli_args *a)
 	struct trace_mem *m = NULL;
 	struct cli_policies pols = { 0 };
 	int baseline = a->given[OPT_NO_CACHE_BASELINE] > 0;
-	int strict = a->given[OPT_FAIL_ON_MISMATCH] > 0;
+	int strict = a->given[OPT_FAIL_ON_MISMATCH] > 0, log = a->given[OPT_DEVICE_LOG] > 0;
 	int gpu = a->given[OPT_CUDA_DEVICE] ? (int)a->v[OPT_CUDA_DEVICE].n : 0;
 	int have_r = 0, have_base = 0, rc, err;
 	char *cause = NULL;
-	cJSON *o;
+	cJSON *o, *res;
 
 	if (a->given[OPT_SCENARIO] || a->given[OPT_JOB])
 		return replay_scenario(a);
@@ -213,13 +213,21 @@ cmd_replay(struct cli_args *a)
 		else
 			cJSON_AddNullToObject(o, "capacity");
 		cJSON_AddBoolToObject(o, "touch", spec.touch);
-		cJSON_AddItemToObject(o, "result", report_replay_json(&r));
-		if (have_base)
-			cJSON_AddItemToObject(o, "baseline", report_replay_json(&base));
+		cJSON_AddItemToObject(o, "result", res = report_replay_json(&r));
+		if (log)
+			cJSON_AddItemToObject(res, "device_calls", report_replay_calls_json(&r));
+		if (have_base) {
+			cJSON_AddItemToObject(o, "baseline", res = report_replay_json(&base));
+			if (log)
+				cJSON_AddItemToObject(res, "device_calls",
+				    report_replay_calls_json(&base));
+		}
 		cli_print_json(a, o);
 	} else {
 		report_replay_text(a->report, trace_mem_header(m)->name, &g, spec.policy->name,
 		    spec.capacity, spec.touch, &r, have_base ? &base : NULL);
+		if (log)
+			report_replay_calls_text(a->report, &r);
 	}
 	rc = strict && !agrees(&r) ? EXIT_CHECK : EXIT_DONE;
 	goto out;

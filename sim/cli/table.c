@@ -106,6 +106,11 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_TITLE] = { OPT_TITLE, 0, "title", "text", K_STRING, "the picture's title" },
 	[OPT_TOUCH] = { OPT_TOUCH, 0, "touch", NULL, K_FLAG,
 	    "write every block once (cudaMemset), so the memory is truly backed" },
+	[OPT_DEVICE_LOG] = { OPT_DEVICE_LOG, 0, "device-log", NULL, K_FLAG,
+	    "list every device call the driver answered, in order, with the address it "
+	    "chose: op (a cudaMalloc, f cudaFree; expandable segments: r and R an address "
+	    "range reserved and released, m and u pages mapped and unmapped), address, "
+	    "size (JSON: \"device_calls\" in each result; doc/placement.md)" },
 	[OPT_NO_CACHE_BASELINE] = { OPT_NO_CACHE_BASELINE, 0, "no-cache-baseline", NULL,
 	    K_FLAG, "replay with no-cache too: the device calls and time caching saves" },
 	[OPT_CUDA_DEVICE] = { OPT_CUDA_DEVICE, 0, "cuda-device", "n", K_INDEX,
@@ -282,6 +287,7 @@ static const struct cli_use replay_opts[] = {
 	{ OPT_CONTEXT_OVERHEAD, "with a scenario: each job's CUDA context in the prediction "
 	  "(the H200 measured 526.8 MiB)", NULL },
 	{ OPT_TOUCH, NULL, NULL },
+	{ OPT_DEVICE_LOG, NULL, NULL },
 	{ OPT_NO_CACHE_BASELINE, NULL, NULL },
 	{ OPT_CUDA_DEVICE, NULL, NULL },
 	{ OPT_FAIL_ON_MISMATCH, NULL, NULL },
