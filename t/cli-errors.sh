@@ -87,4 +87,11 @@ printf '%s\n%s\n' '{"format":"gpumemsim-trace","version":1,"starts_mid_run":true
 gms run "$TMP/mid2.jsonl"
 is "$rc" 0 "a header saying starts_mid_run makes unknown frees warnings"
 
+check_fail 3 "gpumemsim: error: --placements takes a number from 1 to 4096, not '0'" \
+    run "$TRACES/synth-kvcache-10.json" --placements=0
+check_fail 3 "gpumemsim: error: --placements takes a number from 1 to 4096, not '5000'" \
+    plan "$TRACES/synth-kvcache-10.json" --placements=5000
+check_fail 3 "gpumemsim: error: --placements takes a number from 1 to 4096, not '-1'" \
+    check "$TRACES/synth-kvcache-10.json" --capacity=1GiB --placements=-1
+
 done_testing
