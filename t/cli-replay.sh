@@ -15,6 +15,18 @@ is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim replay [options] [<trace>]"
 check_fail 2 "gpumemsim: error: no trace given (or --job/--scenario: several jobs)" replay
 check_fail 3 "gpumemsim: error: unknown policy 'fastest' (known: caching, grow-only, preallocate, no-cache, ideal)" \
     replay "$RESNET" --policy=fastest
+# An option the mode at hand would ignore is refused, built or not.
+for o in --touch --device-log --no-cache-baseline --policy=caching --option=gc=0.5 \
+    --alloc-conf=expandable_segments:True; do
+	check_fail 2 "gpumemsim: error: ${o%%=*} goes with a trace, not --job/--scenario" \
+	    replay --job "$RESNET" --job "$RESNET" --capacity=40GiB "$o"
+done
+for o in --gpu=H200 --context-overhead=500MiB; do
+	check_fail 2 "gpumemsim: error: ${o%%=*} goes with --job/--scenario, not a trace" \
+	    replay "$RESNET" "$o"
+done
+check_fail 2 "gpumemsim: error: give a trace or --job/--scenario, not both" \
+    replay "$RESNET" --job "$RESNET" --job "$RESNET" --capacity=40GiB
 
 gms --version
 if grep -q "^cuda replay: not built" "$TMP/out"; then

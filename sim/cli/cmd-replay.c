@@ -154,6 +154,30 @@ out:
 	return rc;
 }
 
+/*
+ * A trace's replay and a scenario's take different options; one the mode at
+ * hand would ignore is refused, since a replay that silently skipped the
+ * --touch or --device-log asked for would look like a run that had them.
+ */
+static int
+mode_options(struct cli_args *a, int scenario)
+{
+	static const enum cli_opt trace_only[] = { OPT_TOUCH, OPT_DEVICE_LOG,
+		OPT_NO_CACHE_BASELINE, OPT_POLICY, OPT_OPTION, OPT_ALLOC_CONF, OPT_NONE };
+	static const enum cli_opt scenario_only[] = { OPT_GPU, OPT_CONTEXT_OVERHEAD,
+		OPT_NONE };
+	const enum cli_opt *o;
+
+	if (scenario && a->argc > 0)
+		return cli_usage_error(a->cmd, "give a trace or --job/--scenario, not both");
+	for (o = scenario ? trace_only : scenario_only; *o != OPT_NONE; o++)
+		if (a->given[*o])
+			return cli_usage_error(a->cmd, scenario ? "--%s goes with a trace, "
+			    "not --job/--scenario" : "--%s goes with --job/--scenario, not a "
+			    "trace", cli_optdefs[*o].name);
+	return 0;
+}
+
 int
 cmd_replay(struct cli_args *a)
 {
@@ -170,6 +194,8 @@ cmd_replay(struct cli_args *a)
 	char *cause = NULL;
 	cJSON *o, *res;
 
+	if ((rc = mode_options(a, a->given[OPT_SCENARIO] || a->given[OPT_JOB])) != 0)
+		return rc;
 	if (a->given[OPT_SCENARIO] || a->given[OPT_JOB])
 		return replay_scenario(a);
 	if (a->argc != 1)

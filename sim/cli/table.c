@@ -475,7 +475,9 @@ const struct cli_command cli_commands[] = {
 	  "taking turns in the scenario's order through a counter in shared memory, the GPU "
 	  "brought down to the scenario's memory (--capacity or --gpu) by a ballast the "
 	  "parent holds; each job's outcome (fits, out of memory at which event, could not "
-	  "start) and peak reservation beside share's prediction.\n\n"
+	  "start) and peak reservation beside share's prediction. --touch, --device-log, "
+	  "--no-cache-baseline and the policy options go with a trace; --gpu and "
+	  "--context-overhead with a scenario; each is refused in the other.\n\n"
 	  "Needs a build with --with-cuda (exit 2 otherwise) and an NVIDIA GPU and driver. "
 	  "A built binary needs, on the GPU machine, the driver and libcjson.so.1 (or a "
 	  "build with --enable-static-deps).",
