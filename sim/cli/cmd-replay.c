@@ -189,14 +189,15 @@ cmd_replay(struct cli_args *a)
 	struct cli_policies pols = { 0 };
 	int baseline = a->given[OPT_NO_CACHE_BASELINE] > 0;
 	int strict = a->given[OPT_FAIL_ON_MISMATCH] > 0, log = a->given[OPT_DEVICE_LOG] > 0;
+	int scenario = a->given[OPT_SCENARIO] || a->given[OPT_JOB];
 	int gpu = a->given[OPT_CUDA_DEVICE] ? (int)a->v[OPT_CUDA_DEVICE].n : 0;
 	int have_r = 0, have_base = 0, rc, err;
 	char *cause = NULL;
 	cJSON *o, *res;
 
-	if ((rc = mode_options(a, a->given[OPT_SCENARIO] || a->given[OPT_JOB])) != 0)
+	if ((rc = mode_options(a, scenario)) != 0)
 		return rc;
-	if (a->given[OPT_SCENARIO] || a->given[OPT_JOB])
+	if (scenario)
 		return replay_scenario(a);
 	if (a->argc != 1)
 		return cli_usage_error(a->cmd, "no trace given (or --job/--scenario: several jobs)");
