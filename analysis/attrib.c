@@ -316,7 +316,7 @@ apply(struct attrib *a, uint64_t index, const struct trace_event *ev)
 {
 	struct attrib_live *l;
 
-	if (ev->op == TRACE_ALLOC && ev->size > 0) {
+	if (trace_is_request(ev) && ev->size > 0) {
 		HASH_FIND(hh, a->live, &ev->id, sizeof(ev->id), l);
 		if (l != NULL)
 			return;		/* the engine refused it: cannot happen here */

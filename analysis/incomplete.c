@@ -31,16 +31,25 @@ has_history(const struct trace_header *hdr)
 	return !cJSON_IsFalse(h);
 }
 
+#define OOM_MEANING "the job ran out of memory: what it would have done next is not " \
+	"in the recording. The failed request is replayed (never freed), so " \
+	"a capacity that fits is the least that gets past that event, a lower bound on what " \
+	"the whole job needs"
+
 cJSON *
 report_incomplete_json(const struct trace_header *hdr)
 {
 	cJSON *o;
 
-	if (!hdr->starts_mid_run && hdr->cut == NULL)
+	if (!hdr->starts_mid_run && hdr->cut == NULL && !hdr->ends_in_oom)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
 	if (hdr->cut != NULL)
 		cJSON_AddStringToObject(o, "cut", hdr->cut);
+	if (hdr->ends_in_oom) {
+		cJSON_AddBoolToObject(o, "ends_in_oom", 1);
+		cJSON_AddStringToObject(o, "oom_meaning", OOM_MEANING);
+	}
 	if (!hdr->starts_mid_run)
 		return o;
 	cJSON_AddBoolToObject(o, "starts_mid_run", 1);
@@ -58,8 +67,23 @@ report_incomplete_json(const struct trace_header *hdr)
 	return o;
 }
 
+static char *mid_run_text(const struct trace_header *hdr);
+
 char *
 report_incomplete_text(const struct trace_header *hdr)
+{
+	char *mid = mid_run_text(hdr), *both;
+
+	if (!hdr->ends_in_oom)
+		return mid;
+	both = gms_asprintf("%sCUT SHORT BY ITS OUT OF MEMORY: %s: " OOM_MEANING "\n",
+	    mid ? mid : "", hdr->name);
+	free(mid);
+	return both;
+}
+
+static char *
+mid_run_text(const struct trace_header *hdr)
 {
 	double a = source_num(hdr, "seeded", "allocs"), s = source_num(hdr, "seeded", "segments");
 

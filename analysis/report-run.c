@@ -60,6 +60,40 @@ report_observed(const struct report_run *run, struct report_observed_key *keys,
 	return n;
 }
 
+/*
+ * The limit the recording ran under, where it shows it reached one
+ * (observed limit_min..limit_max, from the snapshot's OOM or retries): 1
+ * with the interval, else 0.
+ */
+static int
+recorded_limit(const struct report_run *run, uint64_t *lo, uint64_t *hi)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(run->hdr->observed, "limit_min");
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(run->hdr->observed, "limit_max");
+
+	if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b) || a->valuedouble < 0 ||
+	    b->valuedouble < a->valuedouble)
+		return 0;
+	*lo = (uint64_t)a->valuedouble;
+	*hi = (uint64_t)b->valuedouble;
+	return 1;
+}
+
+/*
+ * Whether the run can be held to what was recorded: under a recorded limit,
+ * only at a capacity inside it; else without a capacity, or with one that
+ * changed nothing (every number still matches).
+ */
+static int
+comparable(const struct report_run *run, int all_match)
+{
+	uint64_t lo, hi, cap = report_capacity(run);
+
+	if (recorded_limit(run, &lo, &hi))
+		return cap >= lo && cap <= hi;
+	return cap == 0 || all_match;
+}
+
 /* Where the recorded job itself ran out of memory, when the trace says. */
 static void
 recorded_oom_json(cJSON *o, const struct sim_result *r)
@@ -91,6 +125,7 @@ observed_json(const struct report_run *run)
 	o = cJSON_Duplicate(run->hdr->observed, 1);
 	recorded_oom_json(o, run->res);
 	cJSON_AddBoolToObject(o, "matches", all);
+	cJSON_AddBoolToObject(o, "comparable", comparable(run, all));
 	mm = cJSON_AddObjectToObject(o, "mismatches");
 	for (i = 0; i < n; i++) {
 		cJSON *m;
@@ -126,6 +161,8 @@ report_run_json(const struct report_run *run)
 	cJSON_AddStringToObject(opts, "placement", run->placement);
 	for (i = 0; i < run->nopts; i++)
 		cJSON_AddStringToObject(opts, run->opts[i].key, run->opts[i].value);
+	if (run->recorded_conf)
+		cJSON_AddBoolToObject(opts, "alloc_conf_as_recorded", 1);
 	if (run->gpu)
 		cJSON_AddStringToObject(opts, "gpu", run->gpu);
 	if (report_capacity(run))
@@ -166,6 +203,25 @@ report_run_json(const struct report_run *run)
 }
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+
+char *
+report_settings_text(const struct report_run *run)
+{
+	const cJSON *src = run->hdr->source, *from;
+	size_t k;
+
+	if (strcmp(run->policy, "caching") != 0 || src == NULL)
+		return NULL;
+	for (k = 0; k < run->nopts; k++)
+		if (strcmp(run->opts[k].key, "alloc_conf") == 0)
+			return NULL;
+	from = cJSON_GetObjectItemCaseSensitive(src, "from");
+	if (!cJSON_IsString(from) || strcmp(from->valuestring, "pytorch memory snapshot") != 0 ||
+	    cJSON_GetObjectItemCaseSensitive(src, "allocator_settings") != NULL)
+		return NULL;
+	return gms_strdup("  the snapshot does not record its allocator settings (PyTorch "
+	    "before 2.9 does not): the defaults are simulated (--alloc-conf to say otherwise)\n");
+}
 
 /* The out-of-memory paragraph of a run that ran out. */
 static void
@@ -236,10 +292,16 @@ report_run_text(const struct report_run *run)
 	fprintf(f, "policy %s", run->policy);
 	for (k = 0; k < run->nopts; k++)
 		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
-	fprintf(f, "%s, capacity %s%s%s%s%s, placement %s\n\n", run->nopts ? ")" : "",
+	fprintf(f, "%s, capacity %s%s%s%s%s, placement %s\n", run->recorded_conf ?
+	    ", as recorded)" : run->nopts ? ")" : "",
 	    cap ? SZ(cap) : "unlimited", run->gpu ? " (" : "",
 	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "",
 	    cap != run->capacity ? " (per_process_memory_fraction)" : "", run->placement);
+	if ((note = report_settings_text(run)) != NULL) {
+		fprintf(f, "%s", note);
+		free(note);
+	}
+	fputc('\n', f);
 	if ((note = report_incomplete_text(run->hdr)) != NULL) {
 		fprintf(f, "%s\n", note);
 		free(note);
@@ -284,10 +346,23 @@ report_run_text(const struct report_run *run)
 
 	if ((n = report_observed(run, keys, &all)) >= 0) {
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(run->hdr->observed, "allocator");
+		uint64_t lo, hi;
+		int limited = recorded_limit(run, &lo, &hi);
 
 		fprintf(f, "\nobserved (%s, as recorded): ",
 		    cJSON_IsString(a) ? a->valuestring : "recording allocator");
-		if (all && n > 0) {
+		if (limited && !comparable(run, all)) {
+			fprintf(f, "recorded under a limit between %llu and %llu B (the job reached "
+			    "it: %s): %s\n", (unsigned long long)lo, (unsigned long long)hi,
+			    r->recorded_ooms ? "it ran out of memory" : "it released its cache to "
+			    "retry", cap ? "not this capacity, so not comparable" :
+			    "give --capacity in that range to compare");
+			n = 0;
+		} else if (limited) {
+			fprintf(f, "%s (the recorded limit was between %llu and %llu B)\n",
+			    all && n > 0 ? "reproduced exactly" : "NOT reproduced",
+			    (unsigned long long)lo, (unsigned long long)hi);
+		} else if (all && n > 0) {
 			fprintf(f, "reproduced exactly (%d number%s%s)\n", n, n == 1 ? "" : "s",
 			    r->observed_segments ? " and every segment" : "");
 		} else if (cap) {
@@ -303,7 +378,7 @@ report_run_text(const struct report_run *run)
 				fprintf(f, "  %-15s simulated %llu, observed %llu\n", keys[i].key,
 				    (unsigned long long)keys[i].simulated,
 				    (unsigned long long)keys[i].observed);
-		if (r->segment_mismatches > 0 && !cap)
+		if (r->segment_mismatches > 0 && n > 0)
 			fprintf(f, "  segments        %llu events differ, the first at event %llu\n",
 			    (unsigned long long)r->segment_mismatches,
 			    (unsigned long long)r->first_segment_mismatch);

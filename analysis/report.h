@@ -20,8 +20,10 @@ struct report_run {
 	const char *trace;		/* the trace's name */
 	const char *path;		/* the file as given */
 	const char *policy;
-	const struct policy_kv *opts;	/* the policy's options as given */
+	const struct policy_kv *opts;	/* the policy's options as it ran */
 	size_t nopts;
+	const char *recorded_conf;	/* the alloc_conf among them came from the
+					   recording (run_output.recorded_conf), or NULL */
 	const char *placement;		/* "model" or "recorded" */
 	uint64_t capacity;		/* 0: unlimited */
 	const char *gpu;		/* the --gpu model the capacity came from, or NULL */
@@ -64,6 +66,13 @@ double report_fragmentation(const struct sim_result *res);
  */
 cJSON *report_incomplete_json(const struct trace_header *hdr);
 char *report_incomplete_text(const struct trace_header *hdr);
+
+/*
+ * For a caching run of a snapshot that does not record its allocator
+ * settings, and was given none: one line saying the defaults are simulated
+ * (caller frees); else NULL.
+ */
+char *report_settings_text(const struct report_run *run);
 
 /* The `run --format=json` object (caller deletes). */
 cJSON *report_run_json(const struct report_run *run);

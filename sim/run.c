@@ -18,6 +18,36 @@ run_placement_name(enum run_placement p)
 	return p == RUN_PLACEMENT_RECORDED ? "recorded" : "model";
 }
 
+const char *
+run_recorded_conf(const struct trace_header *hdr)
+{
+	const cJSON *c = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "alloc_conf") :
+	    NULL;
+
+	return cJSON_IsString(c) && c->valuestring[0] != '\0' ? c->valuestring : NULL;
+}
+
+/* The spec's options, and the recording's settings where it sets none. */
+static void
+effective_opts(const struct run_spec *spec, const struct trace_header *hdr,
+    struct run_output *out, struct policy_args *args)
+{
+	const char *conf = run_recorded_conf(hdr);
+
+	if (spec->policy != &policy_caching || conf == NULL ||
+	    policy_opt(args, "alloc_conf") != NULL)
+		return;
+	out->opts = gms_calloc(spec->nopts + 1, sizeof(*out->opts));
+	if (spec->nopts > 0)
+		memcpy(out->opts, spec->opts, spec->nopts * sizeof(*out->opts));
+	out->opts[spec->nopts] = (struct policy_kv){ "alloc_conf", conf };
+	out->nopts = spec->nopts + 1;
+	out->recorded_conf = conf;
+	out->label = gms_asprintf("caching alloc_conf=%s (as recorded)", conf);
+	args->opts = out->opts;
+	args->nopts = out->nopts;
+}
+
 int
 run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct run_output *out,
     char **cause)
@@ -47,6 +77,7 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 	    .device_total = spec->device_total ? spec->device_total : hdr->device_total,
 	    .gpu_total = spec->gpu_total,
 	    .gpu_cc = spec->gpu_cc };
+	effective_opts(spec, hdr, out, &args);
 	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
 	if (out->sim == NULL)
 		return GMS_ECONFIG;
@@ -106,6 +137,8 @@ run_output_free(struct run_output *out)
 	sim_destroy(out->sim);
 	device_destroy(out->dev);
 	trace_close(out->reader);
+	free(out->opts);
+	free(out->label);
 	memset(out, 0, sizeof(*out));
 }
 

@@ -54,6 +54,13 @@ struct run_output {
 	struct device *dev;
 	struct sim *sim;
 	struct sim_result res;
+	struct policy_kv *opts;		/* the options the policy ran with, when not the
+					   spec's: those and the recording's alloc_conf */
+	size_t nopts;
+	const char *recorded_conf;	/* the recording's PYTORCH_CUDA_ALLOC_CONF it ran
+					   with (a caching run that set none), or NULL */
+	char *label;			/* then: the policy as compare names it,
+					   "caching alloc_conf=... (as recorded)" */
 	uint64_t recorded_used;		/* recorded placement: addresses used */
 	uint64_t recorded_diverged;	/* ... segments the model had to place */
 };
@@ -63,6 +70,14 @@ struct run_output {
  * Returns 0, or a negative GMS_E* code with a located *cause.
  */
 int run_simulate(const struct run_spec *spec, struct run_output *out, char **cause);
+
+/*
+ * The allocator settings a recording was made under (source.alloc_conf: a
+ * PyTorch snapshot's allocator_settings), or NULL when it names none or
+ * the defaults.  A caching run that sets no alloc_conf of its own simulates
+ * them, as the job ran ("as recorded").
+ */
+const char *run_recorded_conf(const struct trace_header *hdr);
 /*
  * run_simulate's two ends, for a caller that feeds the events itself
  * (sim_event on out->sim; batch_run_shared): the device and the policy for

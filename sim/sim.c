@@ -235,6 +235,8 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 			s->r.recorded_oom_event = index;
 			s->r.recorded_oom_size = ev->size;
 		}
+		if (ev->flags & TRACE_HAS_ID)
+			err = do_alloc(s, index, ev, cause);
 		break;
 	default:
 		s->r.observed_events++;

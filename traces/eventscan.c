@@ -231,6 +231,8 @@ trace_event_scan(char *line, struct trace_event *ev)
 		ev->flags |= TRACE_HAS_ADDR;
 		break;
 	case TRACE_OOM:
+		if (HAS(K_ID) || HAS(K_AT))
+			return 0;	/* a failed request: trace_event_from_json reads it */
 		if (HAS(K_SIZE)) {
 			if (!NUM(K_SIZE) || num[K_SIZE] < 0 || num[K_SIZE] > TRACE_SIZE_MAX)
 				return 0;

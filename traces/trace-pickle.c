@@ -29,15 +29,38 @@
 #include <uthash.h>
 
 #include "sim/gms.h"
+#include "sim/sizeclass.h"
 #include "traces/pickle.h"
 #include "traces/reader.h"
 
-/* Frames of PyTorch's own plumbing: `at` names the caller instead. */
+/*
+ * Frames of PyTorch's own plumbing: `at` names the caller instead.  Matched
+ * on paths with '/' (Windows' backslashes are turned first); the modules
+ * (torch/nn/modules/) stay sites: they say which layer allocated.  Code that
+ * TorchInductor generates lives in its cache directory (torchinductor_USER).
+ */
 static const char *const plumbing[] = {
 	"torch/nn/functional.py", "torch/_jit_internal.py", "torch/autograd/",
 	"torch/optim/", "torch/_ops.py", "torch/utils/", "torch/_tensor_str.py",
+	"torch/functional.py", "torch/_tensor.py", "torch/_functorch/", "torch/_dynamo/",
+	"torch/_inductor/", "torchinductor_", "torch/_higher_order_ops/", "torch/_prims",
+	"torch/_refs/", "torch/_decomp/", "torch/fx/", "torch/_subclasses/",
+	"torch/overrides.py", "torch/_library/", "torch/_compile.py", "torch/amp/",
+	"torch/cuda/amp/", "torch/_C/", "torch/random.py", "torch/_utils.py",
 	NULL,
 };
+
+/* A frame's file with '/' for '\\' (Windows), in buf. */
+static const char *
+slashed(const char *file, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; file[i] != '\0' && i + 1 < len; i++)
+		buf[i] = file[i] == '\\' ? '/' : file[i];
+	buf[i] = '\0';
+	return buf;
+}
 
 struct pevent {
 	struct trace_event ev;
@@ -145,8 +168,8 @@ frame_at(const struct pk_val *frames)
 {
 	const struct pk_val *f, *file, *line, *name, *py = NULL, *user = NULL, *cpp = NULL;
 	const struct pk_val *pick;
-	const char *base, *fn;
-	char node[256] = "";
+	const char *base, *fn, *path;
+	char node[256] = "", buf[4096];
 	size_t i;
 
 	for (i = 0; i < pk_len(frames) && user == NULL; i++) {
@@ -159,7 +182,7 @@ frame_at(const struct pk_val *frames)
 		if (is_python(file->u.str.s)) {
 			if (py == NULL)
 				py = f;
-			if (!contains_any(file->u.str.s, plumbing))
+			if (!contains_any(slashed(file->u.str.s, buf, sizeof(buf)), plumbing))
 				user = f;
 		} else if (node[0] == '\0' && autograd_node(fn, node, sizeof(node))) {
 			continue;
@@ -180,12 +203,13 @@ frame_at(const struct pk_val *frames)
 	file = pk_get(pick, "filename");
 	line = pk_get(pick, "line");
 	name = pk_get(pick, "name");
-	base = strrchr(file->u.str.s, '/');
+	path = slashed(file->u.str.s, buf, sizeof(buf));
+	base = strrchr(path, '/');
 	/* a line that is not a number (C++ frames may say 2^64 - 1) is unknown: not shown */
 	if (!pk_is(line, PK_INT) || line->u.i <= 0)
-		return gms_asprintf("%s %s", base ? base + 1 : file->u.str.s,
+		return gms_asprintf("%s %s", base ? base + 1 : path,
 		    pk_is(name, PK_STR) ? name->u.str.s : "?");
-	return gms_asprintf("%s:%lld %s", base ? base + 1 : file->u.str.s, (long long)line->u.i,
+	return gms_asprintf("%s:%lld %s", base ? base + 1 : path, (long long)line->u.i,
 	    pk_is(name, PK_STR) ? name->u.str.s : "?");
 }
 
@@ -472,8 +496,35 @@ cmp_pair(const void *a, const void *b)
 }
 
 /*
+ * Who released a segment, by its frames when the snapshot has them (C++
+ * frames, _record_memory_history()'s default): 1 emptyCache (torch.cuda.
+ * empty_cache(), or its Python frame), 0 the allocator's own malloc (an OOM
+ * retry, garbage collection, an oversize block), -1 the frames do not say.
+ */
+static int
+released_by(const struct pk_val *frames)
+{
+	const struct pk_val *f, *name;
+	size_t i;
+
+	for (i = 0; i < pk_len(frames); i++) {
+		f = pk_item(frames, i);
+		name = pk_get(f, "name");
+		if (!pk_is(name, PK_STR))
+			continue;
+		if (strstr(name->u.str.s, "emptyCache") != NULL ||
+		    strcmp(name->u.str.s, "empty_cache") == 0)
+			return 1;
+		if (strstr(name->u.str.s, "CachingAllocator::malloc(") != NULL)
+			return 0;
+	}
+	return -1;
+}
+
+/*
  * Whether the segment releases starting at entry i were torch.cuda.empty_cache():
- * the allocator releases segments itself only to make room (an OOM retry,
+ * the frames say so where there are any; else by what follows, since the
+ * allocator releases segments itself only to make room (an OOM retry,
  * garbage collection, oversize blocks), and then reserves again or runs out
  * right after; releases followed by anything else were asked for.
  */
@@ -481,7 +532,10 @@ static int
 called_empty_cache(const struct pk_val *tr, size_t i)
 {
 	struct entry en;
+	int by;
 
+	if (read_entry(pk_item(tr, i), i, &en, NULL) == 0 && (by = released_by(en.frames)) >= 0)
+		return by;
 	for (; i < pk_len(tr); i++) {
 		if (read_entry(pk_item(tr, i), i, &en, NULL) < 0)
 			return 0;
@@ -492,15 +546,82 @@ called_empty_cache(const struct pk_val *tr, size_t i)
 	return 1;	/* the last thing the trace shows */
 }
 
+/*
+ * The limit the recording ran under (set_per_process_memory_fraction), as far
+ * as the trace shows it reached: every reservation fit, so the limit is at
+ * least the most ever reserved; a reservation that failed (before an OOM
+ * retry's releases, or at the oom itself after them) did not, so the limit
+ * is below what was reserved then plus that segment.  PyTorch refuses a
+ * cudaMalloc when reserved + size > limit.  Under garbage collection a
+ * release may instead be the collector's, which runs only while reserved
+ * exceeds threshold x limit: the limit is then below the larger of the two
+ * bounds.  Expandable segments grow by pages: their releases say nothing.
+ */
+struct limit_scan {
+	uint64_t reserved, peak, before, hi;
+	int releasing, expandable, known;
+	double gc;		/* garbage_collection_threshold, 0 when off */
+};
+
+static void
+limit_bound(struct limit_scan *l, uint64_t reserved, uint64_t segment)
+{
+	uint64_t b = reserved + segment - 1;
+
+	if (l->expandable)
+		return;
+	if (!l->known || b < l->hi)
+		l->hi = b;
+	l->known = 1;
+}
+
+static void
+limit_event(struct limit_scan *l, int kind, uint64_t size, int empty_cache)
+{
+	struct sc_caching sc;
+
+	switch (kind) {
+	case 2:
+	case 4:
+		if (l->releasing && l->gc > 0)
+			limit_bound(l, GMS_MAX(l->before, (uint64_t)((double)l->before / l->gc) -
+			    size + 1), size);
+		else if (l->releasing)
+			limit_bound(l, l->before, size);
+		l->releasing = 0;
+		l->reserved += size;
+		l->peak = GMS_MAX(l->peak, l->reserved);
+		break;
+	case 3:
+	case 5:
+		if (!l->releasing && !empty_cache) {
+			l->releasing = 1;
+			l->before = l->reserved;
+		}
+		l->reserved -= GMS_MIN(l->reserved, size);
+		break;
+	case 6:
+		/* the request is the block's size: its segment as PyTorch sizes it */
+		sc_caching_defaults(&sc);
+		if (size > 0)
+			limit_bound(l, l->reserved, sc_caching_segment(&sc, sc_caching_round(&sc, size)));
+		l->releasing = 0;
+		break;
+	default:
+		l->releasing = 0;
+		break;
+	}
+}
+
 /* Second pass: the seeds, then the trace's entries as events. */
 static void
-emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
+emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct limit_scan *lim)
 {
 	struct addr_id *live = NULL, *a;
 	struct pevent *pe;
 	struct entry en;
 	uint64_t id = 1;
-	int in_release = 0;
+	int in_release = 0, asked = 0;
 	size_t i;
 
 	/* addresses first in struct seed: cmp_pair orders them */
@@ -511,6 +632,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 		pe->ev.addr = sc->seedseg[i].addr;
 		pe->ev.size = sc->seedseg[i].size;
 		pe->ev.flags = TRACE_HAS_ADDR;
+		limit_event(lim, 2, sc->seedseg[i].size, 0);
 	}
 	if (sc->nseed > 0)
 		qsort(sc->seed, sc->nseed, sizeof(*sc->seed), cmp_pair);
@@ -534,15 +656,19 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 		a = map_find(live, en.addr);
 		if (en.kind == 1 && a == NULL)
 			continue;	/* cannot happen: scan() seeded it */
-		if ((en.kind == 3 || en.kind == 5) && !in_release && called_empty_cache(tr, i)) {
-			pe = add(st, TRACE_EMPTY_CACHE);
-			if (en.t >= 0) {
-				pe->ev.t_us = en.t;
-				pe->ev.flags |= TRACE_HAS_TIME;
+		if ((en.kind == 3 || en.kind == 5) && !in_release) {
+			asked = called_empty_cache(tr, i);
+			if (asked) {
+				pe = add(st, TRACE_EMPTY_CACHE);
+				if (en.t >= 0) {
+					pe->ev.t_us = en.t;
+					pe->ev.flags |= TRACE_HAS_TIME;
+				}
+				sc->empty_caches++;
 			}
-			sc->empty_caches++;
 		}
 		in_release = en.kind == 3 || en.kind == 5;
+		limit_event(lim, en.kind, en.size, in_release && asked);
 		pe = add(st, action_ops[en.kind]);
 		pe->ev.size = en.size;
 		if (en.t >= 0) {
@@ -566,6 +692,12 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc)
 			free(a);
 			break;
 		case 6:
+			/* the request that failed: replayed as one, never freed */
+			pe->ev.id = id++;
+			pe->ev.stream = en.stream;
+			pe->ev.flags |= TRACE_HAS_ID | TRACE_HAS_STREAM;
+			pe->at = frame_at(en.frames);
+			pe->ev.at = pe->at;
 			break;
 		default:
 			pe->ev.addr = en.addr;
@@ -720,12 +852,62 @@ to_json(struct json_walk *w, const struct pk_val *v, cJSON **out)
 	return 0;
 }
 
+/*
+ * The settings as a PYTORCH_CUDA_ALLOC_CONF string, from the parsed values of
+ * allocator_settings: what the allocator ran with when they were set from
+ * Python (torch.cuda.memory._set_allocator_settings) and the variable is
+ * empty.  NULL when they are the defaults.
+ */
+static char *
+conf_from_settings(const cJSON *sj)
+{
+	const cJSON *v, *it;
+	char *out = NULL, list[512] = "";
+	size_t len = 0, n = 0;
+	FILE *f = open_memstream(&out, &len);
+	double same = -1;
+	int uniform = 1;
+
+	if (f == NULL)
+		return NULL;
+	v = cJSON_GetObjectItemCaseSensitive(sj, "max_split_size");
+	if (cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1e15)
+		fprintf(f, "%smax_split_size_mb:%.0f", n++ ? "," : "", v->valuedouble / 1048576);
+	v = cJSON_GetObjectItemCaseSensitive(sj, "garbage_collection_threshold");
+	if (cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1)
+		fprintf(f, "%sgarbage_collection_threshold:%.17g", n++ ? "," : "", v->valuedouble);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sj, "expandable_segments")))
+		fprintf(f, "%sexpandable_segments:True", n++ ? "," : "");
+	v = cJSON_GetObjectItemCaseSensitive(sj, "roundup_power2_divisions");
+	cJSON_ArrayForEach(it, v) {
+		if (!cJSON_IsNumber(it) || it->valuedouble <= 0 || it->valuedouble > 1e6 ||
+		    it->string == NULL || strlen(it->string) > 12)
+			continue;
+		if (same >= 0 && same != it->valuedouble)
+			uniform = 0;
+		same = it->valuedouble;
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s:%.0f",
+		    list[0] ? "," : "", it->string, it->valuedouble);
+	}
+	if (same > 0 && uniform && cJSON_GetArraySize(v) > 0)
+		fprintf(f, "%sroundup_power2_divisions:%.0f", n++ ? "," : "", same);
+	else if (same > 0)
+		fprintf(f, "%sroundup_power2_divisions:[%s]", n++ ? "," : "", list);
+	fclose(f);
+	if (n == 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int
 pickle_open(struct trace_reader *r, char **cause)
 {
 	struct pickle_state *st = gms_calloc(1, sizeof(*st));
 	const struct pk_val *root, *traces, *tr, *settings, *conf, *segments;
 	struct scan sc = { 0 };
+	struct limit_scan lim = { 0 };
 	struct pickle *pk = NULL;
 	cJSON *hdr, *src, *acts, *seeded;
 	char *why = NULL, name[256], *dot;
@@ -796,7 +978,21 @@ pickle_open(struct trace_reader *r, char **cause)
 		    (long long)device);
 		goto fail;
 	}
-	emit(st, tr, &sc);
+	{
+		const struct pk_val *set = pk_get(root, "allocator_settings");
+		const struct pk_val *gc = pk_get(set, "garbage_collection_threshold");
+		const struct pk_val *ex = pk_get(set, "expandable_segments");
+		const struct pk_val *cs = pk_get(set, "PYTORCH_CUDA_ALLOC_CONF");
+
+		lim.gc = pk_is(gc, PK_FLOAT) && gc->u.f > 0 && gc->u.f < 1 ? gc->u.f : 0;
+		/* a threshold in the variable alone: its bound holds for any below 1 */
+		if (lim.gc == 0 && pk_is(cs, PK_STR) &&
+		    strstr(cs->u.str.s, "garbage_collection_threshold") != NULL)
+			lim.gc = 1e-3;
+		lim.expandable = (pk_is(ex, PK_BOOL) && ex->u.i) ||
+		    (pk_is(cs, PK_STR) && strstr(cs->u.str.s, "expandable_segments:True") != NULL);
+	}
+	emit(st, tr, &sc, &lim);
 	/* entries that become events; a lone "snapshot" entry is no history */
 	for (kind = 0; kind < KIND_KEPT; kind++)
 		history |= sc.counts[kind] > 0;
@@ -829,6 +1025,16 @@ pickle_open(struct trace_reader *r, char **cause)
 			goto fail;
 		}
 		cJSON_AddItemToObject(src, "allocator_settings", sj);
+		if (!pk_is(conf, PK_STR) || conf->u.str.s[0] == '\0') {
+			char *c = conf_from_settings(sj);
+
+			if (c != NULL) {
+				cJSON_DeleteItemFromObject(src, "alloc_conf");
+				cJSON_AddStringToObject(src, "alloc_conf", c);
+				cJSON_AddStringToObject(src, "alloc_conf_from", "allocator_settings");
+			}
+			free(c);
+		}
 	}
 	if (sc.empty_caches > 0)
 		cJSON_AddNumberToObject(src, "empty_cache_inferred", (double)sc.empty_caches);
@@ -851,8 +1057,16 @@ pickle_open(struct trace_reader *r, char **cause)
 		cJSON_AddBoolToObject(src, "history", history);
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
 	} else {
-		cJSON_AddItemToObject(hdr, "observed", observed_from_events(st));
+		cJSON *obs = observed_from_events(st);
+
+		if (lim.known && lim.hi >= lim.peak) {
+			cJSON_AddNumberToObject(obs, "limit_min", (double)lim.peak);
+			cJSON_AddNumberToObject(obs, "limit_max", (double)lim.hi);
+		}
+		cJSON_AddItemToObject(hdr, "observed", obs);
 	}
+	if (sc.counts[6] > 0)
+		cJSON_AddBoolToObject(hdr, "ends_in_oom", 1);
 	pickle_free(pk);
 	free(sc.seed);
 	free(sc.seedseg);

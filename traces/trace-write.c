@@ -128,6 +128,8 @@ trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char
 		cJSON_AddItemToObject(o, "observed", cJSON_Duplicate(hdr->observed, 1));
 	if (hdr->starts_mid_run)
 		cJSON_AddBoolToObject(o, "starts_mid_run", 1);
+	if (hdr->ends_in_oom)
+		cJSON_AddBoolToObject(o, "ends_in_oom", 1);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (w->document) {
@@ -169,7 +171,14 @@ trace_event_to_json(const struct trace_event *ev)
 		cJSON_AddStringToObject(o, "label", ev->label ? ev->label : "");
 		break;
 	case TRACE_OOM:
+		if (ev->flags & TRACE_HAS_ID)
+			cJSON_AddNumberToObject(o, "id", (double)ev->id);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
+		if (ev->flags & TRACE_HAS_ID) {
+			cJSON_AddNumberToObject(o, "stream", (double)ev->stream);
+			if (ev->at != NULL)
+				cJSON_AddStringToObject(o, "at", ev->at);
+		}
 		break;
 	case TRACE_EMPTY_CACHE:
 		break;
@@ -294,7 +303,16 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 		add_json_str(w, ev->label ? ev->label : "");
 		break;
 	case TRACE_OOM:
+		if (ev->flags & TRACE_HAS_ID)
+			add_key_num(w, ",\"id\":", (double)ev->id);
 		add_key_num(w, ",\"size\":", (double)ev->size);
+		if (ev->flags & TRACE_HAS_ID) {
+			add_key_num(w, ",\"stream\":", (double)ev->stream);
+			if (ev->at != NULL) {
+				add_str(w, ",\"at\":");
+				add_json_str(w, ev->at);
+			}
+		}
 		break;
 	case TRACE_EMPTY_CACHE:
 		break;

@@ -186,8 +186,16 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 		ev->flags |= TRACE_HAS_ADDR;
 		return 0;
 	case TRACE_OOM:
-		err = get_u64(obj, "size", op, 0, &ev->size, cause);
-		return err < 0 ? err : 0;
+		if ((err = get_u64(obj, "size", op, 0, &ev->size, cause)) < 0)
+			return err;
+		if ((err = get_u64(obj, "id", op, 0, &ev->id, cause)) < 0)
+			return err;
+		if (err == 0) {
+			if (ev->id == 0)
+				return gms_fail(cause, GMS_ETRACE, "oom \"id\" must be at least 1");
+			ev->flags |= TRACE_HAS_ID;
+		}
+		return get_str(obj, "at", op, &ev->at, cause);
 	default:
 		break;
 	}
@@ -280,6 +288,12 @@ trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause)
 		if (!cJSON_IsBool(it))
 			return gms_fail(cause, GMS_ETRACE, "header \"starts_mid_run\" is not true or false");
 		r->hdr.starts_mid_run = cJSON_IsTrue(it);
+	}
+	it = cJSON_GetObjectItemCaseSensitive(hdr, "ends_in_oom");
+	if (it != NULL && !cJSON_IsNull(it)) {
+		if (!cJSON_IsBool(it))
+			return gms_fail(cause, GMS_ETRACE, "header \"ends_in_oom\" is not true or false");
+		r->hdr.ends_in_oom = cJSON_IsTrue(it);
 	}
 	return 0;
 }

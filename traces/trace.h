@@ -48,6 +48,17 @@ int trace_event_equal(const struct trace_event *a, const struct trace_event *b);
 #define TRACE_HAS_ADDR   0x1
 #define TRACE_HAS_TIME   0x2
 #define TRACE_HAS_STREAM 0x4
+#define TRACE_HAS_ID     0x8	/* an oom that names its request: the allocation
+				   that failed, replayed as one (never freed) */
+
+struct trace_event;
+/*
+ * Whether ev asks for memory: an alloc, or an oom that names the request
+ * that failed (id, size, stream, at), which a simulation replays as an
+ * allocation: under a larger capacity the job would have got it.
+ */
+#define trace_is_request(ev) ((ev)->op == TRACE_ALLOC || \
+	((ev)->op == TRACE_OOM && ((ev)->flags & TRACE_HAS_ID)))
 
 struct trace_event {
 	enum trace_op op;
@@ -73,6 +84,9 @@ struct trace_header {
 	uint64_t device_total;	/* device.total_bytes */
 	int starts_mid_run;	/* recorded from a ring buffer: frees of unknown
 				   ids are expected, counted and warned about */
+	int ends_in_oom;	/* the recording ran out of memory (a snapshot
+				   dumped at or after its OOM): what the job would
+				   have done next is not in it */
 	const char *cut;	/* set once the end is read, when the file was cut
 				   short and its unfinished last record left out:
 				   what happened (a static string); else NULL */

@@ -159,7 +159,7 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 		p->size_op = ev.size | (uint64_t)ev.op << SIZE_BITS |
 		    (uint64_t)(ev.flags & 0xf) << (SIZE_BITS + 4);
 		p->stream = stream_index(m, ev.stream);
-		p->id = ev.op == TRACE_ALLOC || ev.op == TRACE_FREE ? ev.id : ev.addr;
+		p->id = trace_is_request(&ev) || ev.op == TRACE_FREE ? ev.id : ev.addr;
 		p->str = intern(m, ev.op == TRACE_MARK ? ev.label : ev.at);
 		if (m->t_us != NULL)
 			m->t_us[m->n] = ev.t_us;
@@ -195,7 +195,7 @@ trace_mem_event(const struct trace_mem *m, size_t i, struct trace_event *ev)
 	ev->flags = (unsigned)(p->size_op >> (SIZE_BITS + 4));
 	ev->size = p->size_op & (((uint64_t)1 << SIZE_BITS) - 1);
 	ev->stream = m->streams[p->stream];
-	if (ev->op == TRACE_ALLOC || ev->op == TRACE_FREE) {
+	if (trace_is_request(ev) || ev->op == TRACE_FREE) {
 		ev->id = p->id;
 		ev->addr = 0;
 	} else {

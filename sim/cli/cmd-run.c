@@ -140,17 +140,6 @@ cmd_run(struct cli_args *a)
 		    "event %llu): the trace starts mid-run, so its first numbers are low",
 		    spec.path, (unsigned long long)out.res.unknown_frees,
 		    (unsigned long long)out.res.first_unknown_free);
-	{
-		const cJSON *conf = cJSON_GetObjectItemCaseSensitive(out.hdr->source,
-		    "alloc_conf");
-
-		if (spec.policy == &policy_caching && cJSON_IsString(conf) &&
-		    conf->valuestring[0] != '\0' && policy_opt(&(struct policy_args){ .opts = opts,
-		    .nopts = nopts }, "alloc_conf") == NULL)
-			cli_warning("%s was recorded with PYTORCH_CUDA_ALLOC_CONF=%s; this run "
-			    "simulates the default settings (give --alloc-conf='%s' to simulate "
-			    "those)", spec.path, conf->valuestring, conf->valuestring);
-	}
 	if (out.recorded_diverged > 0)
 		cli_warning("%s: %llu of %llu segments did not follow the recording; the "
 		    "placement model placed them", spec.path,
@@ -162,8 +151,9 @@ cmd_run(struct cli_args *a)
 		.trace = out.hdr->name,
 		.path = spec.path,
 		.policy = spec.policy->name,
-		.opts = opts,
-		.nopts = nopts,
+		.opts = out.opts ? out.opts : opts,
+		.nopts = out.opts ? out.nopts : nopts,
+		.recorded_conf = out.recorded_conf,
 		.placement = run_placement_name(spec.placement),
 		.capacity = spec.capacity,
 		.hdr = out.hdr,

@@ -272,14 +272,16 @@ cli_run_rows(const struct cli_args *a, const struct cli_target *t,
 			cli_error("%s", jobs[i].cause);
 			return gms_exit_code(jobs[i].err);
 		}
-		rows[i].label = pols->ents[i].label;
+		rows[i].label = jobs[i].out.label ? jobs[i].out.label : pols->ents[i].label;
 		rows[i].err = jobs[i].err;
 		rows[i].cause = jobs[i].cause;
 		if (jobs[i].err != 0)
 			continue;
 		rows[i].run = (struct report_run){ .trace = jobs[i].out.hdr->name,
 		    .path = a->argv[0], .gpu = t->gpu_name, .policy = pols->ents[i].ops->name,
-		    .opts = pols->ents[i].opts, .nopts = pols->ents[i].nopts,
+		    .opts = jobs[i].out.opts ? jobs[i].out.opts : pols->ents[i].opts,
+		    .nopts = jobs[i].out.opts ? jobs[i].out.nopts : pols->ents[i].nopts,
+		    .recorded_conf = jobs[i].out.recorded_conf,
 		    .placement = run_placement_name(jobs[i].spec.placement),
 		    .capacity = t->capacity, .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
 		if (*first == NULL)
