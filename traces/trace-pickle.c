@@ -901,6 +901,69 @@ conf_from_settings(const cJSON *sj)
 	return out;
 }
 
+/*
+ * The device to read when none is chosen: the one that holds memory (trace
+ * entries that allocate, free or reserve, or segments in the dump).  A
+ * device with nothing is never the answer while another has something;
+ * several with memory are refused, each listed, since which one matters is
+ * the user's to say.  A snapshot with none keeps device 0 (the caller says
+ * it holds nothing).
+ */
+#define MAX_DEVICES 4096
+static int
+choose_device(const struct pk_val *traces, const struct pk_val *segments, int64_t *out,
+    char **cause)
+{
+	uint64_t *entries = gms_calloc(MAX_DEVICES, sizeof(*entries));
+	uint64_t *reserved = gms_calloc(MAX_DEVICES, sizeof(*reserved));
+	const struct pk_val *seg, *d, *ts, *act;
+	size_t i, j, nd = GMS_MIN(pk_len(traces), MAX_DEVICES), with = 0;
+	char *list = NULL, *tmp, one[160];
+	int k;
+
+	for (i = 0; i < nd; i++)
+		for (j = 0; j < pk_len(pk_item(traces, i)); j++) {
+			act = pk_get(pk_item(pk_item(traces, i), j), "action");
+			for (k = 0; pk_is(act, PK_STR) && k < KIND_KEPT; k++)
+				if (strcmp(act->u.str.s, action_names[k]) == 0) {
+					entries[i]++;
+					break;
+				}
+		}
+	for (i = 0; i < pk_len(segments); i++) {
+		seg = pk_item(segments, i);
+		d = pk_get(seg, "device");
+		ts = pk_get(seg, "total_size");
+		j = pk_is(d, PK_INT) && d->u.i >= 0 && d->u.i < MAX_DEVICES ? (size_t)d->u.i : 0;
+		nd = GMS_MAX(nd, j + 1);
+		reserved[j] += pk_is(ts, PK_INT) && ts->u.i > 0 && ts->u.i <= TRACE_SIZE_MAX ?
+		    (uint64_t)ts->u.i : 0;
+	}
+	*out = 0;
+	for (i = 0; i < nd; i++) {
+		if (entries[i] == 0 && reserved[i] == 0)
+			continue;
+		if (with++ == 0)
+			*out = (int64_t)i;
+		snprintf(one, sizeof(one), "%s%zu (%llu entries, %s reserved at dump)",
+		    with > 1 ? ", " : "", i, (unsigned long long)entries[i],
+		    gms_fmt_size(reserved[i], (char[32]){ 0 }, 32));
+		tmp = list;
+		list = gms_asprintf("%s%s", tmp ? tmp : "", one);
+		free(tmp);
+	}
+	free(entries);
+	free(reserved);
+	if (with > 1) {
+		gms_fail(cause, GMS_ETRACE, "the snapshot holds memory on %zu devices: %s; choose "
+		    "one with --device=N", with, list);
+		free(list);
+		return GMS_ETRACE;
+	}
+	free(list);
+	return 0;
+}
+
 static int
 pickle_open(struct trace_reader *r, char **cause)
 {
@@ -912,7 +975,7 @@ pickle_open(struct trace_reader *r, char **cause)
 	cJSON *hdr, *src, *acts, *seeded;
 	char *why = NULL, name[256], *dot;
 	unsigned char *buf;
-	size_t len, i, best = 0;
+	size_t len;
 	int64_t device = r->opts.device;
 	int err, kind, history = 0;
 
@@ -946,19 +1009,8 @@ pickle_open(struct trace_reader *r, char **cause)
 		    "\"device_traces\" list and no \"segments\"");
 		goto fail;
 	}
-	if (device < 0) {
-		for (i = 0; i < pk_len(traces); i++)
-			if (pk_len(pk_item(traces, i)) > pk_len(pk_item(traces, best)))
-				best = i;
-		device = (int64_t)best;
-		/* no history at all: the device of the first segment */
-		if (pk_len(traces) == 0 || pk_len(pk_item(traces, best)) == 0) {
-			const struct pk_val *d = pk_len(segments) > 0 ?
-			    pk_get(pk_item(segments, 0), "device") : NULL;
-
-			device = pk_is(d, PK_INT) && d->u.i >= 0 && d->u.i <= 4096 ? d->u.i : 0;
-		}
-	}
+	if (device < 0 && (err = choose_device(traces, segments, &device, &why)) < 0)
+		goto fail;
 	tr = (size_t)device < pk_len(traces) ? pk_item(traces, (size_t)device) : NULL;
 	if (tr != NULL && !pk_is(tr, PK_LIST)) {
 		err = gms_fail(&why, GMS_ETRACE, "device_traces[%lld] is not a list", (long long)device);

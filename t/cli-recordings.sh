@@ -1,0 +1,157 @@
+#!/bin/sh
+# t/cli-recordings.sh - real PyTorch 2.11 jobs recorded on an H200 as users
+# record them (issue 25; t/data/gen/record_users.py, derive_users.py): their
+# allocator settings, their memory limit, the OOM that made them look, an
+# empty_cache() server, several devices, Windows paths.  Each fixture's
+# .facts.json holds torch.cuda.memory_stats() at the dump and the limit the
+# allocator enforced: the expected numbers, never gpumemsim's own output.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+U=$TOP_SRCDIR/t/data/users
+
+# fact NAME KEY: a number of NAME.facts.json ("KEY": N)
+fact() {
+	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$U/$1.facts.json" | head -n 1
+}
+# stats NAME: the memory_stats() a run reports, in run --format=json's order
+stats() {
+	echo "$(fact "$1" reserved_bytes.all.peak) $(fact "$1" allocated_bytes.all.peak)" \
+	    "$(fact "$1" requested_bytes.all.peak) $(fact "$1" num_device_alloc)" \
+	    "$(fact "$1" num_device_free) $(fact "$1" num_alloc_retries)"
+}
+# simulated: the same numbers of the run in $TMP/out
+simulated() {
+	echo "$(json_top peak_reserved) $(json_top peak_allocated) $(json_top peak_requested)" \
+	    "$(json_top device_allocs) $(json_top device_frees) $(json_top alloc_retries)"
+}
+observed_line() {
+	grep '^observed' "$TMP/out"
+}
+
+# 1. The recorded settings are the run's.
+gms run "$U/set-expandable.pickle.gz"
+is "$rc $(sed -n 2p "$TMP/out")" \
+    "0 policy caching (alloc_conf=expandable_segments:True, as recorded), capacity unlimited, placement model" \
+    "a snapshot recorded under expandable segments runs under them, and says so"
+is "$(observed_line)" \
+    "observed (pytorch-caching, as recorded): reproduced exactly (4 numbers and every segment)" \
+    "expandable segments as recorded: reproduced exactly"
+gms run "$U/set-expandable.pickle.gz" --format=json
+is "$(simulated)" "$(stats set-expandable)" \
+    "expandable as recorded: peak reserved, allocated, requested, device allocs, frees, retries are memory_stats()'s"
+is "$(json_in options alloc_conf_as_recorded)" true "JSON: options say the alloc_conf is the recording's"
+for s in roundup gcsplit; do
+	gms run "$U/set-$s.pickle.gz" --placement=recorded --format=json
+	is "$rc $(simulated)" "0 $(stats set-$s)" \
+	    "set-$s (recorded addresses): the run under its recorded settings is memory_stats()'s"
+	is "$(json_in options alloc_conf)" "\"$(sed -n 's/.*"alloc_conf": "\(.*\)".*/\1/p' "$U/set-$s.facts.json")\"" \
+	    "set-$s: the alloc_conf run is the one recorded"
+done
+gms run "$U/set-expandable.pickle.gz" --alloc-conf= --format=json
+is "$(json_in options alloc_conf) $(json_in options alloc_conf_as_recorded)" '"" ' \
+    "--alloc-conf= (empty) runs the defaults instead"
+is "$(json_in observed matches)" false "and the defaults do not reproduce a recording made with expandable segments"
+gms run "$U/set-expandable.pickle.gz" --policy 'caching alloc_conf=roundup_power2_divisions:2'
+is "$(sed -n 2p "$TMP/out")" \
+    "policy caching (alloc_conf=roundup_power2_divisions:2), capacity unlimited, placement model" \
+    "--policy 'caching alloc_conf=...' overrides the recorded settings"
+gms compare "$U/set-expandable.pickle.gz" --policies=caching,grow-only
+grep -q '^  caching alloc_conf=expandable_segments:True (as recorded) ' "$TMP/out"
+ok $? "compare: the recorded setting is the caching row"
+gms run "$U/api-settings.pickle.gz" --format=json
+is "$(json_in options alloc_conf) $(simulated)" "\"expandable_segments:True\" $(stats set-expandable)" \
+    "settings set from Python (the variable empty): rebuilt from allocator_settings' values, and reproduced"
+gms run "$U/no-settings.pickle.gz"
+grep -q "the snapshot does not record its allocator settings" "$TMP/out"
+ok $? "a snapshot without allocator_settings: the defaults are simulated, and said once"
+is "$(grep -c 'does not record its allocator settings' "$TMP/out")" 1 "said once"
+
+# 2. An OOM snapshot: the failed request is replayed.  Both are the same job
+# at the same limit, dumped by the OOM observer (whose alloc argument is the
+# request) or after the exception.
+for k in oom-observer oom-except; do
+	lim=$(fact $k limit)
+	gms run "$U/$k.pickle.gz" --capacity="$lim" --placement=recorded --format=json
+	is "$rc $(json_in oom event) $(json_in oom size)" "0 $(json_deep observed recorded_oom event) $(fact oom-observer alloc)" \
+	    "$k at its own limit: runs out at its own event, asking for what it asked"
+	is "$(simulated)" "$(stats $k)" \
+	    "$k at its limit: peak reserved, allocated, requested, device allocs, frees and retries are memory_stats()'s"
+	is "$(json_in observed matches) $(json_in observed comparable) $(json_in incomplete ends_in_oom)" \
+	    "true true true" "$k: reproduced, comparable, and marked as ended by its OOM"
+	gms run "$U/$k.pickle.gz" --capacity="$lim"
+	grep -q "^CUT SHORT BY ITS OUT OF MEMORY: $k: the job ran out of memory" "$TMP/out"
+	ok $? "$k: the text says the trace is cut short by its OOM"
+	
+done
+gms plan "$U/oom-observer.pickle.gz" --policy=caching --format=json
+min=$(sed -n 's/.*"min_capacity":[^0-9]*\([0-9]*\).*/\1/p' "$TMP/out" | head -n 1)
+[ -n "$min" ] && [ "$min" -gt "$(fact oom-observer limit)" ]
+ok $? "plan: the smallest capacity that fits gets past the OOM, above the limit that failed ($min)"
+for c in plan tune compare report; do
+	if [ $c = report ]; then gms report "$U/oom-observer.pickle.gz" -o "$TMP/r.html"; f=$TMP/r.html
+	else gms $c "$U/oom-observer.pickle.gz"; f=$TMP/out; fi
+	grep -q "CUT SHORT BY ITS OUT OF MEMORY" "$f"
+	ok $? "$c says the trace is cut short by its OOM"
+done
+gms check "$U/oom-observer.pickle.gz" --max-peak-reserved=1GiB --format=json
+grep -q '"ends_in_oom":	true' "$TMP/out"
+ok $? "check --format=json marks it too"
+
+# 3. A limited job: the limit's interval from the recording itself.
+for k in lim-default-k4 lim-gcsplit-k4 oom-observer; do
+	lim=$(fact $k limit)
+	gms run "$U/$k.pickle.gz" --format=json
+	lo=$(json_in observed limit_min)
+	hi=$(json_in observed limit_max)
+	[ -n "$lo" ] && [ "$lo" -le "$lim" ] && [ "$lim" -le "$hi" ]
+	ok $? "$k: the job's real limit $lim lies in the interval inferred from the recording [$lo, $hi]"
+	is "$lo" "$(fact $k reserved_bytes.all.peak)" "$k: the interval starts at the most it reserved"
+	is "$(json_in observed comparable)" false "$k uncapped: not comparable with a limited recording"
+	gms run "$U/$k.pickle.gz"
+	grep -q "^observed (pytorch-caching, as recorded): recorded under a limit between $lo and $hi B" "$TMP/out"
+	ok $? "$k: the text says the interval"
+done
+for k in lim-default-k4 lim-gcsplit-k4; do
+	gms run "$U/$k.pickle.gz" --capacity="$(fact $k limit)" --placement=recorded --format=json
+	is "$(simulated) $(json_in observed matches)" "$(stats $k) true" \
+	    "$k at its limit: memory_stats()'s numbers, retries and frees included, and reproduced"
+done
+gms run "$U/lim-default-k4.pickle.gz" --capacity="$(fact lim-default-k4 limit)" --placement=recorded
+grep -q "^observed (pytorch-caching, as recorded): reproduced exactly (the recorded limit was between" "$TMP/out"
+ok $? "the text says reproduced, and the interval"
+gms run "$U/lim-default-k4.pickle.gz" --capacity=2GiB
+grep -q "not this capacity, so not comparable" "$TMP/out"
+ok $? "a capacity outside the interval is not compared"
+
+# 5. empty_cache(): the releases' frames say who asked.
+gms run "$U/emptycache-server.pickle.gz" --format=json
+is "$(simulated) $(json_in observed matches)" "$(stats emptycache-server) true" \
+    "a server calling empty_cache() after each request: memory_stats()'s numbers, every segment"
+is "$("$GPUMEMSIM" convert "$U/emptycache-server.pickle.gz" - | head -n 1 | sed -n 's/.*"empty_cache_inferred":\([0-9]*\).*/\1/p')" \
+    6 "its 6 empty_cache() calls are seen, no more"
+gms run "$U/lim-default-k4.pickle.gz" --format=json --capacity="$(fact lim-default-k4 limit)" --placement=recorded
+"$GPUMEMSIM" convert "$U/lim-default-k4.pickle.gz" - | head -n 1 | grep -q empty_cache_inferred
+ok $((! $?)) "an OOM retry's releases (the allocator's malloc in their frames) are not empty_cache()"
+
+# 7. Several devices.
+gms info "$U/dev1-only.pickle.gz" --format=json
+is "$rc $(json_top allocs)" "0 $("$GPUMEMSIM" info "$U/graphs.pickle.gz" --format=json | sed -n "s/^$TAB\"allocs\":$TAB\([0-9]*\),/\1/p")" \
+    "device 0 empty, device 1 busy: device 1 is read"
+check_fail 3 "gpumemsim: error: $U/two-devices.pickle.gz: the snapshot holds memory on 2 devices: 0 (85 entries, 180.00 MiB reserved at dump), 1 (1438 entries, 238.00 MiB reserved at dump); choose one with --device=N" \
+    run "$U/two-devices.pickle.gz"
+gms run "$U/two-devices.pickle.gz" --device=1 --alloc-conf=expandable_segments:True --format=json
+is "$(simulated)" "$(stats set-expandable)" "--device=1 reads that device's job"
+
+# 8. Sites are the user's frames.
+"$GPUMEMSIM" info "$U/windows.pickle.gz" | tail -n +2 >"$TMP/w"
+"$GPUMEMSIM" info "$U/set-roundup.pickle.gz" | tail -n +2 >"$TMP/l"
+cmp -s "$TMP/w" "$TMP/l"
+ok $? "Windows paths: the same sites as the same job's Linux paths"
+gms info "$U/compile-ro.pickle.gz"
+grep -Eq 'runtime_wrappers|_functorch|^ .*[a-z0-9]{40,}\.py' "$TMP/out"
+ok $((! $?)) "torch.compile: no site in AOTAutograd's wrappers or inductor's generated code"
+gms info "$U/set-roundup.pickle.gz"
+grep -q '_tensor.py' "$TMP/out"
+ok $((! $?)) "no site in torch/_tensor.py (Tensor.backward): the caller's line instead"
+
+done_testing
