@@ -96,8 +96,9 @@ mid_run_text(const struct trace_header *hdr)
 		char before[32];
 
 		return gms_asprintf("STARTS MID-RUN: %s covers a window of the job: %s were live "
-		    "before it and are not in these numbers, and %.0f of its frees are of blocks "
-		    "from before; peaks are lower bounds\n", hdr->name,
+		    "before it, seeded at its start (in segments of the policy's choosing), so they "
+		    "count in every capacity check; %.0f of its frees are of those blocks; the "
+		    "reserved peak is a lower bound\n", hdr->name,
 		    gms_fmt_size((uint64_t)source_num(hdr, "seeded", "live_before"), before,
 		    sizeof(before)), source_num(hdr, "seeded", "frees_of_earlier_blocks"));
 	}

@@ -133,6 +133,20 @@ gms run "$U/lim-default-k4.pickle.gz" --format=json --capacity="$(fact lim-defau
 "$GPUMEMSIM" convert "$U/lim-default-k4.pickle.gz" - | head -n 1 | grep -q empty_cache_inferred
 ok $((! $?)) "an OOM retry's releases (the allocator's malloc in their frames) are not empty_cache()"
 
+# 6. A PyTorch profiler trace of the same jobs: its [memory] events in the
+# profiler's order, the bytes live before its window counted.
+gms run "$U/kineto-whole.pt.trace.json.gz" --format=json
+is "$(json_top events) $(json_top peak_reserved) $(json_top peak_allocated) $(json_in observed matches)" \
+    "$(fact kineto-whole cuda_memory_events) $(fact kineto-whole max_memory_reserved) $(fact kineto-whole max_memory_allocated) true" \
+    "a whole-job profile (its events out of order in the file): every event, max_memory_reserved and max_memory_allocated reproduced"
+is "$(json_top incomplete)|$(cat "$TMP/err")" "null|" "not mid-run, no free of an unknown block"
+gms run "$U/kineto-window.pt.trace.json.gz" --format=json
+is "$(json_top peak_allocated) $(json_in incomplete live_before)" \
+    "$(fact kineto-window max_memory_allocated) $(fact kineto-window allocated_at_start)" \
+    "a profile of a window: memory_allocated() at its start is live before it, and the peak is max_memory_allocated()"
+gms check "$U/kineto-window.pt.trace.json.gz" --must-fit=100MiB
+is "$rc" 1 "check --must-fit=100MiB fails a window whose job held $(fact kineto-window max_memory_allocated) B"
+
 # 7. Several devices.
 gms info "$U/dev1-only.pickle.gz" --format=json
 is "$rc $(json_top allocs)" "0 $("$GPUMEMSIM" info "$U/graphs.pickle.gz" --format=json | sed -n "s/^$TAB\"allocs\":$TAB\([0-9]*\),/\1/p")" \

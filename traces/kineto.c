@@ -3,15 +3,23 @@
  * with profile_memory=True) as gpumemsim traces: the instant events named
  * "[memory]" of one CUDA device ("Device Type" 1) become allocs (Bytes > 0,
  * at Addr) and frees (Bytes < 0, of the block at Addr); everything else in
- * "traceEvents" is skipped.  trace-json.c streams the document and hands
- * each element here, twice: once to count (kineto_count), once to convert
- * (kineto_event).
+ * "traceEvents" is skipped.  trace-json.c streams the document once and
+ * hands each [memory] element here (kineto_collect); the rest never reaches
+ * cJSON.
  *
- * A profile covers a window of a job: memory live before it shows as
- * "Total Allocated" above the first event's own bytes, and its frees as
- * frees of unknown blocks.  Such a trace starts mid-run, and says so; what
- * PyTorch reserved ("Total Reserved") is the observed peak only for a
- * profile that saw the job from its first allocation.
+ * The file does not hold the events in the order they happened (each
+ * thread's are written together): they are put in the profiler's order,
+ * by "ts" and then "Ev Idx", so only the [memory] events are held (a few
+ * dozen bytes each), never the file.
+ *
+ * "Total Allocated" is PyTorch's allocated bytes after the event and "Bytes"
+ * the block's size, so what was live before the profile began is the first
+ * event's Total Allocated less its own change.  Those bytes count: blocks
+ * the profile frees without having seen them allocated are seeded at the
+ * start with their sizes, the rest as one block live throughout, and the
+ * trace says it starts mid-run.  The simulation's allocated bytes then
+ * follow Total Allocated, whose peak is observed; Total Reserved's peak is
+ * observed too when the profile saw the job from its first allocation.
  */
 #include "config.h"
 
@@ -28,8 +36,19 @@
 #define KINETO_DEVICES 64
 #define CUDA_DEVICE_TYPE 1
 
+/* One [memory] event of a CUDA device, as collected. */
+struct mem_event {
+	double ts;		/* microseconds */
+	double total_alloc, total_reserved;	/* NAN when absent */
+	int64_t ev_idx;		/* "Ev Idx", or -1 */
+	int64_t bytes;
+	uint64_t addr;
+	uint32_t device, order;	/* order: its place in the file */
+	int has_ts;
+};
+
 struct addr_id {
-	uint64_t addr, id;
+	uint64_t addr, id, size;
 	UT_hash_handle hh;
 };
 
@@ -37,10 +56,12 @@ struct kineto {
 	int want;			/* the device asked for, -1 for the busiest */
 	int device;			/* the device read */
 	uint64_t count[KINETO_DEVICES];	/* [memory] events per device */
-	/* The device read, while counting and converting: */
-	int first_seen;
-	double live_before;		/* Total Allocated - Bytes at its first event */
-	double peak_reserved;		/* the largest Total Reserved */
+	struct mem_event *ev;		/* collected; after kineto_choose, the device's
+					   in the profiler's order */
+	size_t n, cap, next;
+	struct trace_event *seeds;	/* blocks live before the profile */
+	size_t nseeds, next_seed;
+	double live_before, peak_reserved, peak_allocated;
 	uint64_t orphans;		/* frees of blocks the profile never saw allocated */
 	struct addr_id *live;
 	uint64_t next_id;
@@ -74,6 +95,8 @@ kineto_free(struct kineto *k)
 	if (k == NULL)
 		return;
 	clear(k);
+	free(k->ev);
+	free(k->seeds);
 	free(k);
 }
 
@@ -86,87 +109,132 @@ arg(const cJSON *args, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-/* The args of a CUDA [memory] event, and its device; NULL for anything else. */
-static const cJSON *
-memory_args(const cJSON *ev, int *device)
+int
+kineto_collect(struct kineto *k, const cJSON *ev, char **cause)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(ev, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-	double type, dev;
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+	double type, dev, addr, bytes, idx;
+	struct mem_event *m;
 
 	if (!cJSON_IsString(name) || strcmp(name->valuestring, "[memory]") != 0 ||
 	    !cJSON_IsObject(args))
-		return NULL;
+		return 0;
 	type = arg(args, "Device Type");
 	dev = arg(args, "Device Id");
 	if (type != CUDA_DEVICE_TYPE || !(dev >= 0 && dev < KINETO_DEVICES) || dev != floor(dev))
-		return NULL;
-	*device = (int)dev;
-	return args;
-}
-
-void
-kineto_count(struct kineto *k, const cJSON *ev)
-{
-	int d;
-
-	if (memory_args(ev, &d) != NULL)
-		k->count[d]++;
-}
-
-/* Check one event's numbers: 0, or GMS_ETRACE with *cause. */
-static int
-numbers(const cJSON *args, double *addr, double *bytes, char **cause)
-{
-	*addr = arg(args, "Addr");
-	*bytes = arg(args, "Bytes");
-	if (!(*addr >= 0 && *addr <= (double)TRACE_INT_MAX) || *addr != floor(*addr))
+		return 0;
+	addr = arg(args, "Addr");
+	bytes = arg(args, "Bytes");
+	if (!(addr >= 0 && addr <= (double)TRACE_INT_MAX) || addr != floor(addr))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Addr\" is not an address");
-	if (!(fabs(*bytes) <= 1125899906842624.0) || *bytes != floor(*bytes))
+	if (!(fabs(bytes) <= 1125899906842624.0) || bytes != floor(bytes))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Bytes\" is not a size");
+	k->count[(int)dev]++;
+	if (bytes == 0)
+		return 0;
+	if (k->n == UINT32_MAX)
+		return gms_fail(cause, GMS_ETRACE, "more than 2^32 [memory] events: too many");
+	if (k->n == k->cap) {
+		k->cap = k->cap ? k->cap * 2 : 1024;
+		k->ev = gms_realloc(k->ev, k->cap * sizeof(*k->ev));
+	}
+	m = &k->ev[k->n];
+	*m = (struct mem_event){ .addr = (uint64_t)addr, .bytes = (int64_t)bytes,
+	    .device = (uint32_t)dev, .order = (uint32_t)k->n,
+	    .total_alloc = arg(args, "Total Allocated"),
+	    .total_reserved = arg(args, "Total Reserved"), .ev_idx = -1 };
+	idx = arg(args, "Ev Idx");
+	if (idx >= 0 && idx <= (double)TRACE_INT_MAX && idx == floor(idx))
+		m->ev_idx = (int64_t)idx;
+	if (cJSON_IsNumber(ts) && fabs(ts->valuedouble) < 9007199254740992.0) {
+		m->ts = ts->valuedouble;
+		m->has_ts = 1;
+	}
+	k->n++;
 	return 0;
 }
 
-/* Follow the live set through one event of the device read (both passes). */
+/* The profiler's order: by time, then its own event index, then the file's. */
 static int
-track(struct kineto *k, const cJSON *args, double addr, double bytes, uint64_t *id)
+cmp_event(const void *a, const void *b)
+{
+	const struct mem_event *x = a, *y = b;
+
+	if (x->has_ts != y->has_ts)
+		return x->has_ts ? 1 : -1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->ev_idx != y->ev_idx)
+		return x->ev_idx < y->ev_idx ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void
+add_seed(struct kineto *k, uint64_t addr, uint64_t size, int has_addr)
+{
+	struct trace_event *s;
+
+	k->seeds = gms_realloc(k->seeds, (k->nseeds + 1) * sizeof(*k->seeds));
+	s = &k->seeds[k->nseeds++];
+	memset(s, 0, sizeof(*s));
+	s->op = TRACE_ALLOC;
+	s->size = size;
+	s->addr = addr;
+	s->flags = has_addr ? TRACE_HAS_ADDR : 0;
+	s->at = "(live before the profile)";
+}
+
+/*
+ * Follow the live set through the device's events: which frees are of
+ * blocks from before (seeded, their sizes from the frees), what else was
+ * live then, and the peaks PyTorch reported.
+ */
+static void
+scan(struct kineto *k)
 {
 	struct addr_id *a;
-	uint64_t key = (uint64_t)addr;
-	double total = arg(args, "Total Allocated"), reserved = arg(args, "Total Reserved");
+	uint64_t seeded = 0;
+	size_t i;
 
-	if (!k->first_seen) {
-		k->first_seen = 1;
-		if (bytes > 0 && isfinite(total) && total > bytes)
-			k->live_before = total - bytes;
-	}
-	if (isfinite(reserved) && reserved > k->peak_reserved)
-		k->peak_reserved = reserved;
-	HASH_FIND(hh, k->live, &key, sizeof(key), a);
-	if (bytes > 0) {
-		if (a == NULL) {
-			a = gms_calloc(1, sizeof(*a));
-			a->addr = key;
-			HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
+	for (i = 0; i < k->n; i++) {
+		struct mem_event *m = &k->ev[i];
+
+		if (i == 0 && isfinite(m->total_alloc))
+			k->live_before = GMS_MAX(0.0, m->total_alloc - (double)m->bytes);
+		if (isfinite(m->total_reserved) && m->total_reserved > k->peak_reserved)
+			k->peak_reserved = m->total_reserved;
+		if (isfinite(m->total_alloc) && m->total_alloc > k->peak_allocated)
+			k->peak_allocated = m->total_alloc;
+		HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
+		if (m->bytes > 0) {
+			if (a == NULL) {
+				a = gms_calloc(1, sizeof(*a));
+				a->addr = m->addr;
+				HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
+			}
+			continue;
 		}
-		a->id = k->next_id++;
-		*id = a->id;
-		return 1;
-	}
-	if (a == NULL) {
+		if (a != NULL) {
+			HASH_DEL(k->live, a);
+			free(a);
+			continue;
+		}
+		/* freed, never allocated in the profile: live before it */
 		k->orphans++;
-		*id = 0;
-		return 0;
+		add_seed(k, m->addr, (uint64_t)-m->bytes, 1);
+		seeded += (uint64_t)-m->bytes;
 	}
-	*id = a->id;
-	HASH_DEL(k->live, a);
-	free(a);
-	return 1;
+	clear(k);
+	if (k->live_before > (double)seeded)
+		add_seed(k, 0, (uint64_t)(k->live_before - (double)seeded), 0);
 }
 
 int
 kineto_choose(struct kineto *k, char **cause)
 {
+	size_t i, j;
 	int d, best = 0;
 
 	for (d = 0; d < KINETO_DEVICES; d++)
@@ -182,23 +250,20 @@ kineto_choose(struct kineto *k, char **cause)
 		    "events (record it with profile_memory=True)");
 	}
 	k->device = best;
+	for (i = j = 0; i < k->n; i++)
+		if (k->ev[i].device == (uint32_t)best)
+			k->ev[j++] = k->ev[i];
+	k->n = j;
+	qsort(k->ev, k->n, sizeof(*k->ev), cmp_event);
+	scan(k);
 	return 0;
-}
-
-int
-kineto_scan(struct kineto *k, const cJSON *ev, char **cause)
-{
-	struct trace_event unused;
-	int rc = kineto_event(k, ev, &unused, cause);
-
-	return rc < 0 ? rc : 0;
 }
 
 cJSON *
 kineto_header(struct kineto *k, const char *name)
 {
-	cJSON *hdr = cJSON_CreateObject(), *src;
-	int mid = k->live_before > 0 || k->orphans > 0;
+	cJSON *hdr = cJSON_CreateObject(), *src, *obs;
+	int mid = k->nseeds > 0;
 
 	cJSON_AddStringToObject(hdr, "format", "gpumemsim-trace");
 	cJSON_AddNumberToObject(hdr, "version", 1);
@@ -210,59 +275,72 @@ kineto_header(struct kineto *k, const char *name)
 	if (mid) {
 		cJSON *seeded = cJSON_AddObjectToObject(src, "seeded");
 
-		cJSON_AddNumberToObject(seeded, "allocs", 0);
+		cJSON_AddNumberToObject(seeded, "allocs", (double)k->nseeds);
 		cJSON_AddNumberToObject(seeded, "segments", 0);
 		cJSON_AddNumberToObject(seeded, "live_before", k->live_before);
 		cJSON_AddNumberToObject(seeded, "frees_of_earlier_blocks", (double)k->orphans);
-		cJSON_AddStringToObject(seeded, "unknown", "what was allocated before the "
-		    "profile began: its bytes were live throughout, and are not in the numbers");
+		cJSON_AddStringToObject(seeded, "unknown", "when, and in what segments, the "
+		    "blocks live before the profile were allocated: they are seeded at its start");
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
-	} else if (k->peak_reserved > 0) {
-		cJSON *obs = cJSON_AddObjectToObject(hdr, "observed");
-
-		cJSON_AddStringToObject(obs, "allocator", "pytorch-caching");
-		cJSON_AddNumberToObject(obs, "peak_reserved", k->peak_reserved);
 	}
-	/* the second pass follows the live set again from the start */
-	clear(k);
-	k->next_id = 1;
-	k->first_seen = 0;
-	k->orphans = 0;
+	if (k->peak_allocated > 0 || k->peak_reserved > 0) {
+		obs = cJSON_AddObjectToObject(hdr, "observed");
+		cJSON_AddStringToObject(obs, "allocator", "pytorch-caching");
+		if (k->peak_allocated > 0)
+			cJSON_AddNumberToObject(obs, "peak_allocated", k->peak_allocated);
+		/* what was reserved before the profile is not known: only a whole one's */
+		if (!mid && k->peak_reserved > 0)
+			cJSON_AddNumberToObject(obs, "peak_reserved", k->peak_reserved);
+	}
 	return hdr;
 }
 
 int
-kineto_event(struct kineto *k, const cJSON *ev, struct trace_event *out, char **cause)
+kineto_next(struct kineto *k, struct trace_event *out)
 {
-	const cJSON *args, *ts;
-	double addr, bytes;
-	uint64_t id;
-	int d, err;
+	struct mem_event *m;
+	struct addr_id *a;
 
-	if ((args = memory_args(ev, &d)) == NULL || d != k->device)
-		return 0;
-	if ((err = numbers(args, &addr, &bytes, cause)) < 0)
-		return err;
-	if (bytes == 0)
-		return 0;
-	memset(out, 0, sizeof(*out));
-	if (!track(k, args, addr, bytes, &id)) {
-		/* a block from before the profile: a free the engine counts as unknown */
-		out->op = TRACE_FREE;
-		out->id = (uint64_t)TRACE_INT_MAX + 1 - k->orphans;
-	} else if (bytes > 0) {
-		out->op = TRACE_ALLOC;
-		out->id = id;
-		out->size = (uint64_t)bytes;
-		out->addr = (uint64_t)addr;
-		out->flags |= TRACE_HAS_ADDR;
-	} else {
-		out->op = TRACE_FREE;
-		out->id = id;
+	if (k->next_seed < k->nseeds) {
+		*out = k->seeds[k->next_seed++];
+		out->id = k->next_id++;
+		if (out->flags & TRACE_HAS_ADDR) {
+			a = gms_calloc(1, sizeof(*a));
+			a->addr = out->addr;
+			a->id = out->id;
+			HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
+		}
+		return 1;
 	}
-	ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
-	if (cJSON_IsNumber(ts) && fabs(ts->valuedouble) < 9007199254740992.0) {
-		out->t_us = (int64_t)llround(ts->valuedouble);
+	if (k->next >= k->n)
+		return 0;
+	m = &k->ev[k->next++];
+	memset(out, 0, sizeof(*out));
+	HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
+	if (m->bytes > 0) {
+		if (a == NULL) {
+			a = gms_calloc(1, sizeof(*a));
+			a->addr = m->addr;
+			HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
+		}
+		a->id = k->next_id++;
+		out->op = TRACE_ALLOC;
+		out->id = a->id;
+		out->size = (uint64_t)m->bytes;
+		out->addr = m->addr;
+		out->flags |= TRACE_HAS_ADDR;
+	} else if (a != NULL) {
+		out->op = TRACE_FREE;
+		out->id = a->id;
+		HASH_DEL(k->live, a);
+		free(a);
+	} else {
+		/* cannot happen: scan() seeded every block freed before its alloc */
+		out->op = TRACE_FREE;
+		out->id = (uint64_t)TRACE_INT_MAX;
+	}
+	if (m->has_ts) {
+		out->t_us = (int64_t)llround(m->ts);
 		out->flags |= TRACE_HAS_TIME;
 	}
 	return 1;

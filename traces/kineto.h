@@ -16,22 +16,23 @@ struct kineto;
 struct kineto *kineto_new(int device);
 void kineto_free(struct kineto *k);
 
-/* Pass 1: count the [memory] events per device. */
-void kineto_count(struct kineto *k, const cJSON *ev);
-/* After pass 1: fix the device.  0, or GMS_ETRACE with *cause (no such events). */
-int kineto_choose(struct kineto *k, char **cause);
-/* Pass 2: follow the chosen device's live set.  0, or GMS_ETRACE with *cause. */
-int kineto_scan(struct kineto *k, const cJSON *ev, char **cause);
 /*
- * After pass 2: the trace's header (caller owns it): name, source, and
- * either starts_mid_run with what came before, or the observed peak reserved.
- * Resets the live set for pass 3.
+ * One element of "traceEvents": a CUDA [memory] event is counted and kept
+ * (anything else is ignored).  0, or GMS_ETRACE with *cause (its numbers).
+ */
+int kineto_collect(struct kineto *k, const cJSON *ev, char **cause);
+/*
+ * After the last element: fix the device, put its events in the profiler's
+ * order and find what was live before the profile.  0, or GMS_ETRACE with
+ * *cause (no such events).
+ */
+int kineto_choose(struct kineto *k, char **cause);
+/*
+ * The trace's header (caller owns it): name, source, starts_mid_run with
+ * what came before, and the observed peaks.
  */
 cJSON *kineto_header(struct kineto *k, const char *name);
-/*
- * Pass 3: the element as an event of the chosen device.  1 with *out, 0 for
- * an element that is none, or GMS_ETRACE with *cause.
- */
-int kineto_event(struct kineto *k, const cJSON *ev, struct trace_event *out, char **cause);
+/* The next event: the seeded blocks, then the device's events.  1 with *out, or 0 at the end. */
+int kineto_next(struct kineto *k, struct trace_event *out);
 
 #endif /* TRACES_KINETO_H */

@@ -9,9 +9,10 @@
  * file of blanks included).
  *
  * A PyTorch profiler trace (Chrome trace JSON with "traceEvents" and no
- * "format") is read here too: its elements go to kineto.c, which keeps the
- * "[memory]" events of one CUDA device; choosing the device and finding what
- * came before the profile take two more passes over the events.
+ * "format") is read here too, in the one pass: an element whose bytes name
+ * "[memory]" is parsed and goes to kineto.c, which keeps the [memory] events
+ * and puts them in order; the others (nearly all of a profile) are only
+ * scanned for their end.
  */
 #include "config.h"
 
@@ -400,20 +401,6 @@ flat_event(struct json_state *st, struct trace_event *ev)
 	return 1;
 }
 
-/* The next element parsed: 1 with *out (caller deletes), 0 after ']', or < 0. */
-static int
-element(struct trace_reader *r, struct json_state *st, cJSON **out, char **cause)
-{
-	int rc;
-
-	*out = NULL;
-	if ((rc = element_raw(r, st, cause)) <= 0)
-		return rc;
-	if ((rc = parse(r, st, &st->ev_at, out, cause)) < 0)
-		return rc;
-	return 1;
-}
-
 /* Back to just inside the events array: plain files seek, gzip'd ones are read again. */
 static int
 rewind_events(struct trace_reader *r, struct json_state *st, char **cause)
@@ -429,29 +416,19 @@ rewind_events(struct trace_reader *r, struct json_state *st, char **cause)
 }
 
 /*
- * A profiler trace, once its other keys are read (hdr): pass 1 counted the
- * [memory] events (done while skipping "traceEvents"); choose the device,
- * pass 2 finds what came before the profile; the header replaces hdr.
+ * A profiler trace, once its other keys are read (hdr): its [memory] events
+ * were collected while reading "traceEvents"; choose the device, put them in
+ * order; the header replaces hdr.
  */
 static int
 kineto_open(struct trace_reader *r, struct json_state *st, cJSON **hdr, char **cause)
 {
 	const cJSON *props, *p;
 	char name[256], *dot;
-	cJSON *ev, *h;
+	cJSON *h;
 	int rc;
 
 	if ((rc = kineto_choose(st->k, cause)) < 0)
-		return rc;
-	if ((rc = rewind_events(r, st, cause)) < 0)
-		return rc;
-	while ((rc = element(r, st, &ev, cause)) == 1) {
-		rc = kineto_scan(st->k, ev, cause);
-		cJSON_Delete(ev);
-		if (rc < 0)
-			return rc;
-	}
-	if (rc < 0)
 		return rc;
 	snprintf(name, sizeof(name), "%s", r->hdr.name);
 	if ((dot = strstr(name, ".json")) != NULL)
@@ -478,6 +455,34 @@ kineto_open(struct trace_reader *r, struct json_state *st, cJSON **hdr, char **c
 	cJSON_Delete(*hdr);
 	*hdr = h;
 	return 0;
+}
+
+/*
+ * The elements of "traceEvents" (st just inside its '['): those that name
+ * "[memory]" parsed and collected, the rest passed over.  0 or < 0.
+ */
+static int
+kineto_elements(struct trace_reader *r, struct json_state *st, char **cause)
+{
+	static const char tag[] = "\"[memory]\"";
+	cJSON *v;
+	char *why = NULL;
+	int rc;
+
+	while ((rc = element_raw(r, st, cause)) == 1) {
+		if (memmem(st->val, st->vlen, tag, sizeof(tag) - 1) == NULL)
+			continue;
+		if ((rc = parse(r, st, &st->ev_at, &v, cause)) < 0)
+			return rc;
+		rc = kineto_collect(st->k, v, &why);
+		cJSON_Delete(v);
+		if (rc < 0) {
+			rc = at(r, &st->ev_at, cause, why);
+			free(why);
+			return rc;
+		}
+	}
+	return rc;
 }
 
 static int
@@ -540,12 +545,7 @@ json_open(struct trace_reader *r, char **cause)
 			st->events = st->p;
 			has_events = 1;
 			st->k = kineto_new(r->opts.device);
-			while ((err = element(r, st, &v, cause)) == 1) {
-				kineto_count(st->k, v);
-				cJSON_Delete(v);
-			}
-			v = NULL;
-			if (err < 0)
+			if ((err = kineto_elements(r, st, cause)) < 0)
 				goto fail;
 		} else if (strcmp(key->valuestring, "events") == 0 && c == '[' && !has_events) {
 			advance(st, 1);
@@ -605,7 +605,7 @@ json_open(struct trace_reader *r, char **cause)
 		err = gms_fail(cause, GMS_ETRACE, "\"events\" is not an array");
 		goto fail_unlocated;
 	}
-	if ((err = rewind_events(r, st, cause)) < 0)
+	if (st->k == NULL && (err = rewind_events(r, st, cause)) < 0)
 		goto fail;
 	st->opened = 1;
 	return 0;
@@ -643,11 +643,8 @@ json_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 				return rc;
 			return trace_event_from_json(st->cur, ev, cause) < 0 ? GMS_ETRACE : 1;
 		}
-		if ((rc = element(r, st, &st->cur, cause)) <= 0)
-			return rc;
-		/* a profiler trace: only the chosen device's [memory] events are events */
-		if ((rc = kineto_event(st->k, st->cur, ev, cause)) != 0)
-			return rc;
+		/* a profiler trace: its device's [memory] events, held in order */
+		return kineto_next(st->k, ev);
 	}
 }
 

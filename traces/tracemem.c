@@ -178,6 +178,22 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 	return 0;
 }
 
+static int
+ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), m = strlen(tail);
+
+	return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+int
+trace_mem_worth(const char *path)
+{
+	return strcmp(path, "-") == 0 || ends_with(path, ".pickle") ||
+	    ends_with(path, ".pickle.gz") || ends_with(path, ".pt.trace.json") ||
+	    ends_with(path, ".pt.trace.json.gz");
+}
+
 size_t
 trace_mem_count(const struct trace_mem *m)
 {

@@ -15,6 +15,14 @@
 struct trace_mem;
 
 /* Read path whole.  Returns 0, or a GMS_E* code with a located *cause. */
+/*
+ * Whether a second pass over path is better made from memory: formats whose
+ * reader holds the events anyway (a snapshot pickle, a profiler trace, by
+ * their names), where reading the file again costs the whole parse again.
+ * Standard input ("-") too: it cannot be read twice.
+ */
+int trace_mem_worth(const char *path);
+
 int trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem **out,
     char **cause);
 size_t trace_mem_count(const struct trace_mem *m);

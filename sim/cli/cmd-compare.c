@@ -78,7 +78,7 @@ cmd_compare(struct cli_args *a)
 		goto out;
 	/* --by-site reads the trace again: standard input is held for it */
 	cli_trace_opts(a, &topts);
-	if (by_site && strcmp(a->argv[0], "-") == 0 &&
+	if (by_site && trace_mem_worth(a->argv[0]) &&
 	    (err = trace_mem_load(a->argv[0], &topts, &mem, &cause)) < 0) {
 		cli_error("%s", cause);
 		rc = gms_exit_code(err);

@@ -77,7 +77,7 @@ cmd_info(struct cli_args *a)
 	attrib_init(&at);
 	w.path = a->argv[0];
 	/* the live peak's sites take a second walk: standard input is held for it */
-	if (strcmp(w.path, "-") == 0 && (rc = trace_mem_load(w.path, &topts, &mem, &cause)) < 0)
+	if (trace_mem_worth(w.path) && (rc = trace_mem_load(w.path, &topts, &mem, &cause)) < 0)
 		goto fail;
 	w.mem = mem;
 	if ((rc = run_walk(&w, &res, &cause)) < 0)

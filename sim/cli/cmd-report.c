@@ -93,7 +93,7 @@ cmd_report(struct cli_args *a)
 		goto out;
 	n = pols.n;
 	cli_trace_opts(a, &topts);
-	if (strcmp(a->argv[0], "-") == 0 &&
+	if (trace_mem_worth(a->argv[0]) &&
 	    (err = trace_mem_load(a->argv[0], &topts, &mem, &cause)) < 0) {
 		cli_error("%s", cause);
 		rc = gms_exit_code(err);

@@ -67,7 +67,7 @@ cmd_run(struct cli_args *a)
 	timeline_init(&tl, (size_t)a->v[OPT_POINTS].n);
 	attrib_init(&at);
 	/* --by-site reads the trace twice: standard input is held for it */
-	if (by_site && strcmp(spec.path, "-") == 0) {
+	if (by_site && trace_mem_worth(spec.path)) {
 		cli_trace_opts(a, &topts);
 		if ((err = trace_mem_load(spec.path, &topts, &mem, &cause)) < 0) {
 			cli_error("%s", cause);
