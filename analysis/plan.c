@@ -316,6 +316,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	size_t i;
 
 	rep->trace = hdr->name;
+	rep->recorded_conf = run_recorded_conf(hdr);
 	/* every policy without a limit, at once; the live peak, the floor of every
 	   search, is any whole run's (an ideal run when none is whole) */
 	c.rc0 = gms_calloc(rep->npols + 1, sizeof(*c.rc0));
@@ -430,6 +431,14 @@ plan_text(const struct plan_report *rep)
 		return gms_strdup("(out of memory)\n");
 	for (i = 0; i < rep->npols; i++)
 		width = GMS_MAX(width, strlen(rep->pols[i].label));
+	for (i = 0; rep->recorded_conf != NULL && i < rep->npols; i++)
+		if (rep->pols[i].ops == &policy_caching &&
+		    policy_opt(&(struct policy_args){ .opts = rep->pols[i].opts,
+		    .nopts = rep->pols[i].nopts }, "alloc_conf") == NULL) {
+			fprintf(f, "%s: recorded with PYTORCH_CUDA_ALLOC_CONF=%s, which %s simulates "
+			    "(as recorded)\n", rep->trace, rep->recorded_conf, rep->pols[i].label);
+			break;
+		}
 	fprintf(f, "%s: peak live %s; a GPU's memory less %s of context\n\n", rep->trace,
 	    SZ(rep->peak_live), SZ(rep->overhead));
 	fprintf(f, "  smallest capacity that fits, to 2 MiB\n");

@@ -60,6 +60,8 @@ struct plan_report {
 	struct plan_cell *cells;	/* [gpu * npols + policy] */
 	size_t placements;		/* > 1: min_every under that many placements */
 	int no_probes;			/* skip the probes above each minimum */
+	const char *recorded_conf;	/* out: the recording's settings, which a
+					   caching policy given none simulates */
 };
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);

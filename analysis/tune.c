@@ -403,11 +403,30 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 		rep->bfc_min_limit = b.l.found[0];
 		rep->bfc_min_prealloc = b.l.found[1];
 	}
+	/* the setting the job ran with is the baseline the others improve on */
+	if (run_recorded_conf(hdr) != NULL && s.n < MAX_CANDS) {
+		const char *rc = run_recorded_conf(hdr);
+		struct policy_kv kv = { "alloc_conf", rc };
+		struct batch_job job = { .spec = { .mem = m, .policy = &policy_caching,
+		    .opts = &kv, .nopts = 1, .capacity = capacity } };
+
+		if (find(&s, rc) == NULL && strlen(rc) < sizeof(s.cands[0].conf)) {
+			batch_run_one(&job);
+			snprintf(s.cands[s.n].conf, sizeof(s.cands[0].conf), "%s", rc);
+			s.cands[s.n].err = job.err;
+			if (job.err == 0)
+				s.cands[s.n].res = job.out.res;
+			s.n++;
+			batch_free(&job, 1);
+		}
+		rep->recorded = find(&s, rc) != NULL;
+	}
 	qsort(s.cands, s.n, sizeof(*s.cands), cmp_cands);
 	rep->cands = s.cands;
 	rep->ncands = s.n;
 	for (i = 0; i < s.n; i++) {
-		if (s.cands[i].conf[0] == '\0')
+		if (rep->recorded ? strcmp(s.cands[i].conf, run_recorded_conf(hdr)) == 0 :
+		    s.cands[i].conf[0] == '\0')
 			rep->default_index = i;
 		if (s.cands[i].err == 0)
 			rep->peak_live = s.cands[i].res.peak_live;
@@ -465,14 +484,19 @@ tune_json(const struct tune_report *rep)
 		cJSON_AddNullToObject(o, "capacity");
 	cJSON_AddNumberToObject(o, "peak_live", (double)rep->peak_live);
 	cJSON_AddNumberToObject(o, "tried", (double)rep->ncands);
+	if (rep->recorded)
+		cJSON_AddStringToObject(o, "recorded_alloc_conf", def->conf);
+	else
+		cJSON_AddNullToObject(o, "recorded_alloc_conf");
 	if (best != NULL && fits(best)) {
 		rec = cJSON_AddObjectToObject(o, "recommended");
 		cJSON_AddStringToObject(rec, "PYTORCH_CUDA_ALLOC_CONF", best->conf);
 		cJSON_AddNumberToObject(rec, "peak_reserved", (double)best->res.peak_reserved);
 		if (def != NULL && def->err == 0)
-			cJSON_AddNumberToObject(rec, "default_peak_reserved",
-			    (double)def->res.peak_reserved);
-		cJSON_AddBoolToObject(rec, "default_fits", def != NULL && fits(def));
+			cJSON_AddNumberToObject(rec, rep->recorded ? "recorded_peak_reserved" :
+			    "default_peak_reserved", (double)def->res.peak_reserved);
+		cJSON_AddBoolToObject(rec, rep->recorded ? "recorded_fits" : "default_fits",
+		    def != NULL && fits(def));
 	} else {
 		cJSON_AddNullToObject(o, "recommended");
 	}
@@ -520,27 +544,31 @@ tune_text(const struct tune_report *rep)
 {
 	const struct tune_candidate *best = rep->ncands ? &rep->cands[0] : NULL;
 	const struct tune_candidate *def = rep->ncands ? &rep->cands[rep->default_index] : NULL;
-	char *out = NULL, result[64];
+	char *out = NULL, result[64], base[256];
 	size_t len = 0, i, shown, width;
 	FILE *f = open_memstream(&out, &len);
 
 	if (f == NULL)
 		return gms_strdup("(out of memory)\n");
-	fprintf(f, "%s: capacity %s, peak live %s; %zu PyTorch settings tried\n\n", rep->trace,
+	fprintf(f, "%s: capacity %s, peak live %s; %zu PyTorch settings tried\n", rep->trace,
 	    rep->capacity ? SZ(rep->capacity) : "unlimited", SZ(rep->peak_live), rep->ncands);
+	if (rep->recorded)
+		fprintf(f, "recorded with PYTORCH_CUDA_ALLOC_CONF=%s: the baseline\n", def->conf);
+	fputc('\n', f);
+	snprintf(base, sizeof(base), "%s", rep->recorded ? "the recorded setting" : "the default");
 	if (best != NULL && fits(best)) {
 		fprintf(f, "  PYTORCH_CUDA_ALLOC_CONF=%s\n\n", best->conf[0] ? best->conf : "\"\"  (the default)");
 		fprintf(f, "  peak reserved %s", SZ(best->res.peak_reserved));
 		if (def != NULL && fits(def) && def != best && def->res.peak_reserved > best->res.peak_reserved)
-			fprintf(f, ", %s (%.1f%%) less than the default's %s",
+			fprintf(f, ", %s (%.1f%%) less than %s's %s",
 			    SZ(def->res.peak_reserved - best->res.peak_reserved),
 			    pct(def->res.peak_reserved - best->res.peak_reserved, def->res.peak_reserved),
-			    SZ(def->res.peak_reserved));
+			    base, SZ(def->res.peak_reserved));
 		else if (def != NULL && !fits(def))
-			fprintf(f, "; the default runs out of memory at event %llu",
+			fprintf(f, "; %s runs out of memory at event %llu", base,
 			    (unsigned long long)def->res.oom.event);
 		else if (def == best)
-			fprintf(f, ": the default is best");
+			fprintf(f, ": %s is best", base);
 		fprintf(f, "\n  %.1f%% over ideal (the live peak); %llu device allocations, %llu frees\n",
 		    rep->peak_live ? pct(best->res.peak_reserved - GMS_MIN(best->res.peak_reserved,
 		    rep->peak_live), rep->peak_live) : 0.0,

@@ -38,7 +38,10 @@ struct tune_report {
 	uint64_t peak_live;
 	struct tune_candidate *cands;	/* every setting tried, best first */
 	size_t ncands;
-	size_t default_index;		/* the default setting among cands */
+	size_t default_index;		/* the baseline among cands: the recording's
+					   settings (recorded set), else the default */
+	int recorded;			/* the trace records the settings it ran
+					   under, and they are not the default */
 	struct tune_bfc bfc[3];		/* growth TF, growth JAX, preallocate */
 	uint64_t bfc_min_limit;		/* smallest BFC growth limit that fits (2 MiB
 					   steps), 0 if none up to the capacity */

@@ -58,6 +58,16 @@ is "$(sed -n 2p "$TMP/out")" \
 gms compare "$U/set-expandable.pickle.gz" --policies=caching,grow-only
 grep -q '^  caching alloc_conf=expandable_segments:True (as recorded) ' "$TMP/out"
 ok $? "compare: the recorded setting is the caching row"
+gms tune "$U/set-gcsplit.pickle.gz"
+grep -q '^recorded with PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6,max_split_size_mb:128: the baseline$' "$TMP/out"
+ok $? "tune: the recorded setting is the baseline"
+grep -q "less than the recorded setting's" "$TMP/out"
+ok $? "tune: what it saves is against the recorded setting"
+gms tune "$U/set-gcsplit.pickle.gz" --format=json
+is "$(json_top recorded_alloc_conf)" '"garbage_collection_threshold:0.6,max_split_size_mb:128"' "tune JSON: recorded_alloc_conf"
+gms plan "$U/set-expandable.pickle.gz" --policy=caching
+is "$(head -n 1 "$TMP/out")" "set-expandable: recorded with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, which caching simulates (as recorded)" \
+    "plan says caching runs the recorded setting"
 gms run "$U/api-settings.pickle.gz" --format=json
 is "$(json_in options alloc_conf) $(simulated)" "\"expandable_segments:True\" $(stats set-expandable)" \
     "settings set from Python (the variable empty): rebuilt from allocator_settings' values, and reproduced"
