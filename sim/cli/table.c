@@ -20,8 +20,8 @@ static const char *const by[] = { "balanced", "memory", NULL };
 
 const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_DEVICE] = { OPT_DEVICE, 0, "device", "n", K_INDEX,
-	    "PyTorch snapshots: the device whose trace to read (default: the one with "
-	    "the most entries)", .max = 4096 },
+	    "PyTorch snapshots and profiles: the device to read (default: the one that "
+	    "holds memory; a snapshot with several is refused, listing them)", .max = 4096 },
 	[OPT_UNKNOWN_FREES] = { OPT_UNKNOWN_FREES, 0, "unknown-frees", "error|warn", K_CHOICE,
 	    "frees of ids the trace never allocated: an error, or counted and warned "
 	    "about, for traces that start mid-run (default: error, or warn when the trace "
@@ -48,7 +48,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "<policy>.<key>=<value> for one (repeatable)", .repeat = 1 },
 	[OPT_ALLOC_CONF] = { OPT_ALLOC_CONF, 0, "alloc-conf", "conf", K_STRING,
 	    "caching: PYTORCH_CUDA_ALLOC_CONF settings, e.g. "
-	    "expandable_segments:True,max_split_size_mb:128", .complete = "conf" },
+	    "expandable_segments:True,max_split_size_mb:128 (default: those a snapshot "
+	    "recorded; --alloc-conf= for PyTorch's defaults)", .complete = "conf" },
 	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded", K_CHOICE,
 	    "where new segments land: the model of the CUDA driver's rules measured on "
 	    "the H200 (doc/placement.md; 'driver' is another name for it), or the "
@@ -302,7 +303,13 @@ const struct cli_command cli_commands[] = {
 	  "When the trace says what the recording allocator did (PyTorch snapshots, RMM "
 	  "logs, converted traces), the report compares the simulation with it. An "
 	  "incomplete trace (a snapshot that starts mid-run, one with no history, a log "
-	  "cut short) is said so in every output, with how it bounds the numbers.",
+	  "cut short) is said so in every output, with how it bounds the numbers.\n\n"
+	  "A recording runs as it was recorded: a snapshot's allocator settings are the "
+	  "caching policy's (said on its policy line, \"as recorded\"); one dumped at or "
+	  "after its OOM replays the request that failed and is marked CUT SHORT BY ITS OUT "
+	  "OF MEMORY; one that reached a memory limit (its OOM, its retries) says the "
+	  "interval the limit lay in, and a --capacity inside it is compared with the "
+	  "recording.",
 	  "gpumemsim run traces/resnet50-train-b32.json --policy=caching --capacity=3GiB\n"
 	  "# the same job under PyTorch's expandable segments, as JSON:\n"
 	  "gpumemsim run traces/resnet50-train-b32.json --policy 'caching "
@@ -611,11 +618,17 @@ const char cli_manual_more[] =
     "logs (.csv), each optionally gzip'd, from a file or standard input ('-'). "
     "traces/FORMAT.md in the source is the native format's specification.\n\n"
     "An incomplete trace is read and said to be so in every report (a line STARTS "
-    "MID-RUN, NO HISTORY or CUT SHORT in text, the key incomplete in JSON, the title "
-    "of a plot): a snapshot recorded with a bounded max_entries or after the job "
-    "started is seeded from its segments at the dump, so its peaks are lower bounds; "
-    "one with no history describes the moment of the dump; an RMM log cut off by a "
-    "dying job is read to its last complete row.\n"
+    "MID-RUN, NO HISTORY, CUT SHORT or CUT SHORT BY ITS OUT OF MEMORY in text, the key "
+    "incomplete in JSON, the title of a plot): a snapshot recorded with a bounded "
+    "max_entries or after the job started is seeded from its segments at the dump, so "
+    "its peaks are lower bounds; one with no history describes the moment of the dump; "
+    "a profile of a window of the job seeds what was live before it; a snapshot dumped "
+    "at its OOM ends with the request that failed (replayed, never freed); an RMM log "
+    "cut off by a dying job is read to its last complete row.\n\n"
+    "A snapshot's own settings (allocator_settings, PyTorch 2.9 and later) are the "
+    "caching policy's unless --alloc-conf or alloc_conf= says otherwise; a profiler "
+    "trace's [memory] events are read in the profiler's order (ts, then Ev Idx), of one "
+    "CUDA device.\n"
     "== BAD INPUT\n"
     "Whatever the input, gpumemsim does not crash, hang or answer wrongly in silence: "
     "a file it cannot read correctly is refused with exit 3 and a message naming the "
