@@ -46,7 +46,7 @@ report_observed(const struct report_run *run, struct report_observed_key *keys,
 	if (obs == NULL)
 		return -1;
 	*all_match = r->segment_mismatches == 0;
-	for (i = 0; i < REPORT_OBSERVED_KEYS; i++) {
+	for (i = 0; i < REPORT_OBSERVED_KEYS - 1; i++) {
 		it = cJSON_GetObjectItemCaseSensitive(obs, cand[i].key);
 		if (!cJSON_IsNumber(it) || it->valuedouble < 0)
 			continue;
@@ -55,6 +55,13 @@ report_observed(const struct report_run *run, struct report_observed_key *keys,
 		keys[n].observed = (uint64_t)it->valuedouble;
 		if (keys[n].simulated != keys[n].observed)
 			*all_match = 0;
+		n++;
+	}
+	/* a recording that ran out: the simulation must run out at the same event */
+	if (r->recorded_ooms > 0 && r->oomed && r->oom.event != r->recorded_oom_event) {
+		keys[n] = (struct report_observed_key){ "oom_event", r->oom.event,
+		    r->recorded_oom_event };
+		*all_match = 0;
 		n++;
 	}
 	return n;

@@ -37,7 +37,7 @@ struct report_observed_key {
 	uint64_t simulated;
 	uint64_t observed;
 };
-#define REPORT_OBSERVED_KEYS 6
+#define REPORT_OBSERVED_KEYS 7
 
 /*
  * Compare the trace's "observed" object with the run: fills keys[] with the

@@ -107,6 +107,16 @@ gms check "$U/oom-observer.pickle.gz" --max-peak-reserved=1GiB --format=json
 grep -q '"ends_in_oom":	true' "$TMP/out"
 ok $? "check --format=json marks it too"
 
+# A run that runs out elsewhere than the recording did is not a reproduction.
+printf '%s\n' '{"format":"gpumemsim-trace","version":1,"name":"o","ends_in_oom":true,"observed":{"limit_min":4194304,"limit_max":6291455,"ooms":1}}' \
+    '{"op":"alloc","id":1,"size":3000000}' '{"op":"oom","id":2,"size":4194304,"stream":0,"at":"x.py:1 f"}' >"$TMP/o.jsonl"
+gms run "$TMP/o.jsonl" --capacity=5MiB --policy=ideal
+grep -q '^observed (recording allocator, as recorded): reproduced exactly' "$TMP/out"
+ok $? "native oom with its request: ideal runs out at the recorded event (1), reproduced"
+gms run "$TMP/o.jsonl" --capacity=5MiB
+grep -q '^  oom_event       simulated 0, observed 1$' "$TMP/out"
+ok $? "caching runs out at event 0 (a 20 MiB segment): the OOM event differs, NOT reproduced"
+
 # 3. A limited job: the limit's interval from the recording itself.
 for k in lim-default-k4 lim-gcsplit-k4 oom-observer; do
 	lim=$(fact $k limit)
