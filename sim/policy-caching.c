@@ -45,6 +45,7 @@
 #include "sim/objpool.h"
 #include "sim/policy.h"
 #include "sim/sizeclass.h"
+#include "traces/trace.h"
 
 /* A remainder above this is split off a large-pool block (strictly above). */
 #define LARGE_SPLIT_REMAINDER GMS_MiB
@@ -460,6 +461,19 @@ release_expandable_segment(struct caching *c, struct cblock *b)
 
 /* --- memory back to the device ------------------------------------------- */
 
+/*
+ * A block of a CUDA graph's private pool (trace.h): the graph may replay
+ * into it at any time, so PyTorch frees none of its memory while the graph
+ * lives (release_cached_blocks frees only pools whose graphs are gone, and
+ * garbage collection looks at the ordinary pool alone).  A trace says when
+ * a pool's graph is gone nowhere, so private pools are kept to the end.
+ */
+static int
+private_pool(const struct cblock *b)
+{
+	return trace_stream_pool(b->stream) > 0;
+}
+
 /* release_blocks(): every unsplit segment back; expandable ones unmapped. */
 static void
 release_blocks(struct caching *c, struct pool *p)
@@ -469,6 +483,8 @@ release_blocks(struct caching *c, struct pool *p)
 
 	for (b = fb_block(fb_first(&p->blocks)); b != NULL; b = next) {
 		next = free_next(p, b);
+		if (private_pool(b))
+			continue;
 		if (b->seg->expandable) {
 			if (n == cap)
 				to_unmap = gms_realloc(to_unmap, (cap = cap ? cap * 2 : 16) * sizeof(*to_unmap));
@@ -549,7 +565,7 @@ garbage_collect(struct caching *c)
 		return;
 	target = reserved - threshold;
 	for (b = fb_block(fb_first(&p->blocks)); b != NULL; b = free_next(p, b))
-		if (releasable(c, b)) {
+		if (releasable(c, b) && !private_pool(b)) {
 			total_age += (uint64_t)(int)(p->lookups - b->gc_base);
 			count++;
 		}
@@ -559,7 +575,7 @@ garbage_collect(struct caching *c)
 		for (b = fb_block(fb_first(&p->blocks)); b != NULL; b = next) {
 			next = free_next(p, b);
 			age = (uint64_t)(int)(p->lookups - b->gc_base);
-			if (releasable(c, b) && (double)age >= avg) {
+			if (releasable(c, b) && !private_pool(b) && (double)age >= avg) {
 				freed = 1;
 				reclaimed += b->size;
 				total_age -= age;

@@ -143,6 +143,25 @@ gms run "$U/lim-default-k4.pickle.gz" --capacity=2GiB
 grep -q "not this capacity, so not comparable" "$TMP/out"
 ok $? "a capacity outside the interval is not compared"
 
+# 4. CUDA graphs: private pools, from the dump's segment_pool_id.
+for k in graphs compile-ro; do
+	for p in model recorded; do
+		gms run "$U/$k.pickle.gz" --placement=$p --format=json
+		is "$(simulated) $(json_in observed matches)" "$(stats $k) true" \
+		    "$k ($p placement): memory_stats()'s numbers and every segment, its graphs' pools kept apart"
+	done
+done
+"$GPUMEMSIM" convert "$U/graphs.pickle.gz" "$TMP/g.jsonl"
+is "$(grep -c '"pool":1' "$TMP/g.jsonl") $(grep -c '"pool":2' "$TMP/g.jsonl")" "$(cat "$U/graphs.pools.txt")" \
+    "graphs: the blocks of g1 and g2's shared pool, and of g3's, as Python reads the dump's segments"
+gms run "$TMP/g.jsonl" --format=json
+is "$(simulated)" "$(stats graphs)" "the pools survive conversion to the native format"
+sed 's/,"pool":[0-9]*//' "$TMP/g.jsonl" >"$TMP/nopool.jsonl"
+gms run "$TMP/nopool.jsonl" --format=json
+is "$(json_in observed matches)" false "without the pools the simulation does not reproduce the graphs job"
+is "$("$GPUMEMSIM" convert "$U/graphs.pickle.gz" - | head -n 1 | sed -n 's/.*"graph_pools":\([0-9]*\).*/\1/p')" 2 \
+    "two private pools (g1 with g2, g3)"
+
 # 5. empty_cache(): the releases' frames say who asked.
 gms run "$U/emptycache-server.pickle.gz" --format=json
 is "$(simulated) $(json_in observed matches)" "$(stats emptycache-server) true" \

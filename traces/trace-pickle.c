@@ -613,9 +613,121 @@ limit_event(struct limit_scan *l, int kind, uint64_t size, int empty_cache)
 	}
 }
 
+/*
+ * CUDA graphs' private pools, from the dump: its segments say which pool
+ * each belongs to (segment_pool_id, (0, 0) the ordinary one), and a block
+ * allocated inside one of a private pool's segments was allocated into that
+ * pool (during a capture, or a replay's output), if allocated after the
+ * segment was reserved: the address may have held an ordinary segment before.
+ * Pools are numbered from 1 in the dump's order (trace.h).  A private segment
+ * released before the dump is not known: its blocks count as the ordinary
+ * pool's.
+ */
+struct pool_seg {
+	uint64_t addr, size;
+	unsigned pool;
+	size_t since;		/* the trace entry that reserved it (its last
+				   segment_alloc there), 0 when before the trace */
+};
+
+struct pools {
+	struct pool_seg *seg;
+	size_t n;
+	int64_t id[TRACE_POOL_MAX][2];
+	unsigned nids;
+};
+
+static int
+cmp_pool_seg(const void *a, const void *b)
+{
+	const struct pool_seg *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void
+pools_scan(const struct pk_val *segments, int64_t device, struct pools *pl)
+{
+	const struct pk_val *seg, *pid, *d, *addr, *size;
+	int64_t a, b;
+	unsigned k;
+	size_t i;
+
+	for (i = 0; i < pk_len(segments); i++) {
+		seg = pk_item(segments, i);
+		d = pk_get(seg, "device");
+		pid = pk_get(seg, "segment_pool_id");
+		addr = pk_get(seg, "address");
+		size = pk_get(seg, "total_size");
+		if ((pk_is(d, PK_INT) && d->u.i != device) || !pk_is(pid, PK_TUPLE) ||
+		    pk_len(pid) != 2 || !pk_is(pk_item(pid, 0), PK_INT) ||
+		    !pk_is(pk_item(pid, 1), PK_INT) || !pk_is(addr, PK_INT) || !pk_is(size, PK_INT) ||
+		    addr->u.i < 0 || size->u.i <= 0 || size->u.i > TRACE_SIZE_MAX ||
+		    addr->u.i > TRACE_INT_MAX)
+			continue;
+		a = pk_item(pid, 0)->u.i;
+		b = pk_item(pid, 1)->u.i;
+		if (a == 0 && b == 0)
+			continue;
+		for (k = 0; k < pl->nids && (pl->id[k][0] != a || pl->id[k][1] != b); k++)
+			;
+		if (k == pl->nids) {
+			if (pl->nids == TRACE_POOL_MAX)
+				continue;	/* more pools than a trace can name: the ordinary one */
+			pl->id[pl->nids][0] = a;
+			pl->id[pl->nids++][1] = b;
+		}
+		pl->seg = gms_realloc(pl->seg, (pl->n + 1) * sizeof(*pl->seg));
+		pl->seg[pl->n++] = (struct pool_seg){ (uint64_t)addr->u.i, (uint64_t)size->u.i, k + 1, 0 };
+	}
+	if (pl->n > 0)
+		qsort(pl->seg, pl->n, sizeof(*pl->seg), cmp_pool_seg);
+}
+
+static struct pool_seg *
+pool_seg_at(const struct pools *pl, uint64_t addr)
+{
+	size_t lo = 0, hi = pl->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pl->seg[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr - pl->seg[lo - 1].addr >= pl->seg[lo - 1].size)
+		return NULL;
+	return &pl->seg[lo - 1];
+}
+
+/* When each private segment was reserved: the last segment_alloc at its address. */
+static void
+pools_since(const struct pk_val *tr, struct pools *pl)
+{
+	struct pool_seg *ps;
+	struct entry en;
+	size_t i;
+
+	for (i = 0; pl->n > 0 && i < pk_len(tr); i++)
+		if (read_entry(pk_item(tr, i), i, &en, NULL) == 0 && en.kind == 2 &&
+		    (ps = pool_seg_at(pl, en.addr)) != NULL && ps->addr == en.addr)
+			ps->since = i;
+}
+
+/* The private pool a block allocated at addr by trace entry i belongs to, or 0. */
+static unsigned
+pool_of(const struct pools *pl, uint64_t addr, size_t i)
+{
+	const struct pool_seg *ps = pool_seg_at(pl, addr);
+
+	return ps != NULL && i >= ps->since ? ps->pool : 0;
+}
+
 /* Second pass: the seeds, then the trace's entries as events. */
 static void
-emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct limit_scan *lim)
+emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct limit_scan *lim,
+    const struct pools *pl)
 {
 	struct addr_id *live = NULL, *a;
 	struct pevent *pe;
@@ -645,6 +757,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		pe->ev.addr = sc->seed[i].addr;
 		pe->ev.size = sc->seed[i].size;
 		pe->ev.flags = TRACE_HAS_ADDR;
+		pe->ev.stream = trace_pool_stream(pool_of(pl, pe->ev.addr, 0), 0);
 		pe->at = frame_at(sc->seed[i].frames);
 		pe->ev.at = pe->at;
 		map_add(&live, sc->seed[i].addr, id++, 0);
@@ -680,7 +793,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 			pe->ev.id = id;
 			map_add(&live, en.addr, id++, 0);
 			pe->ev.addr = en.addr;
-			pe->ev.stream = en.stream;
+			pe->ev.stream = trace_pool_stream(pool_of(pl, en.addr, i), en.stream);
 			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
 			pe->at = frame_at(en.frames);
 			pe->ev.at = pe->at;
@@ -971,6 +1084,7 @@ pickle_open(struct trace_reader *r, char **cause)
 	const struct pk_val *root, *traces, *tr, *settings, *conf, *segments;
 	struct scan sc = { 0 };
 	struct limit_scan lim = { 0 };
+	struct pools pools = { 0 };
 	struct pickle *pk = NULL;
 	cJSON *hdr, *src, *acts, *seeded;
 	char *why = NULL, name[256], *dot;
@@ -1044,7 +1158,10 @@ pickle_open(struct trace_reader *r, char **cause)
 		lim.expandable = (pk_is(ex, PK_BOOL) && ex->u.i) ||
 		    (pk_is(cs, PK_STR) && strstr(cs->u.str.s, "expandable_segments:True") != NULL);
 	}
-	emit(st, tr, &sc, &lim);
+	pools_scan(segments, device, &pools);
+	pools_since(tr, &pools);
+	emit(st, tr, &sc, &lim, &pools);
+	free(pools.seg);
 	/* entries that become events; a lone "snapshot" entry is no history */
 	for (kind = 0; kind < KIND_KEPT; kind++)
 		history |= sc.counts[kind] > 0;
@@ -1090,6 +1207,8 @@ pickle_open(struct trace_reader *r, char **cause)
 	}
 	if (sc.empty_caches > 0)
 		cJSON_AddNumberToObject(src, "empty_cache_inferred", (double)sc.empty_caches);
+	if (pools.nids > 0)
+		cJSON_AddNumberToObject(src, "graph_pools", (double)pools.nids);
 	{
 		cJSON *dump = cJSON_AddObjectToObject(src, "dump");
 

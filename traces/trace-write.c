@@ -158,7 +158,9 @@ trace_event_to_json(const struct trace_event *ev)
 	case TRACE_ALLOC:
 		cJSON_AddNumberToObject(o, "id", (double)ev->id);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
-		cJSON_AddNumberToObject(o, "stream", (double)ev->stream);
+		cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
+		if (trace_stream_pool(ev->stream) > 0)
+			cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
 		if (ev->flags & TRACE_HAS_ADDR)
 			cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		if (ev->at != NULL)
@@ -175,7 +177,9 @@ trace_event_to_json(const struct trace_event *ev)
 			cJSON_AddNumberToObject(o, "id", (double)ev->id);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
 		if (ev->flags & TRACE_HAS_ID) {
-			cJSON_AddNumberToObject(o, "stream", (double)ev->stream);
+			cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
+			if (trace_stream_pool(ev->stream) > 0)
+				cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
 			if (ev->at != NULL)
 				cJSON_AddStringToObject(o, "at", ev->at);
 		}
@@ -287,7 +291,9 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 	case TRACE_ALLOC:
 		add_key_num(w, ",\"id\":", (double)ev->id);
 		add_key_num(w, ",\"size\":", (double)ev->size);
-		add_key_num(w, ",\"stream\":", (double)ev->stream);
+		add_key_num(w, ",\"stream\":", (double)trace_stream_base(ev->stream));
+		if (trace_stream_pool(ev->stream) > 0)
+			add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
 		if (ev->flags & TRACE_HAS_ADDR)
 			add_key_num(w, ",\"addr\":", (double)ev->addr);
 		if (ev->at != NULL) {
@@ -307,7 +313,9 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 			add_key_num(w, ",\"id\":", (double)ev->id);
 		add_key_num(w, ",\"size\":", (double)ev->size);
 		if (ev->flags & TRACE_HAS_ID) {
-			add_key_num(w, ",\"stream\":", (double)ev->stream);
+			add_key_num(w, ",\"stream\":", (double)trace_stream_base(ev->stream));
+			if (trace_stream_pool(ev->stream) > 0)
+				add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
 			if (ev->at != NULL) {
 				add_str(w, ",\"at\":");
 				add_json_str(w, ev->at);

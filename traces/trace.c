@@ -125,6 +125,7 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 {
 	const cJSON *opj, *it;
 	const char *op;
+	uint64_t pool;
 	int64_t v;
 	int err, i;
 
@@ -162,6 +163,10 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 		if ((err = get_u64(obj, "id", op, 1, &ev->id, cause)) < 0 ||
 		    (err = get_u64(obj, "size", op, 1, &ev->size, cause)) < 0)
 			return err;
+		if ((err = get_u64_max(obj, "pool", op, 0, TRACE_POOL_MAX, &pool, cause)) < 0)
+			return err;
+		if (err == 0)
+			ev->stream = trace_pool_stream((unsigned)pool, ev->stream);
 		if ((err = get_u64(obj, "addr", op, 0, &ev->addr, cause)) < 0)
 			return err;
 		if (err == 0)
@@ -188,6 +193,10 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 	case TRACE_OOM:
 		if ((err = get_u64(obj, "size", op, 0, &ev->size, cause)) < 0)
 			return err;
+		if ((err = get_u64_max(obj, "pool", op, 0, TRACE_POOL_MAX, &pool, cause)) < 0)
+			return err;
+		if (err == 0)
+			ev->stream = trace_pool_stream((unsigned)pool, ev->stream);
 		if ((err = get_u64(obj, "id", op, 0, &ev->id, cause)) < 0)
 			return err;
 		if (err == 0) {

@@ -45,6 +45,34 @@ int trace_event_equal(const struct trace_event *a, const struct trace_event *b);
 #define TRACE_INT_MAX (((int64_t)1 << 53) - 1)
 #define TRACE_SIZE_MAX ((int64_t)1 << 50)
 
+/*
+ * A CUDA graph's private memory pool (PyTorch's MempoolId): allocations made
+ * into pool N (1..TRACE_POOL_MAX; 0 is the ordinary one) carry it in their
+ * stream, as stream + N * 2^54, so that a policy that files free blocks by
+ * stream never hands one pool's block to another; the native format writes
+ * the two apart ("stream", "pool").
+ */
+#define TRACE_POOL_MAX 255
+#define TRACE_POOL_UNIT ((int64_t)1 << 54)
+
+static inline int64_t
+trace_pool_stream(unsigned pool, int64_t stream)
+{
+	return stream + (int64_t)pool * TRACE_POOL_UNIT;
+}
+
+static inline unsigned
+trace_stream_pool(int64_t key)
+{
+	return key >= TRACE_POOL_UNIT / 2 ? (unsigned)((key + TRACE_POOL_UNIT / 2) / TRACE_POOL_UNIT) : 0;
+}
+
+static inline int64_t
+trace_stream_base(int64_t key)
+{
+	return key - (int64_t)trace_stream_pool(key) * TRACE_POOL_UNIT;
+}
+
 #define TRACE_HAS_ADDR   0x1
 #define TRACE_HAS_TIME   0x2
 #define TRACE_HAS_STREAM 0x4

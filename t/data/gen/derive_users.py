@@ -60,3 +60,25 @@ for seg in s["segments"]:
             if fr["filename"].startswith("/"):
                 fr["filename"] = "C:\\Users\\me" + fr["filename"].replace("/", "\\")
 save("windows", s)
+
+# graphs.pools.txt: how many of graphs' allocations went into each private pool,
+# as Python reads the dump: a block inside a segment whose segment_pool_id is
+# not (0, 0), allocated after that segment's last segment_alloc (the address
+# may have held an ordinary segment before), counted per pool in dump order.
+g = load("graphs")
+tr = g["device_traces"][0]
+segs = [(x["address"], x["total_size"], x["segment_pool_id"]) for x in g["segments"]
+        if x["segment_pool_id"] != (0, 0)]
+order = []
+for _, _, p in segs:
+    if p not in order:
+        order.append(p)
+last = {e["addr"]: i for i, e in enumerate(tr) if e["action"] == "segment_alloc"}
+count = {p: 0 for p in order}
+for i, e in enumerate(tr):
+    if e["action"] == "alloc":
+        for a, n, p in segs:
+            if a <= e["addr"] < a + n and i >= last.get(a, 0):
+                count[p] += 1
+with open(f"{d}/graphs.pools.txt", "w") as f:
+    f.write(" ".join(str(count[p]) for p in order) + "\n")
