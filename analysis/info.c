@@ -52,7 +52,7 @@ note_top(struct info *in, uint64_t index, const struct trace_event *ev)
 		i--;
 	}
 	in->top[i] = (struct info_alloc){ .size = ev->size, .event = index, .id = ev->id,
-	    .stream = ev->stream, .at = ev->at ? gms_strdup(ev->at) : NULL };
+	    .stream = trace_stream_base(ev->stream), .at = ev->at ? gms_strdup(ev->at) : NULL };
 }
 
 void
@@ -70,7 +70,7 @@ info_event(struct info *in, uint64_t index, const struct trace_event *ev)
 	}
 	if (ev->op != TRACE_ALLOC)
 		return;
-	note_stream(in, ev->stream);
+	note_stream(in, trace_stream_base(ev->stream));
 	in->requested_total += ev->size;
 	b = ev->size == 0 ? 0 : (int)sc_log2(ev->size) + 1;
 	in->hist_count[b]++;

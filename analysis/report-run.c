@@ -239,7 +239,9 @@ oom_story(FILE *f, const struct report_run *run)
 
 	fprintf(f, "OUT OF MEMORY at event %llu: a request for %s (%llu B) on stream %lld",
 	    (unsigned long long)r->oom.event, SZ(r->oom.size),
-	    (unsigned long long)r->oom.size, (long long)r->oom.stream);
+	    (unsigned long long)r->oom.size, (long long)trace_stream_base(r->oom.stream));
+	if (trace_stream_pool(r->oom.stream) > 0)
+		fprintf(f, " into CUDA graph pool %u", trace_stream_pool(r->oom.stream));
 	if (r->oom.at)
 		fprintf(f, ", at %s", r->oom.at);
 	fprintf(f, "\n");
