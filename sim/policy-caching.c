@@ -84,6 +84,8 @@ struct cseg {
 	int small;
 	int expandable;
 	uint64_t page;		/* expandable: the mapping granularity */
+	uint64_t rec_addr;	/* adopted: where the recording had it */
+	int adopted;		/* there before the trace began (adopt_segment) */
 	struct cblock *head;	/* the block at addr */
 	RB_ENTRY(cseg) link;
 };
@@ -127,6 +129,8 @@ struct caching {
 	uint64_t cached_free;		/* bytes of free mapped blocks */
 	uint64_t alloc_retries, ooms;
 	struct objpool blocks;		/* struct cblock: no malloc per request */
+	struct cseg **adopted;		/* adopted segments still held, by rec_addr */
+	size_t nadopted;
 };
 
 static int
@@ -286,6 +290,15 @@ seg_new(struct caching *c, uint64_t addr, uint64_t size, int64_t stream, int sma
 static void
 seg_free(struct caching *c, struct cseg *s)
 {
+	size_t i;
+
+	for (i = 0; s->adopted && i < c->nadopted; i++)
+		if (c->adopted[i] == s) {
+			memmove(&c->adopted[i], &c->adopted[i + 1],
+			    (c->nadopted - i - 1) * sizeof(*c->adopted));
+			c->nadopted--;
+			break;
+		}
 	RB_REMOVE(seg_tree, &c->segs, s);
 	free(s);
 }
@@ -663,6 +676,112 @@ caching_alloc(void *state, uint64_t request, int64_t stream, void **handle, uint
 	return 0;
 }
 
+/* --- a trace that starts mid-run: what was there before it ----------------- */
+
+/*
+ * A segment the recording held before the trace began: reserved from the
+ * device (its address is the device's choice; rec_addr is the recording's),
+ * one free block, filed for reuse like any other.
+ */
+static int
+caching_adopt_segment(void *state, uint64_t rec_addr, uint64_t size, int64_t stream)
+{
+	struct caching *c = state;
+	struct cblock *b;
+	struct cseg *s;
+	uint64_t addr;
+	size_t i;
+
+	if (size == 0 || size % SC_MIN_BLOCK != 0)
+		return 0;	/* not a segment PyTorch makes: its blocks go the usual way */
+	if (c->capacity != 0 && c->dev->c.reserved + size > c->capacity)
+		return GMS_EOOM;
+	if (device_reserve(c->dev, size, &addr) < 0)
+		return GMS_EOOM;
+	s = seg_new(c, addr, size, stream, size == SC_SMALL_BUFFER);
+	s->adopted = 1;
+	s->rec_addr = rec_addr;
+	b = objpool_get(&c->blocks);
+	b->addr = addr;
+	b->size = size;
+	b->stream = stream;
+	b->seg = s;
+	b->mapped = 1;
+	s->head = b;
+	free_insert(c, b);
+	c->adopted = gms_realloc(c->adopted, (c->nadopted + 1) * sizeof(*c->adopted));
+	for (i = c->nadopted; i > 0 && c->adopted[i - 1]->rec_addr > rec_addr; i--)
+		c->adopted[i] = c->adopted[i - 1];
+	c->adopted[i] = s;
+	c->nadopted++;
+	return 0;
+}
+
+/* The adopted segment whose recorded range holds rec, or NULL. */
+static struct cseg *
+adopted_at(const struct caching *c, uint64_t rec)
+{
+	size_t lo = 0, hi = c->nadopted, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->adopted[mid]->rec_addr <= rec)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || rec - c->adopted[lo - 1]->rec_addr >= c->adopted[lo - 1]->size)
+		return NULL;
+	return c->adopted[lo - 1];
+}
+
+/*
+ * A block live before the trace, carved out of its adopted segment at the
+ * offset the recording had it at, so that the segment's free space is what
+ * it was.  1 when no adopted segment has it free there (the caller then
+ * allocates it as usual).
+ */
+static int
+caching_alloc_at(void *state, uint64_t request, int64_t stream, uint64_t rec, void **handle,
+    uint64_t *block)
+{
+	struct caching *c = state;
+	struct cseg *s = adopted_at(c, rec);
+	struct cblock *b, *nb;
+	uint64_t size = sc_caching_round(&c->conf.sc, request), at;
+
+	(void)stream;	/* the segment's: a block lives on its segment's stream */
+	if (s == NULL || s->expandable)
+		return 1;
+	at = s->addr + (rec - s->rec_addr);
+	for (b = s->head; b != NULL && b->addr + b->size <= at; b = b->next)
+		;
+	if (b == NULL || b->allocated || !b->mapped || at + size > b->addr + b->size)
+		return 1;
+	free_remove(c, b);
+	if (at > b->addr) {
+		nb = block_new(c, b, b->addr, at - b->addr);
+		splice(nb, b->prev, b);
+		if (nb->prev == NULL)
+			s->head = nb;
+		free_insert(c, nb);
+		b->size -= nb->size;
+		b->addr = at;
+	}
+	if (b->size > size) {
+		nb = block_new(c, b, at + size, b->size - size);
+		splice(nb, b, b->next);
+		free_insert(c, nb);
+		b->size = size;
+	}
+	b->allocated = 1;
+	b->requested = request;
+	c->allocated += b->size;
+	*handle = b;
+	*block = b->size;
+	return 0;
+}
+
 static void
 caching_free(void *state, void *handle)
 {
@@ -833,6 +952,7 @@ caching_destroy(void *state)
 	fb_free(&c->pools[0].blocks);
 	fb_free(&c->pools[1].blocks);
 	objpool_destroy(&c->blocks);
+	free(c->adopted);
 	free(c);
 }
 
@@ -932,4 +1052,6 @@ const struct policy_ops policy_caching = {
 	.check = caching_check,
 	.destroy = caching_destroy,
 	.limit_inert = caching_inert,
+	.adopt_segment = caching_adopt_segment,
+	.alloc_at = caching_alloc_at,
 };

@@ -114,6 +114,18 @@ struct policy_ops {
 	 * reuses the uncapped run then.  NULL: never (a pool sized from it).
 	 */
 	int (*limit_inert)(const struct policy_args *args, uint64_t capacity, uint64_t peak);
+	/*
+	 * A trace that starts mid-run (TRACE_SEEDED): what was there before
+	 * its first event, adopted as it was.  adopt_segment takes a segment
+	 * the recording had reserved at addr (reserving its size from the
+	 * device: 0, or GMS_EOOM).  alloc_at serves a live block inside an
+	 * adopted segment at its recorded address: 0 with *handle and *block,
+	 * GMS_EOOM, or 1 when no adopted segment has room there (the engine
+	 * then asks alloc).  NULL for a policy that keeps no segments.
+	 */
+	int (*adopt_segment)(void *state, uint64_t addr, uint64_t size, int64_t stream);
+	int (*alloc_at)(void *state, uint64_t size, int64_t stream, uint64_t addr, void **handle,
+	    uint64_t *block);
 	void (*destroy)(void *state);
 };
 

@@ -122,7 +122,7 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 	struct idrec *l;
 	void *handle = NULL;
 	uint64_t block = 0;
-	int fresh;
+	int fresh, rc;
 
 	/* the table keeps id + 1 (the readers hold ids below 2^53 anyway) */
 	if (ev->id == UINT64_MAX)
@@ -144,7 +144,13 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 		s->r.zero_allocs++;
 	} else if (!s->stopped) {
 		s->ngot = 0;
-		if (s->ops->alloc(s->state, ev->size, ev->stream, &handle, &block) < 0) {
+		rc = 1;
+		if ((ev->flags & TRACE_SEEDED) && ev->op == TRACE_ALLOC && (ev->flags & TRACE_HAS_ADDR) &&
+		    s->ops->alloc_at != NULL)
+			rc = s->ops->alloc_at(s->state, ev->size, ev->stream, ev->addr, &handle, &block);
+		if (rc == 1)
+			rc = s->ops->alloc(s->state, ev->size, ev->stream, &handle, &block);
+		if (rc < 0) {
 			note_oom(s, index, ev);
 		} else {
 			s->requested += ev->size;
@@ -216,10 +222,19 @@ sim_event(struct sim *s, uint64_t index, const struct trace_event *ev, char **ca
 		/* what the recording allocator reserved for the next alloc */
 		s->r.observed_events++;
 		s->r.observed_segments++;
-		if (s->nobs++ < PENDING_MAX)
-			s->obs[s->nobs - 1] = ev->size;
 		if (ev->op == TRACE_SEGMENT_ALLOC && (s->flags & SIM_FEED_RECORDED))
 			device_recorded_push(s->dev, ev->addr, ev->size);
+		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED) &&
+		    s->ops->adopt_segment != NULL) {
+			/* there before the trace: the policy starts with it, as it was */
+			if (!s->stopped && s->ops->adopt_segment(s->state, ev->addr, ev->size,
+			    ev->stream) < 0)
+				note_oom(s, index, ev);
+			s->ngot = 0;
+			break;
+		}
+		if (s->nobs++ < PENDING_MAX)
+			s->obs[s->nobs - 1] = ev->size;
 		break;
 	case TRACE_EMPTY_CACHE:
 		s->r.empty_caches++;

@@ -332,6 +332,7 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
 struct seed {
 	uint64_t addr, size;
 	const struct pk_val *frames;
+	int64_t stream;		/* its segment's */
 };
 
 struct scan {
@@ -348,13 +349,22 @@ struct scan {
 
 static void
 seed_add(struct seed **arr, size_t *n, size_t *cap, uint64_t addr, uint64_t size,
-    const struct pk_val *frames)
+    const struct pk_val *frames, int64_t stream)
 {
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
 		*arr = gms_realloc(*arr, *cap * sizeof(**arr));
 	}
-	(*arr)[(*n)++] = (struct seed){ addr, size, frames };
+	(*arr)[(*n)++] = (struct seed){ addr, size, frames, stream };
+}
+
+/* A dump segment's stream (0 when it says none, or one out of range). */
+static int64_t
+seg_stream(const struct pk_val *seg)
+{
+	const struct pk_val *v = pk_get(seg, "stream");
+
+	return pk_is(v, PK_INT) && v->u.i >= -TRACE_INT_MAX && v->u.i <= TRACE_INT_MAX ? v->u.i : 0;
 }
 
 /*
@@ -390,7 +400,8 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 		} else if (en.kind == 0) {
 			map_add(&live, en.addr, 0, en.size);
 		} else if (en.kind == 1 && a == NULL) {
-			seed_add(&sc->seed, &sc->nseed, &sc->seedcap, en.addr, en.size, en.frames);
+			seed_add(&sc->seed, &sc->nseed, &sc->seedcap, en.addr, en.size, en.frames,
+			    en.stream);
 		} else if (en.kind == 1) {
 			HASH_DEL(live, a);
 			free(a);
@@ -398,7 +409,8 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			map_add(&segs, en.addr, 0, en.size);
 		} else if (en.kind == 3 && map_find(segs, en.addr) == NULL) {
 			/* released, never reserved in the trace: it was there before */
-			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, en.addr, en.size, NULL);
+			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, en.addr, en.size, NULL,
+			    en.stream);
 			map_add(&segs, en.addr, 0, en.size);
 		}
 	}
@@ -454,7 +466,7 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			sc->dump_requested += (uint64_t)rq;
 			if (map_find(live, (uint64_t)ba) == NULL)
 				seed_add(&sc->seed, &sc->nseed, &sc->seedcap, (uint64_t)ba, (uint64_t)rq,
-				    frames);
+				    frames, seg_stream(seg));
 		}
 	}
 	if (err == 0) {
@@ -479,7 +491,7 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 			if (map_find(segs, (uint64_t)addr->u.i) != NULL)
 				continue;
 			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, (uint64_t)addr->u.i,
-			    (uint64_t)size->u.i, NULL);
+			    (uint64_t)size->u.i, NULL, seg_stream(seg));
 		}
 	}
 	clear_map(&live);
@@ -743,7 +755,8 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		pe = add(st, TRACE_SEGMENT_ALLOC);
 		pe->ev.addr = sc->seedseg[i].addr;
 		pe->ev.size = sc->seedseg[i].size;
-		pe->ev.flags = TRACE_HAS_ADDR;
+		pe->ev.stream = trace_pool_stream(pool_of(pl, pe->ev.addr, 0), sc->seedseg[i].stream);
+		pe->ev.flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
 		limit_event(lim, 2, sc->seedseg[i].size, 0);
 	}
 	if (sc->nseed > 0)
@@ -756,8 +769,8 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		pe->ev.id = id;
 		pe->ev.addr = sc->seed[i].addr;
 		pe->ev.size = sc->seed[i].size;
-		pe->ev.flags = TRACE_HAS_ADDR;
-		pe->ev.stream = trace_pool_stream(pool_of(pl, pe->ev.addr, 0), 0);
+		pe->ev.flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
+		pe->ev.stream = trace_pool_stream(pool_of(pl, pe->ev.addr, 0), sc->seed[i].stream);
 		pe->at = frame_at(sc->seed[i].frames);
 		pe->ev.at = pe->at;
 		map_add(&live, sc->seed[i].addr, id++, 0);

@@ -165,6 +165,8 @@ trace_event_to_json(const struct trace_event *ev)
 			cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		if (ev->at != NULL)
 			cJSON_AddStringToObject(o, "at", ev->at);
+		if (ev->flags & TRACE_SEEDED)
+			cJSON_AddBoolToObject(o, "seeded", 1);
 		break;
 	case TRACE_FREE:
 		cJSON_AddNumberToObject(o, "id", (double)ev->id);
@@ -190,6 +192,8 @@ trace_event_to_json(const struct trace_event *ev)
 		cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
 		cJSON_AddNumberToObject(o, "stream", (double)ev->stream);
+		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED))
+			cJSON_AddBoolToObject(o, "seeded", 1);
 		break;
 	}
 	if (ev->flags & TRACE_HAS_TIME)
@@ -300,6 +304,8 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 			add_str(w, ",\"at\":");
 			add_json_str(w, ev->at);
 		}
+		if (ev->flags & TRACE_SEEDED)
+			add_str(w, ",\"seeded\":true");
 		break;
 	case TRACE_FREE:
 		add_key_num(w, ",\"id\":", (double)ev->id);
@@ -328,6 +334,8 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 		add_key_num(w, ",\"addr\":", (double)ev->addr);
 		add_key_num(w, ",\"size\":", (double)ev->size);
 		add_key_num(w, ",\"stream\":", (double)ev->stream);
+		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED))
+			add_str(w, ",\"seeded\":true");
 		break;
 	}
 	if (ev->flags & TRACE_HAS_TIME)

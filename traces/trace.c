@@ -120,6 +120,21 @@ get_str(const cJSON *obj, const char *key, const char *op, const char **out, cha
 	return 0;
 }
 
+/* "seeded": true, on an alloc or segment_alloc. */
+static int
+get_seeded(const cJSON *obj, const char *op, struct trace_event *ev, char **cause)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "seeded");
+
+	if (it == NULL || cJSON_IsNull(it))
+		return 0;
+	if (!cJSON_IsBool(it))
+		return gms_fail(cause, GMS_ETRACE, "%s \"seeded\" is not true or false", op);
+	if (cJSON_IsTrue(it))
+		ev->flags |= TRACE_SEEDED;
+	return 0;
+}
+
 int
 trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 {
@@ -171,6 +186,8 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 			return err;
 		if (err == 0)
 			ev->flags |= TRACE_HAS_ADDR;
+		if ((err = get_seeded(obj, op, ev, cause)) < 0)
+			return err;
 		return get_str(obj, "at", op, &ev->at, cause);
 	case TRACE_FREE:
 		err = get_u64(obj, "id", op, 1, &ev->id, cause);
@@ -189,7 +206,7 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 		    (err = get_u64(obj, "size", op, 1, &ev->size, cause)) < 0)
 			return err;
 		ev->flags |= TRACE_HAS_ADDR;
-		return 0;
+		return ev->op == TRACE_SEGMENT_ALLOC ? get_seeded(obj, op, ev, cause) : 0;
 	case TRACE_OOM:
 		if ((err = get_u64(obj, "size", op, 0, &ev->size, cause)) < 0)
 			return err;

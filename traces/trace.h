@@ -78,6 +78,9 @@ trace_stream_base(int64_t key)
 #define TRACE_HAS_STREAM 0x4
 #define TRACE_HAS_ID     0x8	/* an oom that names its request: the allocation
 				   that failed, replayed as one (never freed) */
+#define TRACE_SEEDED     0x8	/* (the same bit, on an alloc or segment_alloc)
+				   live before the trace began, at its address:
+				   a policy that keeps segments starts with it */
 
 struct trace_event;
 /*

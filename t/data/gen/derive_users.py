@@ -82,3 +82,47 @@ for i, e in enumerate(tr):
                 count[p] += 1
 with open(f"{d}/graphs.pools.txt", "w") as f:
     f.write(" ".join(str(count[p]) for p in order) + "\n")
+
+# limits.txt: "NAME LO HI" for the recordings that reached their limit, as
+# Python reads each snapshot: at least the most ever reserved; below what was
+# reserved before an OOM retry's releases plus the segment then reserved, and
+# below what was reserved at the oom plus its request's segment (PyTorch's
+# sizes: 2 MiB up to 1 MiB, 20 MiB below 10 MiB, else rounded to 2 MiB);
+# under garbage collection (threshold T) a release bounds it by the larger of
+# that and reserved / T.
+def seg_of(n):
+    n = (n + 511) // 512 * 512
+    return 2 << 20 if n <= 1 << 20 else 20 << 20 if n < 10 << 20 else (n + (2 << 20) - 1) // (2 << 20) * (2 << 20)
+
+with open(f"{d}/limits.txt", "w") as out:
+    for name in ["lim-default-k4", "lim-gcsplit-k4", "oom-observer", "oom-except"]:
+        s = load(name)
+        t = s["allocator_settings"]["garbage_collection_threshold"]
+        res = peak = 0
+        hi = None
+        before = None
+        for e in s["device_traces"][0]:
+            a = e["action"]
+            b = None
+            if a == "segment_alloc":
+                if before is not None:
+                    b = before + e["size"] - 1
+                    if t > 0:
+                        b = max(b, int(before / t))
+                before = None
+                res += e["size"]
+                peak = max(peak, res)
+            elif a == "segment_free":
+                names = [f["name"] for f in e.get("frames", [])]
+                asked = any("emptyCache" in x or x == "empty_cache" for x in names)
+                if before is None and not asked:
+                    before = res
+                res -= e["size"]
+            elif a == "oom":
+                b = res + seg_of(e["size"]) - 1
+                before = None
+            else:
+                before = None
+            if b is not None:
+                hi = b if hi is None else min(hi, b)
+        out.write(f"{name} {peak} {hi}\n")
