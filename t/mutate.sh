@@ -9,11 +9,15 @@
 # Exit 0 when every mutant run was killed, 1 otherwise, 2 when the list no
 # longer matches the code (a line not found exactly once).
 #
-# Usage: t/mutate.sh [SRCDIR] [PATTERN]   (PATTERN: only mutants whose file
-# or note contains it)
+# Usage: t/mutate.sh [SRCDIR] [PATTERN] [I/N]   (PATTERN: only mutants whose
+# file or note contains it; I/N: only the I-th of every N of them, from 0, so
+# that N copies can run side by side, each in its own scratch tree)
 set -u
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 pattern=${2:-}
+shard=${3:-0/1}
+shard_i=${shard%/*}
+shard_n=${shard#*/}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/gms-mutate.XXXXXX")
 [ -n "${MUTATE_KEEP:-}" ] || trap 'rm -rf "$scratch"' EXIT
 list=$scratch/mutants.txt
@@ -67,6 +71,8 @@ exec 3<"$list"
 while IFS="$tab" read -r file orig mut note nth <&3; do
 	case $file in ''|'#'*) continue ;; esac
 	case "$file $note" in *"$pattern"*) ;; *) continue ;; esac
+	seen_all=$((${seen_all:-0} + 1))
+	[ $(((seen_all - 1) % shard_n)) -eq "$shard_i" ] || continue
 	n=$((n + 1))
 	case $note in equivalent:*)
 		skipped=$((skipped + 1))
