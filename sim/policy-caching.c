@@ -599,13 +599,27 @@ garbage_collect(struct caching *c)
 	}
 }
 
+/* A segment just reserved at addr, as one block (not yet filed as free). */
+static struct cblock *
+whole_segment(struct caching *c, uint64_t addr, uint64_t size, int64_t stream, int small)
+{
+	struct cseg *s = seg_new(c, addr, size, stream, small);
+	struct cblock *b = objpool_get(&c->blocks);
+
+	b->addr = addr;
+	b->size = size;
+	b->stream = stream;
+	b->seg = s;
+	b->mapped = 1;
+	s->head = b;
+	return b;
+}
+
 /* alloc_block(): a new segment (or pages of an expandable one) under the limit. */
 static struct cblock *
 alloc_block(struct caching *c, int small, int64_t stream, uint64_t size, uint64_t seg_size,
     int retry)
 {
-	struct cblock *b;
-	struct cseg *s;
 	uint64_t addr;
 
 	if (retry)
@@ -616,15 +630,7 @@ alloc_block(struct caching *c, int small, int64_t stream, uint64_t size, uint64_
 		return try_allocate_expandable(c, small, stream, size);
 	if (device_reserve(c->dev, seg_size, &addr) < 0)
 		return NULL;
-	s = seg_new(c, addr, seg_size, stream, small);
-	b = objpool_get(&c->blocks);
-	b->addr = addr;
-	b->size = seg_size;
-	b->stream = stream;
-	b->seg = s;
-	b->mapped = 1;
-	s->head = b;
-	return b;
+	return whole_segment(c, addr, seg_size, stream, small);
 }
 
 static int
@@ -698,16 +704,10 @@ caching_adopt_segment(void *state, uint64_t rec_addr, uint64_t size, int64_t str
 		return GMS_EOOM;
 	if (device_reserve(c->dev, size, &addr) < 0)
 		return GMS_EOOM;
-	s = seg_new(c, addr, size, stream, size == SC_SMALL_BUFFER);
+	b = whole_segment(c, addr, size, stream, size == SC_SMALL_BUFFER);
+	s = b->seg;
 	s->adopted = 1;
 	s->rec_addr = rec_addr;
-	b = objpool_get(&c->blocks);
-	b->addr = addr;
-	b->size = size;
-	b->stream = stream;
-	b->seg = s;
-	b->mapped = 1;
-	s->head = b;
 	free_insert(c, b);
 	c->adopted = gms_realloc(c->adopted, (c->nadopted + 1) * sizeof(*c->adopted));
 	for (i = c->nadopted; i > 0 && c->adopted[i - 1]->rec_addr > rec_addr; i--)

@@ -186,6 +186,21 @@ add_seed(struct kineto *k, uint64_t addr, uint64_t size, int has_addr)
 	s->at = "(live before the profile)";
 }
 
+/* The live set's entry for addr, made when there is none. */
+static struct addr_id *
+live_at(struct kineto *k, uint64_t addr)
+{
+	struct addr_id *a;
+
+	HASH_FIND(hh, k->live, &addr, sizeof(addr), a);
+	if (a == NULL) {
+		a = gms_calloc(1, sizeof(*a));
+		a->addr = addr;
+		HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
+	}
+	return a;
+}
+
 /*
  * Follow the live set through the device's events: which frees are of
  * blocks from before (seeded, their sizes from the frees), what else was
@@ -207,15 +222,11 @@ scan(struct kineto *k)
 			k->peak_reserved = m->total_reserved;
 		if (isfinite(m->total_alloc) && m->total_alloc > k->peak_allocated)
 			k->peak_allocated = m->total_alloc;
-		HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
 		if (m->bytes > 0) {
-			if (a == NULL) {
-				a = gms_calloc(1, sizeof(*a));
-				a->addr = m->addr;
-				HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
-			}
+			live_at(k, m->addr);
 			continue;
 		}
+		HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
 		if (a != NULL) {
 			HASH_DEL(k->live, a);
 			free(a);
@@ -304,40 +315,32 @@ kineto_next(struct kineto *k, struct trace_event *out)
 	if (k->next_seed < k->nseeds) {
 		*out = k->seeds[k->next_seed++];
 		out->id = k->next_id++;
-		if (out->flags & TRACE_HAS_ADDR) {
-			a = gms_calloc(1, sizeof(*a));
-			a->addr = out->addr;
-			a->id = out->id;
-			HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
-		}
+		if (out->flags & TRACE_HAS_ADDR)
+			live_at(k, out->addr)->id = out->id;
 		return 1;
 	}
 	if (k->next >= k->n)
 		return 0;
 	m = &k->ev[k->next++];
 	memset(out, 0, sizeof(*out));
-	HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
 	if (m->bytes > 0) {
-		if (a == NULL) {
-			a = gms_calloc(1, sizeof(*a));
-			a->addr = m->addr;
-			HASH_ADD(hh, k->live, addr, sizeof(a->addr), a);
-		}
+		a = live_at(k, m->addr);
 		a->id = k->next_id++;
 		out->op = TRACE_ALLOC;
 		out->id = a->id;
 		out->size = (uint64_t)m->bytes;
 		out->addr = m->addr;
 		out->flags |= TRACE_HAS_ADDR;
-	} else if (a != NULL) {
-		out->op = TRACE_FREE;
-		out->id = a->id;
-		HASH_DEL(k->live, a);
-		free(a);
 	} else {
-		/* cannot happen: scan() seeded every block freed before its alloc */
 		out->op = TRACE_FREE;
+		/* none only for an input that frees a block twice: scan() seeded the rest */
 		out->id = (uint64_t)TRACE_INT_MAX;
+		HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
+		if (a != NULL) {
+			out->id = a->id;
+			HASH_DEL(k->live, a);
+			free(a);
+		}
 	}
 	if (m->has_ts) {
 		out->t_us = (int64_t)llround(m->ts);
