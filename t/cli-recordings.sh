@@ -188,6 +188,15 @@ for f in "$U"/*.facts.json; do
 		ok $? "$k ($p placement): peak reserved $peak >= the $held B memory_stats() held at the dump"
 	done
 done
+# A seeded block sits at its recorded offset: the 8 MiB free on either side
+# of it cannot take 10 MiB, so a new segment is needed.
+printf '%s\n' '{"format":"gpumemsim-trace","version":1,"name":"s","starts_mid_run":true}' \
+    '{"op":"segment_alloc","addr":1073741824,"size":20971520,"seeded":true}' \
+    '{"op":"alloc","id":1,"size":4194304,"addr":1082130432,"seeded":true}' \
+    '{"op":"alloc","id":2,"size":10485760}' >"$TMP/s.jsonl"
+gms run "$TMP/s.jsonl" --format=json --check
+is "$rc $(json_top device_allocs) $(json_top peak_reserved)" "0 2 31457280" \
+    "an adopted 20 MiB segment with a 4 MiB block 8 MiB in: a 10 MiB request takes a segment of its own"
 for k in midrun-late midrun-ring; do
 	gms run "$U/$k.pickle.gz" --check --format=json
 	is "$rc $(json_top peak_reserved)" "0 $(fact $k reserved_bytes.all.current)" \
@@ -215,6 +224,10 @@ gms run "$U/kineto-window.pt.trace.json.gz" --format=json
 is "$(json_top peak_allocated) $(json_in incomplete live_before)" \
     "$(fact kineto-window max_memory_allocated) $(fact kineto-window allocated_at_start)" \
     "a profile of a window: memory_allocated() at its start is live before it, and the peak is max_memory_allocated()"
+read -r kev kseeds kpeak kbefore ktotal <"$U/kineto-window.expect.txt"
+gms run "$U/kineto-window.pt.trace.json.gz" --format=json
+is "$(json_top events) $(json_top peak_allocated)|$(cat "$TMP/err")" "$((kev + kseeds)) $kpeak|" \
+    "the window's $kev events and $kseeds blocks from before it (kineto_facts.py), every free of a known block"
 gms check "$U/kineto-window.pt.trace.json.gz" --must-fit=100MiB
 is "$rc" 1 "check --must-fit=100MiB fails a window whose job held $(fact kineto-window max_memory_allocated) B"
 
