@@ -188,6 +188,14 @@ for f in "$U"/*.facts.json; do
 		ok $? "$k ($p placement): peak reserved $peak >= the $held B memory_stats() held at the dump"
 	done
 done
+# A mid-run snapshot with a graph's pool (the end of graphs.pickle): its
+# seeded private segments convert with their pool, and read back (a finding of
+# fuzz-pickle: the stream was written with the pool folded in).
+"$GPUMEMSIM" convert "$TOP_SRCDIR/t/data/hostile/pool-midrun.pickle" "$TMP/pm.jsonl"
+gms run "$TMP/pm.jsonl" --format=json --check
+is "$rc $(json_top peak_reserved)" "0 $(fact graphs reserved_bytes.all.current)" \
+    "a mid-run snapshot with private pools converts and reads back: its dump's segments adopted, pools included"
+
 # A seeded block sits at its recorded offset: the 8 MiB free on either side
 # of it cannot take 10 MiB, so a new segment is needed.
 printf '%s\n' '{"format":"gpumemsim-trace","version":1,"name":"s","starts_mid_run":true}' \

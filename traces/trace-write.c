@@ -191,7 +191,9 @@ trace_event_to_json(const struct trace_event *ev)
 	default:
 		cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
-		cJSON_AddNumberToObject(o, "stream", (double)ev->stream);
+		cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
+		if (trace_stream_pool(ev->stream) > 0)
+			cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
 		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED))
 			cJSON_AddBoolToObject(o, "seeded", 1);
 		break;
@@ -333,7 +335,9 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 	default:
 		add_key_num(w, ",\"addr\":", (double)ev->addr);
 		add_key_num(w, ",\"size\":", (double)ev->size);
-		add_key_num(w, ",\"stream\":", (double)ev->stream);
+		add_key_num(w, ",\"stream\":", (double)trace_stream_base(ev->stream));
+		if (trace_stream_pool(ev->stream) > 0)
+			add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
 		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED))
 			add_str(w, ",\"seeded\":true");
 		break;

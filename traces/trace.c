@@ -206,6 +206,10 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 		    (err = get_u64(obj, "size", op, 1, &ev->size, cause)) < 0)
 			return err;
 		ev->flags |= TRACE_HAS_ADDR;
+		if ((err = get_u64_max(obj, "pool", op, 0, TRACE_POOL_MAX, &pool, cause)) < 0)
+			return err;
+		if (err == 0)
+			ev->stream = trace_pool_stream((unsigned)pool, ev->stream);
 		return ev->op == TRACE_SEGMENT_ALLOC ? get_seeded(obj, op, ev, cause) : 0;
 	case TRACE_OOM:
 		if ((err = get_u64(obj, "size", op, 0, &ev->size, cause)) < 0)
