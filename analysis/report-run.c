@@ -215,13 +215,10 @@ char *
 report_settings_text(const struct report_run *run)
 {
 	const cJSON *src = run->hdr->source, *from;
-	size_t k;
 
-	if (strcmp(run->policy, "caching") != 0 || src == NULL)
+	if (strcmp(run->policy, "caching") != 0 || src == NULL || policy_opt(&(struct policy_args){
+	    .opts = run->opts, .nopts = run->nopts }, "alloc_conf") != NULL)
 		return NULL;
-	for (k = 0; k < run->nopts; k++)
-		if (strcmp(run->opts[k].key, "alloc_conf") == 0)
-			return NULL;
 	from = cJSON_GetObjectItemCaseSensitive(src, "from");
 	if (!cJSON_IsString(from) || strcmp(from->valuestring, "pytorch memory snapshot") != 0 ||
 	    cJSON_GetObjectItemCaseSensitive(src, "allocator_settings") != NULL)

@@ -366,6 +366,7 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 {
 	struct search s = { .m = m, .capacity = capacity, .threads = threads, .cause = cause };
 	const struct trace_header *hdr = trace_mem_header(m);
+	const char *rc = run_recorded_conf(hdr);
 	uint64_t card = capacity ? capacity : hdr->device_total;
 	struct bfc_side b = { .rep = rep, .capacity = capacity, .modes = {
 		{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = tf, .nopts = 1,
@@ -404,8 +405,7 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 		rep->bfc_min_prealloc = b.l.found[1];
 	}
 	/* the setting the job ran with is the baseline the others improve on */
-	if (run_recorded_conf(hdr) != NULL && s.n < MAX_CANDS) {
-		const char *rc = run_recorded_conf(hdr);
+	if (rc != NULL && s.n < MAX_CANDS) {
 		struct policy_kv kv = { "alloc_conf", rc };
 		struct batch_job job = { .spec = { .mem = m, .policy = &policy_caching,
 		    .opts = &kv, .nopts = 1, .capacity = capacity } };
@@ -425,7 +425,7 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	rep->cands = s.cands;
 	rep->ncands = s.n;
 	for (i = 0; i < s.n; i++) {
-		if (rep->recorded ? strcmp(s.cands[i].conf, run_recorded_conf(hdr)) == 0 :
+		if (rep->recorded ? strcmp(s.cands[i].conf, rc) == 0 :
 		    s.cands[i].conf[0] == '\0')
 			rep->default_index = i;
 		if (s.cands[i].err == 0)

@@ -33,14 +33,6 @@ struct trace_writer {
 	size_t len, cap;
 };
 
-static int
-ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 int
 trace_writer_open(const char *path, const char *const *inputs, size_t ninputs,
     struct trace_writer **out, char **cause)
@@ -58,9 +50,9 @@ trace_writer_open(const char *path, const char *const *inputs, size_t ninputs,
 	}
 	if (strcmp(path, "-") == 0) {
 		w->stdout_ = 1;
-	} else if (ends_with(base, ".json")) {
+	} else if (trace_ends_with(base, ".json")) {
 		w->document = 1;
-	} else if (!ends_with(base, ".jsonl")) {
+	} else if (!trace_ends_with(base, ".jsonl")) {
 		free(w);
 		return gms_fail(cause, GMS_ECONFIG, "cannot tell the format of '%s': name it "
 		    ".json, .jsonl, .json.gz or .jsonl.gz", path);
@@ -148,6 +140,15 @@ trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char
 	return err;
 }
 
+/* "stream", and "pool" for a CUDA graph's (trace.h): the two apart. */
+static void
+json_stream(cJSON *o, const struct trace_event *ev)
+{
+	cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
+	if (trace_stream_pool(ev->stream) > 0)
+		cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
+}
+
 cJSON *
 trace_event_to_json(const struct trace_event *ev)
 {
@@ -158,9 +159,7 @@ trace_event_to_json(const struct trace_event *ev)
 	case TRACE_ALLOC:
 		cJSON_AddNumberToObject(o, "id", (double)ev->id);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
-		cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
-		if (trace_stream_pool(ev->stream) > 0)
-			cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
+		json_stream(o, ev);
 		if (ev->flags & TRACE_HAS_ADDR)
 			cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		if (ev->at != NULL)
@@ -179,9 +178,7 @@ trace_event_to_json(const struct trace_event *ev)
 			cJSON_AddNumberToObject(o, "id", (double)ev->id);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
 		if (ev->flags & TRACE_HAS_ID) {
-			cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
-			if (trace_stream_pool(ev->stream) > 0)
-				cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
+			json_stream(o, ev);
 			if (ev->at != NULL)
 				cJSON_AddStringToObject(o, "at", ev->at);
 		}
@@ -191,9 +188,7 @@ trace_event_to_json(const struct trace_event *ev)
 	default:
 		cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		cJSON_AddNumberToObject(o, "size", (double)ev->size);
-		cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
-		if (trace_stream_pool(ev->stream) > 0)
-			cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
+		json_stream(o, ev);
 		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED))
 			cJSON_AddBoolToObject(o, "seeded", 1);
 		break;
@@ -287,6 +282,15 @@ add_key_num(struct trace_writer *w, const char *key, double d)
 	add_num(w, d);
 }
 
+/* As json_stream. */
+static void
+add_stream(struct trace_writer *w, const struct trace_event *ev)
+{
+	add_key_num(w, ",\"stream\":", (double)trace_stream_base(ev->stream));
+	if (trace_stream_pool(ev->stream) > 0)
+		add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
+}
+
 static void
 event_text(struct trace_writer *w, const struct trace_event *ev)
 {
@@ -297,9 +301,7 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 	case TRACE_ALLOC:
 		add_key_num(w, ",\"id\":", (double)ev->id);
 		add_key_num(w, ",\"size\":", (double)ev->size);
-		add_key_num(w, ",\"stream\":", (double)trace_stream_base(ev->stream));
-		if (trace_stream_pool(ev->stream) > 0)
-			add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
+		add_stream(w, ev);
 		if (ev->flags & TRACE_HAS_ADDR)
 			add_key_num(w, ",\"addr\":", (double)ev->addr);
 		if (ev->at != NULL) {
@@ -321,9 +323,7 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 			add_key_num(w, ",\"id\":", (double)ev->id);
 		add_key_num(w, ",\"size\":", (double)ev->size);
 		if (ev->flags & TRACE_HAS_ID) {
-			add_key_num(w, ",\"stream\":", (double)trace_stream_base(ev->stream));
-			if (trace_stream_pool(ev->stream) > 0)
-				add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
+			add_stream(w, ev);
 			if (ev->at != NULL) {
 				add_str(w, ",\"at\":");
 				add_json_str(w, ev->at);
@@ -335,9 +335,7 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 	default:
 		add_key_num(w, ",\"addr\":", (double)ev->addr);
 		add_key_num(w, ",\"size\":", (double)ev->size);
-		add_key_num(w, ",\"stream\":", (double)trace_stream_base(ev->stream));
-		if (trace_stream_pool(ev->stream) > 0)
-			add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
+		add_stream(w, ev);
 		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED))
 			add_str(w, ",\"seeded\":true");
 		break;

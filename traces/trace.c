@@ -120,6 +120,18 @@ get_str(const cJSON *obj, const char *key, const char *op, const char **out, cha
 	return 0;
 }
 
+/* "pool": a CUDA graph's pool (trace.h), folded into the stream. */
+static int
+get_pool(const cJSON *obj, const char *op, struct trace_event *ev, char **cause)
+{
+	uint64_t pool;
+	int err = get_u64_max(obj, "pool", op, 0, TRACE_POOL_MAX, &pool, cause);
+
+	if (err == 0)
+		ev->stream = trace_pool_stream((unsigned)pool, ev->stream);
+	return err < 0 ? err : 0;
+}
+
 /* "seeded": true, on an alloc or segment_alloc. */
 static int
 get_seeded(const cJSON *obj, const char *op, struct trace_event *ev, char **cause)
@@ -140,7 +152,6 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 {
 	const cJSON *opj, *it;
 	const char *op;
-	uint64_t pool;
 	int64_t v;
 	int err, i;
 
@@ -178,10 +189,8 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 		if ((err = get_u64(obj, "id", op, 1, &ev->id, cause)) < 0 ||
 		    (err = get_u64(obj, "size", op, 1, &ev->size, cause)) < 0)
 			return err;
-		if ((err = get_u64_max(obj, "pool", op, 0, TRACE_POOL_MAX, &pool, cause)) < 0)
+		if ((err = get_pool(obj, op, ev, cause)) < 0)
 			return err;
-		if (err == 0)
-			ev->stream = trace_pool_stream((unsigned)pool, ev->stream);
 		if ((err = get_u64(obj, "addr", op, 0, &ev->addr, cause)) < 0)
 			return err;
 		if (err == 0)
@@ -206,18 +215,14 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 		    (err = get_u64(obj, "size", op, 1, &ev->size, cause)) < 0)
 			return err;
 		ev->flags |= TRACE_HAS_ADDR;
-		if ((err = get_u64_max(obj, "pool", op, 0, TRACE_POOL_MAX, &pool, cause)) < 0)
+		if ((err = get_pool(obj, op, ev, cause)) < 0)
 			return err;
-		if (err == 0)
-			ev->stream = trace_pool_stream((unsigned)pool, ev->stream);
 		return ev->op == TRACE_SEGMENT_ALLOC ? get_seeded(obj, op, ev, cause) : 0;
 	case TRACE_OOM:
 		if ((err = get_u64(obj, "size", op, 0, &ev->size, cause)) < 0)
 			return err;
-		if ((err = get_u64_max(obj, "pool", op, 0, TRACE_POOL_MAX, &pool, cause)) < 0)
+		if ((err = get_pool(obj, op, ev, cause)) < 0)
 			return err;
-		if (err == 0)
-			ev->stream = trace_pool_stream((unsigned)pool, ev->stream);
 		if ((err = get_u64(obj, "id", op, 0, &ev->id, cause)) < 0)
 			return err;
 		if (err == 0) {
@@ -405,8 +410,8 @@ trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *
 	}
 }
 
-static int
-ends_with(const char *s, const char *suffix)
+int
+trace_ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
@@ -430,13 +435,13 @@ sniff(struct trace_reader *r, char **cause)
 	blen = strlen(base);
 	if (blen > 3 && strcmp(base + blen - 3, ".gz") == 0)
 		base[blen - 3] = '\0';
-	if (ends_with(base, ".jsonl"))
+	if (trace_ends_with(base, ".jsonl"))
 		return &trace_format_jsonl;
-	if (ends_with(base, ".json"))
+	if (trace_ends_with(base, ".json"))
 		return &trace_format_json;
-	if (ends_with(base, ".pickle") || ends_with(base, ".pkl"))
+	if (trace_ends_with(base, ".pickle") || trace_ends_with(base, ".pkl"))
 		return &trace_format_pickle;
-	if (ends_with(base, ".csv"))
+	if (trace_ends_with(base, ".csv"))
 		return &trace_format_csv;
 
 	n = gzread(r->gz, head, sizeof(head) - 1);

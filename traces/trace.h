@@ -28,6 +28,9 @@ enum trace_op {
 	TRACE_NOPS
 };
 
+/* Whether s ends with suffix (file names: extensions). */
+int trace_ends_with(const char *s, const char *suffix);
+
 /* The op's name as it is spelled in a trace ("alloc", "segment_alloc", ...). */
 const char *trace_op_name(enum trace_op op);
 

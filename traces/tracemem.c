@@ -178,20 +178,17 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 	return 0;
 }
 
-static int
-ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), m = strlen(tail);
-
-	return n >= m && strcmp(s + n - m, tail) == 0;
-}
-
 int
 trace_mem_worth(const char *path)
 {
-	return strcmp(path, "-") == 0 || ends_with(path, ".pickle") ||
-	    ends_with(path, ".pickle.gz") || ends_with(path, ".pt.trace.json") ||
-	    ends_with(path, ".pt.trace.json.gz");
+	char base[4096];
+	size_t n;
+
+	snprintf(base, sizeof(base), "%s", path);
+	if ((n = strlen(base)) > 3 && trace_ends_with(base, ".gz"))
+		base[n - 3] = '\0';
+	return strcmp(path, "-") == 0 || trace_ends_with(base, ".pickle") ||
+	    trace_ends_with(base, ".pkl") || trace_ends_with(base, ".pt.trace.json");
 }
 
 size_t
