@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,8 +211,10 @@ info_text(const struct info *in, const struct trace_header *hdr, const struct si
 	if (hdr->observed != NULL) {
 		fprintf(f, "\n  observed (as recorded)\n");
 		cJSON_ArrayForEach(it, hdr->observed) {
-			if (cJSON_IsNumber(it))
+			if (cJSON_IsNumber(it) && it->valuedouble == floor(it->valuedouble))
 				fprintf(f, "  %-16s %.0f\n", it->string, it->valuedouble);
+			else if (cJSON_IsNumber(it))	/* a fraction: the BFC allocator's fragmentation */
+				fprintf(f, "  %-16s %.6g\n", it->string, it->valuedouble);
 			else if (cJSON_IsString(it))
 				fprintf(f, "  %-16s %s\n", it->string, it->valuestring);
 		}

@@ -12,6 +12,7 @@
 
 #include "analysis/report.h"
 #include "sim/gms.h"
+#include "sim/run.h"
 
 uint64_t
 report_capacity(const struct report_run *run)
@@ -25,6 +26,42 @@ report_fragmentation(const struct sim_result *res)
 	if (res->peak_reserved == 0)
 		return 0.0;
 	return 1.0 - (double)res->peak_allocated / (double)res->peak_reserved;
+}
+
+/*
+ * The BFC allocator's fragmentation at the end: the share of its free bytes
+ * (its regions less what is in use) outside the largest free chunk.
+ */
+static double
+bfc_fragmentation(const struct sim_result *r)
+{
+	uint64_t free_bytes = r->end_reserved > r->end_allocated ?
+	    r->end_reserved - r->end_allocated : 0;
+
+	if (free_bytes == 0)
+		return 0.0;
+	return (double)(free_bytes - GMS_MIN(r->end_largest_free, free_bytes)) / (double)free_bytes;
+}
+
+const char *
+report_observed_value(const struct report_observed_key *k, int which, char *buf, size_t size)
+{
+	if (k->ratio)
+		snprintf(buf, size, "%.6g", which ? k->simulated_ratio : k->observed_ratio);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)(which ? k->simulated : k->observed));
+	return buf;
+}
+
+int
+report_observed_match(const struct report_observed_key *k)
+{
+	char a[32], b[32];
+
+	if (!k->ratio)
+		return k->simulated == k->observed;
+	return strcmp(report_observed_value(k, 1, a, sizeof(a)),
+	    report_observed_value(k, 0, b, sizeof(b))) == 0;
 }
 
 int
@@ -45,22 +82,30 @@ report_observed(const struct report_run *run, struct report_observed_key *keys,
 
 	if (obs == NULL)
 		return -1;
-	*all_match = r->segment_mismatches == 0;
-	for (i = 0; i < REPORT_OBSERVED_KEYS - 1; i++) {
+	*all_match = r->segment_mismatches == 0 && r->in_use_mismatches == 0;
+	for (i = 0; i < (int)(sizeof(cand) / sizeof(cand[0])); i++) {
 		it = cJSON_GetObjectItemCaseSensitive(obs, cand[i].key);
 		if (!cJSON_IsNumber(it) || it->valuedouble < 0)
 			continue;
-		keys[n].key = cand[i].key;
-		keys[n].simulated = cand[i].sim;
-		keys[n].observed = (uint64_t)it->valuedouble;
+		keys[n] = (struct report_observed_key){ .key = cand[i].key,
+		    .simulated = cand[i].sim, .observed = (uint64_t)it->valuedouble };
 		if (keys[n].simulated != keys[n].observed)
+			*all_match = 0;
+		n++;
+	}
+	/* a BFC recording's fragmentation at its end, where the run went to the end */
+	it = cJSON_GetObjectItemCaseSensitive(obs, "fragmentation");
+	if (cJSON_IsNumber(it) && it->valuedouble >= 0 && it->valuedouble <= 1 && !r->oomed) {
+		keys[n] = (struct report_observed_key){ .key = "fragmentation", .ratio = 1,
+		    .simulated_ratio = bfc_fragmentation(r), .observed_ratio = it->valuedouble };
+		if (!report_observed_match(&keys[n]))
 			*all_match = 0;
 		n++;
 	}
 	/* a recording that ran out: the simulation must run out at the same event */
 	if (r->recorded_ooms > 0 && r->oomed && r->oom.event != r->recorded_oom_event) {
-		keys[n] = (struct report_observed_key){ "oom_event", r->oom.event,
-		    r->recorded_oom_event };
+		keys[n] = (struct report_observed_key){ .key = "oom_event",
+		    .simulated = r->oom.event, .observed = r->recorded_oom_event };
 		*all_match = 0;
 		n++;
 	}
@@ -137,11 +182,28 @@ observed_json(const struct report_run *run)
 	for (i = 0; i < n; i++) {
 		cJSON *m;
 
-		if (keys[i].simulated == keys[i].observed)
+		if (report_observed_match(&keys[i]))
 			continue;
 		m = cJSON_AddObjectToObject(mm, keys[i].key);
-		cJSON_AddNumberToObject(m, "simulated", (double)keys[i].simulated);
-		cJSON_AddNumberToObject(m, "observed", (double)keys[i].observed);
+		cJSON_AddNumberToObject(m, "simulated", keys[i].ratio ? keys[i].simulated_ratio :
+		    (double)keys[i].simulated);
+		cJSON_AddNumberToObject(m, "observed", keys[i].ratio ? keys[i].observed_ratio :
+		    (double)keys[i].observed);
+	}
+	if (run->res->observed_in_use > 0) {
+		cJSON *iu = cJSON_AddObjectToObject(o, "in_use");
+
+		cJSON_AddNumberToObject(iu, "observed", (double)run->res->observed_in_use);
+		cJSON_AddBoolToObject(iu, "match", run->res->in_use_mismatches == 0);
+		if (run->res->in_use_mismatches > 0) {
+			cJSON_AddNumberToObject(iu, "mismatches", (double)run->res->in_use_mismatches);
+			cJSON_AddNumberToObject(iu, "first_mismatch_event",
+			    (double)run->res->first_in_use_mismatch);
+			cJSON_AddNumberToObject(iu, "first_simulated",
+			    (double)run->res->first_in_use_simulated);
+			cJSON_AddNumberToObject(iu, "first_observed",
+			    (double)run->res->first_in_use_observed);
+		}
 	}
 	if (run->res->observed_segments > 0) {
 		cJSON *seg = cJSON_AddObjectToObject(o, "segments");
@@ -170,6 +232,8 @@ report_run_json(const struct report_run *run)
 		cJSON_AddStringToObject(opts, run->opts[i].key, run->opts[i].value);
 	if (run->recorded_conf)
 		cJSON_AddBoolToObject(opts, "alloc_conf_as_recorded", 1);
+	if (run->as_recorded && run->recorded_conf == NULL)
+		cJSON_AddBoolToObject(opts, "as_recorded", 1);
 	if (run->gpu)
 		cJSON_AddStringToObject(opts, "gpu", run->gpu);
 	if (report_capacity(run))
@@ -214,7 +278,19 @@ report_run_json(const struct report_run *run)
 char *
 report_settings_text(const struct report_run *run)
 {
-	const cJSON *src = run->hdr->source, *from;
+	const cJSON *src = run->hdr->source, *from, *why;
+	const char *mode, *fw;
+	uint64_t limit;
+
+	if (run_recorded_bfc(run->hdr, &mode, &fw, &limit) && mode == NULL && run->as_recorded &&
+	    strcmp(run->policy, "preallocate") == 0) {
+		why = cJSON_GetObjectItemCaseSensitive(src, "mode_unknown");
+		return gms_asprintf("  %s: preallocate is simulated, the framework's default "
+		    "(--policy=grow-only for a job run with %s)\n", cJSON_IsString(why) ?
+		    why->valuestring : "the profile does not say the allocator's mode",
+		    strcmp(fw, "jax") == 0 ? "XLA_PYTHON_CLIENT_PREALLOCATE=false" :
+		    "memory growth on");
+	}
 
 	if (strcmp(run->policy, "caching") != 0 || src == NULL || policy_opt(&(struct policy_args){
 	    .opts = run->opts, .nopts = run->nopts }, "alloc_conf") != NULL)
@@ -298,7 +374,7 @@ report_run_text(const struct report_run *run)
 	fprintf(f, "policy %s", run->policy);
 	for (k = 0; k < run->nopts; k++)
 		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
-	fprintf(f, "%s, capacity %s%s%s%s%s, placement %s\n", run->recorded_conf ?
+	fprintf(f, "%s, capacity %s%s%s%s%s, placement %s\n", run->recorded_conf || run->as_recorded ?
 	    ", as recorded)" : run->nopts ? ")" : "",
 	    cap ? SZ(cap) : "unlimited", run->gpu ? " (" : "",
 	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "",
@@ -351,12 +427,12 @@ report_run_text(const struct report_run *run)
 	}
 
 	if ((n = report_observed(run, keys, &all)) >= 0) {
-		const cJSON *a = cJSON_GetObjectItemCaseSensitive(run->hdr->observed, "allocator");
+		const cJSON *al = cJSON_GetObjectItemCaseSensitive(run->hdr->observed, "allocator");
 		uint64_t lo, hi;
 		int limited = recorded_limit(run, &lo, &hi);
 
 		fprintf(f, "\nobserved (%s, as recorded): ",
-		    cJSON_IsString(a) ? a->valuestring : "recording allocator");
+		    cJSON_IsString(al) ? al->valuestring : "recording allocator");
 		if (limited && !comparable(run, all)) {
 			fprintf(f, "recorded under a limit between %llu and %llu B (the job reached "
 			    "it: %s): %s\n", (unsigned long long)lo, (unsigned long long)hi,
@@ -370,7 +446,8 @@ report_run_text(const struct report_run *run)
 			    (unsigned long long)lo, (unsigned long long)hi);
 		} else if (all && n > 0) {
 			fprintf(f, "reproduced exactly (%d number%s%s)\n", n, n == 1 ? "" : "s",
-			    r->observed_segments ? " and every segment" : "");
+			    r->observed_segments ? " and every segment" : r->observed_in_use ?
+			    " and the bytes in use at every event" : "");
 		} else if (cap) {
 			fprintf(f, "recorded without this capacity: not comparable\n");
 			n = 0;
@@ -380,10 +457,21 @@ report_run_text(const struct report_run *run)
 			fprintf(f, "NOT reproduced\n");
 		}
 		for (i = 0; i < n; i++)
-			if (keys[i].simulated != keys[i].observed)
-				fprintf(f, "  %-15s simulated %llu, observed %llu\n", keys[i].key,
-				    (unsigned long long)keys[i].simulated,
-				    (unsigned long long)keys[i].observed);
+			if (!report_observed_match(&keys[i])) {
+				char a[32], b[32];
+
+				fprintf(f, "  %-15s simulated %s, observed %s\n", keys[i].key,
+				    report_observed_value(&keys[i], 1, a, sizeof(a)),
+				    report_observed_value(&keys[i], 0, b, sizeof(b)));
+			}
+		if (r->in_use_mismatches > 0 && n > 0)
+			fprintf(f, "  bytes in use    differ at %llu of %llu events, the first at "
+			    "event %llu (simulated %llu, recorded %llu)\n",
+			    (unsigned long long)r->in_use_mismatches,
+			    (unsigned long long)r->observed_in_use,
+			    (unsigned long long)r->first_in_use_mismatch,
+			    (unsigned long long)r->first_in_use_simulated,
+			    (unsigned long long)r->first_in_use_observed);
 		if (r->segment_mismatches > 0 && n > 0)
 			fprintf(f, "  segments        %llu events differ, the first at event %llu\n",
 			    (unsigned long long)r->segment_mismatches,

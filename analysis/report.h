@@ -24,6 +24,7 @@ struct report_run {
 	size_t nopts;
 	const char *recorded_conf;	/* the alloc_conf among them came from the
 					   recording (run_output.recorded_conf), or NULL */
+	int as_recorded;		/* some options came from the recording */
 	const char *placement;		/* "model" or "recorded" */
 	uint64_t capacity;		/* 0: unlimited */
 	const char *gpu;		/* the --gpu model the capacity came from, or NULL */
@@ -36,8 +37,18 @@ struct report_observed_key {
 	const char *key;
 	uint64_t simulated;
 	uint64_t observed;
+	int ratio;		/* a fraction instead (the BFC allocator's
+				   fragmentation), compared to the 6 digits the
+				   recording keeps: */
+	double simulated_ratio, observed_ratio;
 };
-#define REPORT_OBSERVED_KEYS 7
+#define REPORT_OBSERVED_KEYS 8
+
+/* Whether an observed key's two sides agree. */
+int report_observed_match(const struct report_observed_key *k);
+/* Its value, simulated (which 1) or observed, as a report prints it, into buf. */
+const char *report_observed_value(const struct report_observed_key *k, int which,
+    char *buf, size_t size);
 
 /*
  * Compare the trace's "observed" object with the run: fills keys[] with the

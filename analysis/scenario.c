@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "analysis/scenario.h"
 #include "sim/gms.h"
+#include "sim/run.h"
 #include "traces/reader.h"
 #include "traces/tracemem.h"
 
@@ -419,6 +421,48 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
 	return 0;
 }
 
+/*
+ * A TensorFlow or JAX profile whose spec names no policy is the job it
+ * recorded: its allocator's mode (preallocate where the profile does not
+ * show it, the frameworks' default), its flavor, and for JAX the fraction of
+ * the card its limit was (XLA_PYTHON_CLIENT_MEM_FRACTION, read to 3 places
+ * from the limit and the card's memory).
+ */
+static void
+recorded_job(const struct share_spec *js, struct share_job *j)
+{
+	const struct trace_header *h = trace_mem_header(j->mem);
+	struct policy_args args = { .opts = j->opts, .nopts = j->nopts };
+	const char *mode, *fw;
+	uint64_t limit;
+	double f;
+	char *label;
+	size_t i;
+
+	for (i = 0; i < js->n; i++)
+		if (strcmp(js->keys[i], "policy") == 0)
+			return;
+	if (!run_recorded_bfc(h, &mode, &fw, &limit))
+		return;
+	j->ops = mode && strcmp(mode, "grow-only") == 0 ? &policy_grow_only : &policy_preallocate;
+	if (policy_opt(&args, "flavor") == NULL)
+		j->opts[j->nopts++] = (struct policy_kv){ "flavor", fw };
+	if (strcmp(fw, "jax") == 0 && j->limit == 0 && j->fraction == 0 && h->device_total > 0) {
+		f = floor((double)limit / (double)h->device_total * 1000.0 + 0.5) / 1000.0;
+		if (f > 0 && f <= 1)
+			j->fraction = f;
+	}
+	label = gms_strdup(j->ops->name);
+	for (i = 0; i < j->nopts; i++) {
+		char *l = gms_asprintf("%s %s=%s", label, j->opts[i].key, j->opts[i].value);
+
+		free(label);
+		label = l;
+	}
+	free(j->label);
+	j->label = label;
+}
+
 int
 share_job_make(const struct share_spec *js, const struct trace_opts *topts, int load,
     struct share_job *j, char **cause)
@@ -460,6 +504,7 @@ share_job_make(const struct share_spec *js, const struct trace_opts *topts, int 
 			return err;
 		}
 		j->mem = m;
+		recorded_job(js, j);
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,14 +28,85 @@ run_recorded_conf(const struct trace_header *hdr)
 	return cJSON_IsString(c) && c->valuestring[0] != '\0' ? c->valuestring : NULL;
 }
 
+int
+run_recorded_bfc(const struct trace_header *hdr, const char **mode, const char **framework,
+    uint64_t *limit)
+{
+	const cJSON *fw, *m, *l;
+
+	if (hdr->source == NULL)
+		return 0;
+	fw = cJSON_GetObjectItemCaseSensitive(hdr->source, "framework");
+	m = cJSON_GetObjectItemCaseSensitive(hdr->source, "mode");
+	l = cJSON_GetObjectItemCaseSensitive(hdr->source, "limit");
+	if (!cJSON_IsString(fw) || (strcmp(fw->valuestring, "jax") != 0 &&
+	    strcmp(fw->valuestring, "tensorflow") != 0) || !cJSON_IsNumber(l) ||
+	    !(l->valuedouble > 0 && l->valuedouble <= (double)TRACE_SIZE_MAX))
+		return 0;
+	*framework = fw->valuestring;
+	*limit = (uint64_t)l->valuedouble;
+	*mode = cJSON_IsString(m) && (strcmp(m->valuestring, "preallocate") == 0 ||
+	    strcmp(m->valuestring, "grow-only") == 0) ? m->valuestring : NULL;
+	return 1;
+}
+
+static void
+add_opt(struct run_output *out, struct policy_args *args, const char *key, const char *value)
+{
+	out->opts = gms_realloc(out->opts, (out->nopts + 1) * sizeof(*out->opts));
+	out->opts[out->nopts++] = (struct policy_kv){ key, value };
+	args->opts = out->opts;
+	args->nopts = out->nopts;
+}
+
+/*
+ * A BFC policy on a TensorFlow or JAX profile: the recording's flavor, and
+ * its limit where no capacity is given (with one, the framework's default
+ * for that card, as the policy computes it).
+ */
+static void
+recorded_bfc_opts(const struct run_spec *spec, const struct trace_header *hdr,
+    const struct policy_ops *pol, struct run_output *out, struct policy_args *args)
+{
+	const char *mode, *fw;
+	uint64_t limit;
+
+	if ((pol != &policy_grow_only && pol != &policy_preallocate) ||
+	    !run_recorded_bfc(hdr, &mode, &fw, &limit))
+		return;
+	out->opts = gms_calloc(spec->nopts + 2, sizeof(*out->opts));
+	if (spec->nopts > 0)
+		memcpy(out->opts, spec->opts, spec->nopts * sizeof(*out->opts));
+	out->nopts = spec->nopts;
+	args->opts = out->opts;
+	args->nopts = out->nopts;
+	if (policy_opt(args, "flavor") == NULL)
+		add_opt(out, args, "flavor", fw);
+	if (policy_opt(args, "limit") == NULL && policy_opt(args, "fraction") == NULL &&
+	    spec->capacity == 0 && spec->gpu_total == 0) {
+		snprintf(out->recorded_limit, sizeof(out->recorded_limit), "%llu",
+		    (unsigned long long)limit);
+		add_opt(out, args, "limit", out->recorded_limit);
+	}
+	out->as_recorded = args->nopts > spec->nopts;
+	if (!out->as_recorded) {
+		free(out->opts);
+		out->opts = NULL;
+		out->nopts = 0;
+		args->opts = spec->opts;
+		args->nopts = spec->nopts;
+	}
+}
+
 /* The spec's options, and the recording's settings where it sets none. */
 static void
 effective_opts(const struct run_spec *spec, const struct trace_header *hdr,
-    struct run_output *out, struct policy_args *args)
+    const struct policy_ops *pol, struct run_output *out, struct policy_args *args)
 {
 	const char *conf = run_recorded_conf(hdr);
 
-	if (spec->policy != &policy_caching || conf == NULL ||
+	recorded_bfc_opts(spec, hdr, pol, out, args);
+	if (pol != &policy_caching || conf == NULL ||
 	    policy_opt(args, "alloc_conf") != NULL)
 		return;
 	out->opts = gms_calloc(spec->nopts + 1, sizeof(*out->opts));
@@ -43,6 +115,7 @@ effective_opts(const struct run_spec *spec, const struct trace_header *hdr,
 	out->opts[spec->nopts] = (struct policy_kv){ "alloc_conf", conf };
 	out->nopts = spec->nopts + 1;
 	out->recorded_conf = conf;
+	out->as_recorded = 1;
 	out->label = gms_asprintf("caching alloc_conf=%s (as recorded)", conf);
 	args->opts = out->opts;
 	args->nopts = out->nopts;
@@ -52,10 +125,21 @@ int
 run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct run_output *out,
     char **cause)
 {
+	const struct policy_ops *pol = spec->policy;
 	struct policy_args args;
+	const char *mode, *fw;
+	uint64_t limit;
 	unsigned flags = 0;
+	size_t i;
 
 	out->hdr = hdr;
+	/*
+	 * A TensorFlow or JAX profile runs its allocator's mode unless a policy
+	 * is named; one that does not show it, the frameworks' default.
+	 */
+	if (spec->policy_as_recorded && run_recorded_bfc(hdr, &mode, &fw, &limit))
+		pol = policy_find(mode ? mode : "preallocate", NULL);
+	out->policy = pol;
 	if (spec->unknown_frees_warn || hdr->starts_mid_run ||
 	    (spec->mem != NULL && trace_mem_unknown_frees_warn(spec->mem)))
 		flags |= SIM_UNKNOWN_FREES_WARN;
@@ -77,8 +161,20 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 	    .device_total = spec->device_total ? spec->device_total : hdr->device_total,
 	    .gpu_total = spec->gpu_total,
 	    .gpu_cc = spec->gpu_cc };
-	effective_opts(spec, hdr, out, &args);
-	out->sim = sim_create(spec->policy, &args, out->dev, flags, cause);
+	effective_opts(spec, hdr, pol, out, &args);
+	if (out->as_recorded && out->label == NULL) {
+		char *l = gms_strdup(pol->name);
+
+		for (i = 0; i < out->nopts; i++) {
+			char *m = gms_asprintf("%s %s=%s", l, out->opts[i].key, out->opts[i].value);
+
+			free(l);
+			l = m;
+		}
+		out->label = gms_asprintf("%s (as recorded)", l);
+		free(l);
+	}
+	out->sim = sim_create(pol, &args, out->dev, flags, cause);
 	if (out->sim == NULL)
 		return GMS_ECONFIG;
 	if (spec->sampler != NULL)

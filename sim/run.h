@@ -45,6 +45,9 @@ struct run_spec {
 	uint64_t device_total;		/* the card the frameworks size their defaults
 					   from; 0: the trace's recording GPU */
 	struct device_gpu *gpu;		/* a card shared with other jobs (share), or NULL */
+	int policy_as_recorded;		/* no policy was named: a recording that says
+					   its allocator's mode (a TensorFlow or JAX
+					   profile) runs that one */
 };
 
 struct run_output {
@@ -57,6 +60,11 @@ struct run_output {
 	struct policy_kv *opts;		/* the options the policy ran with, when not the
 					   spec's: those and the recording's alloc_conf */
 	size_t nopts;
+	const struct policy_ops *policy;/* the policy that ran: the spec's, or the
+					   recording's mode (policy_as_recorded) */
+	int as_recorded;		/* options came from the recording (its
+					   alloc_conf, or its BFC limit and flavor) */
+	char recorded_limit[32];	/* ... the limit's digits, when they did */
 	const char *recorded_conf;	/* the recording's PYTORCH_CUDA_ALLOC_CONF it ran
 					   with (a caching run that set none), or NULL */
 	char *label;			/* then: the policy as compare names it,
@@ -78,6 +86,14 @@ int run_simulate(const struct run_spec *spec, struct run_output *out, char **cau
  * them, as the job ran ("as recorded").
  */
 const char *run_recorded_conf(const struct trace_header *hdr);
+/*
+ * A TensorFlow or JAX profile's allocator: its mode ("preallocate" or
+ * "grow-only", NULL when the profile does not show it), its framework
+ * ("jax", "tensorflow") and the limit it enforced (bytes_limit).  Returns
+ * 0 when hdr is not such a recording.
+ */
+int run_recorded_bfc(const struct trace_header *hdr, const char **mode, const char **framework,
+    uint64_t *limit);
 /*
  * run_simulate's two ends, for a caller that feeds the events itself
  * (sim_event on out->sim; batch_run_shared): the device and the policy for

@@ -116,6 +116,18 @@ note_oom(struct sim *s, uint64_t index, const struct trace_event *ev)
 	s->r.oom.mark_event = s->mark_event;
 }
 
+/* After an alloc or free: the policy's bytes in use against what was recorded. */
+static void
+match_in_use(struct sim *s, uint64_t index, const struct trace_event *ev)
+{
+	s->r.observed_in_use++;
+	if (s->allocated != ev->in_use && s->r.in_use_mismatches++ == 0) {
+		s->r.first_in_use_mismatch = index;
+		s->r.first_in_use_simulated = s->allocated;
+		s->r.first_in_use_observed = ev->in_use;
+	}
+}
+
 static int
 do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cause)
 {
@@ -161,6 +173,8 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 		if (s->r.observed_segments > 0 && !s->stopped)
 			match_segments(s, index);
 	}
+	if ((ev->flags & TRACE_HAS_INUSE) && !s->stopped)
+		match_in_use(s, index, ev);
 	l->size = ev->size;
 	l->block = block;
 	l->handle = handle;
@@ -195,6 +209,8 @@ do_free(struct sim *s, uint64_t index, const struct trace_event *ev, char **caus
 	}
 	s->live_bytes -= l->size;
 	idtable_delete(&s->live, l);
+	if ((ev->flags & TRACE_HAS_INUSE) && !s->stopped)
+		match_in_use(s, index, ev);
 	return 0;
 }
 
@@ -394,6 +410,10 @@ sim_result(struct sim *s, struct sim_result *res)
 	    s->dev->c.driver_ns_grown_physical : s->dev->c.driver_ns_grown);
 	res->alloc_retries = st.alloc_retries;
 	res->end_live = s->live.n;
+	res->end_reserved = s->ops->limit == POLICY_LIMIT_PHYSICAL ? s->dev->c.physical :
+	    s->dev->c.reserved;
+	res->end_allocated = s->allocated;
+	res->end_largest_free = st.largest_free;
 	res->limit = s->dev->capacity;
 	if (st.limit != 0 && (res->limit == 0 || st.limit < res->limit))
 		res->limit = st.limit;

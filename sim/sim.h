@@ -65,6 +65,13 @@ struct sim_result {
 	uint64_t observed_segments;	/* segment_alloc events seen */
 	uint64_t segment_mismatches;	/* events where the simulated segments differ */
 	uint64_t first_segment_mismatch;/* event index of the first */
+	/* Against the trace's observed bytes in use (in_use), when it has them: */
+	uint64_t observed_in_use;	/* events that carry it */
+	uint64_t in_use_mismatches;	/* ... where the policy's allocated bytes differ */
+	uint64_t first_in_use_mismatch;	/* event index of the first */
+	uint64_t first_in_use_simulated, first_in_use_observed;	/* ... and there */
+	/* The policy's state after the last event: */
+	uint64_t end_reserved, end_allocated, end_largest_free;
 };
 
 #define SIM_UNKNOWN_FREES_WARN  0x1	/* count frees of unknown ids, do not fail */

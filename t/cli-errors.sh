@@ -72,7 +72,7 @@ printf '\200\004\225junk' >"$TMP/snap.pickle"
 check_fail 3 "gpumemsim: error: $TMP/snap.pickle: pickle byte 2: truncated pickle (needs 8 more bytes, 4 left)" \
     run "$TMP/snap.pickle"
 printf 'hello\n' >"$TMP/what.bin"
-check_fail 3 "gpumemsim: error: $TMP/what.bin: not a trace gpumemsim can read (expected a gpumemsim JSON trace, a PyTorch snapshot pickle or an RMM log CSV, optionally gzip'd)" \
+check_fail 3 "gpumemsim: error: $TMP/what.bin: not a trace gpumemsim can read (expected a gpumemsim JSON trace, a PyTorch snapshot pickle or profiler trace, a TensorFlow or JAX profile (.xplane.pb) or an RMM log CSV, optionally gzip'd)" \
     run "$TMP/what.bin"
 
 # A trace recorded from a ring buffer: frees of ids it never saw are warned about.

@@ -95,5 +95,6 @@ extern const struct trace_format trace_format_json;
 extern const struct trace_format trace_format_jsonl;
 extern const struct trace_format trace_format_pickle;
 extern const struct trace_format trace_format_csv;
+extern const struct trace_format trace_format_xplane;
 
 #endif /* TRACE_READER_H */

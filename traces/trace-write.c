@@ -195,6 +195,8 @@ trace_event_to_json(const struct trace_event *ev)
 	}
 	if (ev->flags & TRACE_HAS_TIME)
 		cJSON_AddNumberToObject(o, "t_us", (double)ev->t_us);
+	if ((ev->flags & TRACE_HAS_INUSE) && (ev->op == TRACE_ALLOC || ev->op == TRACE_FREE))
+		cJSON_AddNumberToObject(o, "in_use", (double)ev->in_use);
 	return o;
 }
 
@@ -342,6 +344,8 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 	}
 	if (ev->flags & TRACE_HAS_TIME)
 		add_key_num(w, ",\"t_us\":", (double)ev->t_us);
+	if ((ev->flags & TRACE_HAS_INUSE) && (ev->op == TRACE_ALLOC || ev->op == TRACE_FREE))
+		add_key_num(w, ",\"in_use\":", (double)ev->in_use);
 	add(w, "}", 1);
 }
 

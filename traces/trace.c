@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ trace_event_equal(const struct trace_event *a, const struct trace_event *b)
 {
 	return a->op == b->op && a->flags == b->flags && a->id == b->id && a->size == b->size &&
 	    a->addr == b->addr && a->stream == b->stream && a->t_us == b->t_us &&
+	    a->in_use == b->in_use &&
 	    same_str(a->at, b->at) && same_str(a->label, b->label);
 }
 
@@ -132,6 +134,17 @@ get_pool(const cJSON *obj, const char *op, struct trace_event *ev, char **cause)
 	return err < 0 ? err : 0;
 }
 
+/* "in_use": the recording allocator's bytes in use after an alloc or free. */
+static int
+get_in_use(const cJSON *obj, const char *op, struct trace_event *ev, char **cause)
+{
+	int err = get_u64_max(obj, "in_use", op, 0, TRACE_SIZE_MAX, &ev->in_use, cause);
+
+	if (err == 0)
+		ev->flags |= TRACE_HAS_INUSE;
+	return err < 0 ? err : 0;
+}
+
 /* "seeded": true, on an alloc or segment_alloc. */
 static int
 get_seeded(const cJSON *obj, const char *op, struct trace_event *ev, char **cause)
@@ -195,12 +208,14 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 			return err;
 		if (err == 0)
 			ev->flags |= TRACE_HAS_ADDR;
-		if ((err = get_seeded(obj, op, ev, cause)) < 0)
+		if ((err = get_seeded(obj, op, ev, cause)) < 0 ||
+		    (err = get_in_use(obj, op, ev, cause)) < 0)
 			return err;
 		return get_str(obj, "at", op, &ev->at, cause);
 	case TRACE_FREE:
-		err = get_u64(obj, "id", op, 1, &ev->id, cause);
-		return err < 0 ? err : 0;
+		if ((err = get_u64(obj, "id", op, 1, &ev->id, cause)) < 0)
+			return err;
+		return get_in_use(obj, op, ev, cause);
 	case TRACE_MARK:
 		if ((err = get_str(obj, "label", op, &ev->label, cause)) < 0)
 			return err;
@@ -443,6 +458,8 @@ sniff(struct trace_reader *r, char **cause)
 		return &trace_format_pickle;
 	if (trace_ends_with(base, ".csv"))
 		return &trace_format_csv;
+	if (trace_ends_with(base, ".xplane.pb") || trace_ends_with(base, ".pb"))
+		return &trace_format_xplane;
 
 	n = gzread(r->gz, head, sizeof(head) - 1);
 	if (n < 0 || gzrewind(r->gz) != 0) {
@@ -455,10 +472,15 @@ sniff(struct trace_reader *r, char **cause)
 		return &trace_format_pickle;
 	if (strncmp(head, "Thread,", 7) == 0)
 		return &trace_format_csv;
+	/* an XSpace: its first plane (field 1) names a host or a device early */
+	if (n > 2 && (unsigned char)head[0] == 0x0a && (memmem(head, (size_t)n, "/host:", 6) ||
+	    memmem(head, (size_t)n, "/device:", 8)))
+		return &trace_format_xplane;
 	if (head[strspn(head, " \t\r\n")] != '{') {
 		gms_fail(cause, GMS_ETRACE, "%s: not a trace gpumemsim can read (expected a "
-		    "gpumemsim JSON trace, a PyTorch snapshot pickle or an RMM log CSV, "
-		    "optionally gzip'd)", r->path);
+		    "gpumemsim JSON trace, a PyTorch snapshot pickle or profiler trace, a "
+		    "TensorFlow or JAX profile (.xplane.pb) or an RMM log CSV, optionally "
+		    "gzip'd)", r->path);
 		return NULL;
 	}
 	nl = strchr(head, '\n');
@@ -497,6 +519,93 @@ spool_stdin(int *fdp, char **cause)
 	return 0;
 }
 
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The profiles under dir: its own NAME.xplane.pb, or a log directory's plugins/profile/RUN/. */
+static int
+profiles_glob(const char *dir, glob_t *g)
+{
+	static const char *const pats[] = { "*.xplane.pb", "*.xplane.pb.gz",
+	    "plugins/profile/*/*.xplane.pb", "plugins/profile/*/*.xplane.pb.gz" };
+	char pat[4200];
+	size_t i;
+	int found = 0;
+
+	memset(g, 0, sizeof(*g));
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		snprintf(pat, sizeof(pat), "%s/%s", dir, pats[i]);
+		if (glob(pat, found ? GLOB_APPEND : 0, NULL, g) == 0)
+			found = 1;
+		if (found && i % 2 == 1)
+			break;	/* the directory's own profiles, else the log directory's */
+	}
+	if (found)
+		qsort(g->gl_pathv, g->gl_pathc, sizeof(*g->gl_pathv), cmp_path);
+	return found;
+}
+
+int
+trace_is_profile_dir(const char *path)
+{
+	struct stat st;
+	glob_t g;
+	int found;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	found = profiles_glob(path, &g);
+	globfree(&g);
+	return found;
+}
+
+/*
+ * A profile directory's file: the one .xplane.pb in it, or in the newest run
+ * of plugins/profile/ (runs are named by their time); several hosts' are
+ * refused, listed.
+ */
+static int
+profile_in_dir(const char *dir, char **file, char **cause)
+{
+	glob_t g;
+	size_t i, first, len;
+	char *list, *slash;
+	int err;
+
+	if (!profiles_glob(dir, &g)) {
+		globfree(&g);
+		return gms_fail(cause, GMS_EIO, "cannot read trace '%s': a directory, with no "
+		    "profile in it (NAME.xplane.pb, or plugins/profile/RUN/NAME.xplane.pb)", dir);
+	}
+	/* glob sorts: the newest run's files are last */
+	slash = strrchr(g.gl_pathv[g.gl_pathc - 1], '/');
+	len = (size_t)(slash - g.gl_pathv[g.gl_pathc - 1]);
+	for (first = g.gl_pathc - 1; first > 0; first--)
+		if (strncmp(g.gl_pathv[first - 1], g.gl_pathv[g.gl_pathc - 1], len + 1) != 0 ||
+		    strchr(g.gl_pathv[first - 1] + len + 1, '/') != NULL)
+			break;
+	if (g.gl_pathc - first > 1) {
+		list = gms_strdup("");
+		for (i = first; i < g.gl_pathc; i++) {
+			char *l = gms_asprintf("%s%s%s", list, i > first ? ", " : "", g.gl_pathv[i]);
+
+			free(list);
+			list = l;
+		}
+		err = gms_fail(cause, GMS_ETRACE, "%s: a profile of several hosts (%s): give "
+		    "the file of one", dir, list);
+		free(list);
+		globfree(&g);
+		return err;
+	}
+	*file = gms_strdup(g.gl_pathv[g.gl_pathc - 1]);
+	globfree(&g);
+	return 0;
+}
+
 int
 trace_open(const char *path, struct trace_reader **out, char **cause)
 {
@@ -517,9 +626,15 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 	r->path = gms_strdup(path);
 	r->opts.device = opts ? opts->device : -1;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		err = gms_fail(cause, GMS_EIO, "cannot read trace '%s': %s", path, strerror(EISDIR));
-		trace_close(r);
-		return err;
+		char *file = NULL;
+
+		if ((err = profile_in_dir(path, &file, cause)) < 0) {
+			trace_close(r);
+			return err;
+		}
+		free(r->path);
+		r->path = file;
+		path = file;
 	}
 	errno = 0;
 	if (strcmp(path, "-") == 0) {

@@ -28,6 +28,12 @@ enum trace_op {
 	TRACE_NOPS
 };
 
+/*
+ * Whether path is a directory holding a TensorFlow or JAX profile (what
+ * trace_open reads from it: its .xplane.pb).
+ */
+int trace_is_profile_dir(const char *path);
+
 /* Whether s ends with suffix (file names: extensions). */
 int trace_ends_with(const char *s, const char *suffix);
 
@@ -84,6 +90,8 @@ trace_stream_base(int64_t key)
 #define TRACE_SEEDED     0x8	/* (the same bit, on an alloc or segment_alloc)
 				   live before the trace began, at its address:
 				   a policy that keeps segments starts with it */
+#define TRACE_HAS_INUSE  0x10	/* alloc, free: in_use, as the recording
+				   allocator reported it after the event */
 
 struct trace_event;
 /*
@@ -102,6 +110,9 @@ struct trace_event {
 	uint64_t addr;		/* alloc (recorded block address), segment_* */
 	int64_t stream;		/* alloc, segment_*: 0 is the default stream */
 	int64_t t_us;		/* microseconds, any epoch */
+	uint64_t in_use;	/* observed (TRACE_HAS_INUSE): the recording
+				   allocator's bytes in use after this event
+				   (the BFC allocator's bytes_allocated) */
 	const char *at;		/* alloc: program location, or NULL; owned by the
 				   reader, valid until the next trace_next() */
 	const char *label;	/* mark: label or ""; same lifetime as at */
@@ -113,7 +124,8 @@ struct trace_event {
  */
 struct trace_header {
 	const char *name;	/* the trace's name, or its file name */
-	const char *format;	/* "json", "jsonl", "pickle", "csv" (".gz" added
+	const char *format;	/* "json", "jsonl", "pickle", "csv", "kineto",
+				   "xplane" (".gz" added
 				   when compressed) */
 	uint64_t device_total;	/* device.total_bytes */
 	int starts_mid_run;	/* recorded from a ring buffer: frees of unknown
@@ -139,7 +151,8 @@ struct trace_opts {
 
 /*
  * Open path, recognised by extension (after ".gz") and else by content (gzip
- * is transparent): native .json/.jsonl, PyTorch snapshot .pickle, RMM .csv.
+ * is transparent): native .json/.jsonl, PyTorch snapshot .pickle, RMM .csv,
+ * a TensorFlow/JAX profile .xplane.pb (or the profile directory holding it).
  * opts may be NULL for the defaults.  Returns 0, GMS_EIO (cannot open/read)
  * or GMS_ETRACE (not a trace), with *cause set on failure.
  */

@@ -44,6 +44,8 @@ struct trace_mem {
 	char *path;
 	struct packed *ev;
 	int64_t *t_us;		/* parallel to ev; only when the trace has times */
+	uint64_t *in_use;	/* ... only when it has observed bytes in use:
+				   in_use + 1, or 0 for none */
 	size_t n, cap;
 	struct interned *table;	/* the hash, by string */
 	int64_t *streams;
@@ -146,10 +148,14 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 			m->ev = gms_realloc(m->ev, m->cap * sizeof(*m->ev));
 			if (m->t_us != NULL || (ev.flags & TRACE_HAS_TIME))
 				m->t_us = gms_realloc(m->t_us, m->cap * sizeof(*m->t_us));
+			if (m->in_use != NULL)
+				m->in_use = gms_realloc(m->in_use, m->cap * sizeof(*m->in_use));
 		}
 		if ((ev.flags & TRACE_HAS_TIME) && m->t_us == NULL) {
 			m->t_us = gms_calloc(m->cap, sizeof(*m->t_us));
 		}
+		if ((ev.flags & TRACE_HAS_INUSE) && m->in_use == NULL)
+			m->in_use = gms_calloc(m->cap, sizeof(*m->in_use));
 		if (ev.size >> SIZE_BITS) {
 			rc = gms_fail(&why, GMS_ETRACE, "size %llu out of range (at most 2^53)",
 			    (unsigned long long)ev.size);
@@ -163,6 +169,8 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 		p->str = intern(m, ev.op == TRACE_MARK ? ev.label : ev.at);
 		if (m->t_us != NULL)
 			m->t_us[m->n] = ev.t_us;
+		if (m->in_use != NULL)
+			m->in_use[m->n] = (ev.flags & TRACE_HAS_INUSE) ? ev.in_use + 1 : 0;
 		m->n++;
 	}
 	if (rc < 0) {
@@ -188,7 +196,8 @@ trace_mem_worth(const char *path)
 	if ((n = strlen(base)) > 3 && trace_ends_with(base, ".gz"))
 		base[n - 3] = '\0';
 	return strcmp(path, "-") == 0 || trace_ends_with(base, ".pickle") ||
-	    trace_ends_with(base, ".pkl") || trace_ends_with(base, ".pt.trace.json");
+	    trace_ends_with(base, ".pkl") || trace_ends_with(base, ".pt.trace.json") ||
+	    trace_ends_with(base, ".xplane.pb") || trace_is_profile_dir(path);
 }
 
 size_t
@@ -220,6 +229,10 @@ trace_mem_event(const struct trace_mem *m, size_t i, struct trace_event *ev)
 		ev->at = s;
 	if (m->t_us != NULL)
 		ev->t_us = m->t_us[i];
+	if (m->in_use != NULL && m->in_use[i] != 0) {
+		ev->in_use = m->in_use[i] - 1;
+		ev->flags |= TRACE_HAS_INUSE;
+	}
 }
 
 const struct trace_header *
@@ -256,6 +269,7 @@ trace_mem_free(struct trace_mem *m)
 	free(m->strs);
 	free(m->ev);
 	free(m->t_us);
+	free(m->in_use);
 	cJSON_Delete(m->hdr_json);
 	free(m->path);
 	free(m);

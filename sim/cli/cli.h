@@ -191,6 +191,8 @@ struct cli_entry {
 struct cli_policies {
 	struct cli_entry *ents;
 	size_t n;
+	int defaulted;		/* none was named: the command's default one
+				   (a recording that says its mode runs that) */
 };
 /* 0, or EXIT_INPUT after saying what is wrong. */
 int cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p);

@@ -64,6 +64,7 @@ cmd_run(struct cli_args *a)
 	spec.opts = opts = pols.ents[0].opts;
 	spec.nopts = nopts = pols.ents[0].nopts;
 	spec.check_every = a->given[OPT_CHECK] > 0;
+	spec.policy_as_recorded = pols.defaulted;
 	timeline_init(&tl, (size_t)a->v[OPT_POINTS].n);
 	attrib_init(&at);
 	/* --by-site reads the trace twice: standard input is held for it */
@@ -150,10 +151,11 @@ cmd_run(struct cli_args *a)
 		.gpu = gpu_name,
 		.trace = out.hdr->name,
 		.path = spec.path,
-		.policy = spec.policy->name,
+		.policy = out.policy ? out.policy->name : spec.policy->name,
 		.opts = out.opts ? out.opts : opts,
 		.nopts = out.opts ? out.nopts : nopts,
 		.recorded_conf = out.recorded_conf,
+		.as_recorded = out.as_recorded,
 		.placement = run_placement_name(spec.placement),
 		.capacity = spec.capacity,
 		.hdr = out.hdr,

@@ -189,6 +189,7 @@ cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p)
 	if (rc == 0 && p->n == 0) {
 		if (dflt != NULL) {
 			rc = add_spec(p, "policy", dflt);
+			p->defaulted = 1;
 		} else {
 			for (i = 0; policy_table[i] != NULL; i++)
 				rc = add_spec(p, "policy", policy_table[i]->name);
@@ -282,6 +283,7 @@ cli_run_rows(const struct cli_args *a, const struct cli_target *t,
 		    .opts = jobs[i].out.opts ? jobs[i].out.opts : pols->ents[i].opts,
 		    .nopts = jobs[i].out.opts ? jobs[i].out.nopts : pols->ents[i].nopts,
 		    .recorded_conf = jobs[i].out.recorded_conf,
+		    .as_recorded = jobs[i].out.as_recorded,
 		    .placement = run_placement_name(jobs[i].spec.placement),
 		    .capacity = t->capacity, .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
 		if (*first == NULL)

@@ -1,0 +1,184 @@
+#!/bin/sh
+# t/cli-xplane.sh - TensorFlow's and JAX's profiler files (issue 26): real
+# JAX 0.11 jobs recorded on an H200 under jax.profiler.trace()
+# (t/data/gen/record_jax.py): op by op and jitted, growth and preallocated,
+# small fractions, two that ran out of memory, a profile begun mid-run.
+# Each NAME.facts.json holds device.memory_stats() when the job ended (the
+# expected numbers); NAME.expect.json what t/data/gen/xplane_facts.py, a
+# second reader sharing nothing with gpumemsim's, counts in the file.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+X=$TOP_SRCDIR/t/data/xplane
+
+# fact NAME KEY: the first number NAME.facts.json gives KEY (memory_stats' come first)
+fact() {
+	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$X/$1.facts.json" | head -n 1
+}
+# expect NAME KEY: a number of NAME.expect.json
+expect() {
+	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$X/$1.expect.json" | head -n 1
+}
+observed_line() {
+	grep '^observed' "$TMP/out"
+}
+
+# 1. Every whole profile: the events are the file's GPU_0_bfc events, the
+# mode is the job's, and the simulation is the allocator, number for number.
+for n in op-growth oom-growth oom-prealloc jit-prealloc share-a share-b; do
+	if grep -q '"XLA_PYTHON_CLIENT_PREALLOCATE": "false"' "$X/$n.facts.json"; then
+		mode=grow-only
+	else
+		mode=preallocate
+	fi
+	gms info "$X/$n.xplane.pb.gz"
+	is "$rc $(sed -n 's/^  events *\([0-9]*\): \([0-9]*\) allocs, \([0-9]*\) frees.*/\1 \2 \3/p' "$TMP/out")" \
+	    "0 $(expect $n events) $(expect $n allocs) $(expect $n frees)" \
+	    "$n: the events read are the file's GPU_0_bfc MemoryAllocation and MemoryDeallocation events"
+	gms run "$X/$n.xplane.pb.gz" --format=json
+	is "$(json_top policy) $(json_in options limit) $(json_in options flavor)" \
+	    "\"$mode\" \"$(fact $n bytes_limit)\" \"jax\"" \
+	    "$n: runs the job's mode ($mode) with its bytes_limit, as JAX"
+	is "$(json_top peak_allocated)" "$(fact $n peak_bytes_in_use)" \
+	    "$n: simulated peak in use is memory_stats()['peak_bytes_in_use']"
+	is "$(json_top peak_reserved)" "$(fact $n pool_bytes)" \
+	    "$n: simulated pool is memory_stats()['pool_bytes']"
+	is "$(json_deep observed in_use observed) $(json_deep observed in_use match)" \
+	    "$(expect $n events) true" "$n: bytes in use equal bytes_allocated at every event"
+	gms run "$X/$n.xplane.pb.gz"
+	is "$(sed -n 2p "$TMP/out")" \
+	    "policy $mode (flavor=jax, limit=$(fact $n bytes_limit), as recorded), capacity unlimited, placement model" \
+	    "$n: the text says the mode and limit are the recording's"
+	is "$(observed_line)" \
+	    "observed (jax-bfc, as recorded): reproduced exactly (3 numbers and the bytes in use at every event)" \
+	    "$n: reproduced exactly"
+done
+for n in oom-prealloc jit-prealloc; do
+	gms run "$X/$n.xplane.pb.gz" --format=json
+	is "$(json_top peak_reserved) $(json_top device_allocs)" "$(fact $n bytes_limit) 1" \
+	    "$n: preallocated, the pool is the limit, in one region"
+done
+
+# The checks can fail: the wrong mode, the wrong allocator, a smaller limit.
+gms run "$X/jit-prealloc.xplane.pb.gz" --policy=grow-only --format=json
+is "$(json_in observed matches) $(sed -n '/"mismatches":/,/}$/p' "$TMP/out" | grep -c '"device_allocs":')" "false 1" \
+    "grow-only on a preallocated job: not reproduced, its regions named"
+gms run "$X/jit-prealloc.xplane.pb.gz" --policy=grow-only
+grep -q '^  device_allocs   simulated [0-9]*, observed 1$' "$TMP/out"
+ok $? "... and the text names the regions that differ"
+gms run "$X/op-growth.xplane.pb.gz" --policy=caching
+is "$(observed_line)" "observed (jax-bfc, as recorded): NOT reproduced" \
+    "PyTorch's allocator on a JAX job: not reproduced"
+grep -q '^  bytes in use    differ at [0-9]* of 868 events, the first at event [0-9]* (simulated [0-9]*, recorded [0-9]*)$' "$TMP/out"
+ok $? "... and it says where the bytes in use first differ"
+gms run "$X/oom-growth.xplane.pb.gz" --policy 'grow-only flavor=jax limit=1GB' --format=json
+is "$(json_in options limit) $(json_in observed matches)" '"1GB" false' \
+    "a limit of one's own replaces the recorded one"
+
+# 2. The jobs that ran out of memory: the failed request is not in a profile
+# (the allocator records only what it hands out); what it handed out is.
+for n in oom-growth oom-prealloc; do
+	grep -q '"oom": {' "$X/$n.facts.json"
+	ok $? "$n: the job ran out of memory (RESOURCE_EXHAUSTED)"
+	gms run "$X/$n.xplane.pb.gz" --format=json
+	is "$(json_top oom)" null "$n: at its own limit every recorded allocation fits, as it did"
+	gms run "$X/$n.xplane.pb.gz" --capacity=$(($(fact $n peak_bytes_in_use) - 1)) --policy 'grow-only flavor=jax'
+	grep -q '^OUT OF MEMORY at event ' "$TMP/out"
+	ok $? "$n: below its peak in use it runs out"
+done
+
+# 3. A profile begun mid-run: what was live before it is seeded; nothing is
+# held to the recording's numbers, and the mode is the frameworks' default.
+gms run "$X/midrun.xplane.pb.gz" --format=json
+is "$rc $(json_top events)" "0 $(($(expect midrun events) + 2))" \
+    "midrun: the file's events, after two seeded blocks (one freed in the profile, the rest)"
+is "$(json_top policy) $(json_top observed)" '"preallocate" null' \
+    "midrun: preallocate, JAX's default; nothing compared"
+is "$(json_top peak_allocated)" "$(expect midrun max_bytes_allocated)" \
+    "midrun: what was live before counts: the peak in use is the file's largest bytes_allocated"
+gms run "$X/midrun.xplane.pb.gz"
+before=$(sed -n '/"stats_before"/,/}/s/.*"bytes_in_use": \([0-9]*\).*/\1/p' "$X/midrun.facts.json")
+grep -q "^STARTS MID-RUN: midrun covers a window of the job: $((before >> 20)).00 MiB were live before it" "$TMP/out"
+ok $? "midrun: says it starts mid-run, with what was live (memory_stats() before the profile)"
+grep -q "^  the profile began after the allocator's first allocation, so its regions are not in it: preallocate is simulated" "$TMP/out"
+ok $? "midrun: says why the mode is the default"
+
+# 4. Where the file is: a log directory, a run's directory, standard input.
+mkdir -p "$TMP/log/plugins/profile/2026_12_01_10_00_00" "$TMP/log/plugins/profile/2026_12_02_10_00_00"
+gzip -dc "$X/share-a.xplane.pb.gz" >"$TMP/log/plugins/profile/2026_12_01_10_00_00/h.xplane.pb"
+gzip -dc "$X/share-b.xplane.pb.gz" >"$TMP/log/plugins/profile/2026_12_02_10_00_00/h.xplane.pb"
+gms run "$TMP/log" --format=json
+is "$rc $(json_top events)" "0 $(expect share-b events)" \
+    "a log directory: the newest run's profile is read"
+gms run "$TMP/log/plugins/profile/2026_12_01_10_00_00" --format=json
+is "$rc $(json_top events)" "0 $(expect share-a events)" "a run's directory: its profile"
+gms run - --format=json <"$X/share-a.xplane.pb.gz"
+is "$rc $(json_top events)" "0 $(expect share-a events)" "standard input"
+cp "$TMP/log/plugins/profile/2026_12_02_10_00_00/h.xplane.pb" "$TMP/log/plugins/profile/2026_12_02_10_00_00/g.xplane.pb"
+check_fail 3 "gpumemsim: error: $TMP/log: a profile of several hosts ($TMP/log/plugins/profile/2026_12_02_10_00_00/g.xplane.pb, $TMP/log/plugins/profile/2026_12_02_10_00_00/h.xplane.pb): give the file of one" \
+    run "$TMP/log"
+mkdir "$TMP/empty"
+check_fail 4 "gpumemsim: error: cannot read trace '$TMP/empty': a directory, with no profile in it (NAME.xplane.pb, or plugins/profile/RUN/NAME.xplane.pb)" \
+    run "$TMP/empty"
+check_fail 3 "gpumemsim: error: $X/share-a.xplane.pb.gz: no events of device 1's allocator (the profile has GPU_0_bfc (18 events))" \
+    run "$X/share-a.xplane.pb.gz" --device=1
+
+# 5. Kept as a native trace: the observed bytes in use travel with it.
+gms convert "$X/oom-prealloc.xplane.pb.gz" "$TMP/o.jsonl"
+is "$rc $(grep -c '"in_use":' "$TMP/o.jsonl")" "0 $(expect oom-prealloc events)" \
+    "convert: every event keeps its recorded bytes in use"
+gms run "$TMP/o.jsonl" --format=json
+is "$(json_top policy) $(json_top peak_allocated) $(json_in observed matches)" \
+    "\"preallocate\" $(fact oom-prealloc peak_bytes_in_use) true" \
+    "the converted trace runs as recorded, and is reproduced"
+
+# 6. Bad files: an error naming the file and the byte, never a crash.
+gzip -dc "$X/share-a.xplane.pb.gz" | head -c 5000 >"$TMP/cut.xplane.pb"
+gms run "$TMP/cut.xplane.pb"
+is "$rc $(sed -n 's/^gpumemsim: error: \([^:]*\): at byte [0-9]*: the file ends inside a.*/\1/p' "$TMP/err")" \
+    "3 $TMP/cut.xplane.pb" "a profile cut short: exit 3, the file and the byte"
+printf '\n\377\377\377\377\377\377\377\377\377\377\377' >"$TMP/bad.xplane.pb"
+gms run "$TMP/bad.xplane.pb"
+is "$rc $(grep -c 'at byte' "$TMP/err")" "3 1" "garbage: exit 3, at a byte"
+
+# 7. Two of these JAX jobs on one H200, as they really ran side by side
+# (record_jax.py pair: a holds 30 GB, b then asks 10, 10, 10 and 20 GB):
+# share-SETTING.facts.json holds each job's outcome and memory_stats().
+# pair SETTING ROLE KEY: a value of that job's record
+pair() {
+	sed -n "/^ \"$2\": {/,/^ }/p" "$X/share-$1.facts.json" |
+	    sed -n "s/^  \"$3\": \"*\([^\",]*\)\"*,*\$/\1/p" | head -n 1
+}
+pool() {
+	sed -n "/^ \"$2\": {/,/^ }/p" "$X/share-$1.facts.json" |
+	    sed -n '/"memory_stats"/,/}/s/.*"pool_bytes": \([0-9]*\).*/\1/p'
+}
+outcome() {	# the share JSON's outcome of job NAME: done, or the OOM's size
+	sed -n "/\"name\":$TAB\"$1\"/,/\"incomplete\"/p" "$TMP/out" |
+	    sed -n "s/^$TAB$TAB$TAB$TAB\"size\":$TAB\([0-9]*\),*/\1/p" | head -n 1
+}
+A=$X/share-a.xplane.pb.gz
+B=$X/share-b.xplane.pb.gz
+gms share --gpu=H200 --job "$A" --job "$B start=1s" --format=json
+is "$rc $(pair growth a outcome) $(pair growth b outcome) $(json_top fits)" "0 done done true" \
+    "growth (as both were recorded): both fit, as they did"
+is "$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),/\1/p" "$TMP/out" | tr '\n' ' ')" \
+    "$(pool growth a) $(pool growth b) " "growth: each job's pool is its memory_stats()['pool_bytes'] beside the other"
+gms share --gpu=H200 --job "$A policy=preallocate flavor=jax" \
+    --job "$B start=1s policy=preallocate flavor=jax" --format=json
+gib=$(pair default b message | sed -n 's/.*allocate \([0-9.]*\)GiB.*/\1 GiB/p')
+is "$rc $(pair default a outcome) $(pair default b outcome) $(json_top fits)" "0 done oom false" \
+    "JAX's default, preallocating 75% each: the second runs out, as it did"
+is "$(outcome share-a) $(./gpumemsim convert "$B" - 2>/dev/null |
+    grep '"op":"alloc"' | sed -n "$(($(pair default b failed_alloc) * 3 + 3))p" |
+    sed 's/.*"size":\([0-9]*\).*/\1/')" " $(outcome share-b)" \
+    "... at b's big allocation number $(pair default b failed_alloc) (from 0; each comes after two of 1 byte), the one that failed"
+gms share --gpu=H200 --job "$A policy=preallocate flavor=jax" \
+    --job "$B start=1s policy=preallocate flavor=jax"
+grep -q "^  share-b ran out of memory at event [0-9]* (pass 1) at [0-9.]* s, asking for $gib;" "$TMP/out"
+ok $? "... asking for what JAX said it could not allocate ($gib)"
+gms share --gpu=H200 --job "$A policy=preallocate flavor=jax fraction=.45" \
+    --job "$B start=1s policy=preallocate flavor=jax fraction=.45" --format=json
+is "$rc $(pair fraction45 a outcome) $(pair fraction45 b outcome) $(json_top fits)" "0 done done true" \
+    "XLA_PYTHON_CLIENT_MEM_FRACTION=.45 each: both fit, as they did"
+
+done_testing
