@@ -122,6 +122,29 @@ check_fail 4 "gpumemsim: error: cannot read trace '$TMP/empty': a directory, wit
 check_fail 3 "gpumemsim: error: $X/share-a.xplane.pb.gz: no events of device 1's allocator (the profile has GPU_0_bfc (18 events))" \
     run "$X/share-a.xplane.pb.gz" --device=1
 
+# A profile of TensorFlow's shape (hand-made, t/data/gen/xplane_synth.py says
+# what is in it): two GPUs, the pinned host allocator, sites, threads' events
+# out of time order, strings by reference.
+T=$X/tf-synth.xplane.pb
+check_fail 3 "gpumemsim: error: $T: the profile holds the allocators of several devices, GPU_0_bfc (6 events), GPU_1_bfc (2 events): give --device=N" \
+    run "$T"
+gms convert "$T" "$TMP/tf.jsonl" --device=0
+is "$rc $(sed -n 's/.*"op":"\([a-z]*\)".*"at":"\([^"]*\)".*/\1 \2/p; s/.*"op":"free","id":\([0-9]*\).*/free \1/p' "$TMP/tf.jsonl" | tr '\n' ',')" \
+    "0 alloc conv1/Conv2D [32,64,64,1],alloc dense/MatMul,free 1,alloc conv1/Conv2D [32,64,64,1],free 2,free 3," \
+    "device 0: its events in time order across the threads, sites from tf_op and tensor_shape, the host allocator's left out"
+is "$(sed -n 's/.*"in_use":\([0-9]*\)}$/\1/p' "$TMP/tf.jsonl" | tr '\n' ' ')" "262144 393216 131072 393216 262144 0 " \
+    "... each with the bytes_allocated recorded after it"
+grep -q '"framework":"tensorflow",.*"device":{"name":"Tesla T4","total_bytes":16106127360}' "$TMP/tf.jsonl"
+ok $? "TensorFlow (no jax_version), and the card's name and memory from its device plane"
+gms run "$T" --device=0
+is "$(sed -n 2p "$TMP/out")" \
+    "policy preallocate (flavor=tensorflow, limit=15000000000, as recorded), capacity unlimited, placement model" \
+    "TensorFlow's flavor; the regions of two GPUs cannot be told apart, so the default mode"
+grep -q "^  the profile does not show the allocator's regions: preallocate is simulated, the framework's default (--policy=grow-only for a job run with memory growth on)$" "$TMP/out"
+ok $? "... and says so"
+gms info "$T" --device=1
+is "$(sed -n 's/^  events *\([0-9]*\):.*/\1/p' "$TMP/out")" 2 "--device=1: the other GPU's allocator"
+
 # 5. Kept as a native trace: the observed bytes in use travel with it.
 gms convert "$X/oom-prealloc.xplane.pb.gz" "$TMP/o.jsonl"
 is "$rc $(grep -c '"in_use":' "$TMP/o.jsonl")" "0 $(expect oom-prealloc events)" \
@@ -130,6 +153,12 @@ gms run "$TMP/o.jsonl" --format=json
 is "$(json_top policy) $(json_top peak_allocated) $(json_in observed matches)" \
     "\"preallocate\" $(fact oom-prealloc peak_bytes_in_use) true" \
     "the converted trace runs as recorded, and is reproduced"
+is "$(json_deep observed in_use observed) $(json_deep observed in_use match)" \
+    "$(expect oom-prealloc events) true" "... with its bytes in use at every event"
+gms run "$X/op-growth.xplane.pb.gz" --by-site
+is "$rc $(observed_line)" \
+    "0 observed (jax-bfc, as recorded): reproduced exactly (3 numbers and the bytes in use at every event)" \
+    "--by-site (the profile held in memory for its second pass): reproduced exactly too"
 
 # 6. Bad files: an error naming the file and the byte, never a crash.
 gzip -dc "$X/share-a.xplane.pb.gz" | head -c 5000 >"$TMP/cut.xplane.pb"

@@ -168,7 +168,8 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 			check_fits(l, name(prefix, "must_fit", buf, sizeof(buf)), fit_capacity,
 			    &fit.res);
 	}
-	if (base != NULL && check_baseline(l, base, out->hdr->name, e->ops->name, &out->res,
+	if (base != NULL && check_baseline(l, base, out->hdr->name, out->policy ?
+	    out->policy->name : e->ops->name, &out->res,
 	    a->v[OPT_TOLERANCE].ratio, &cause) < 0) {
 		cli_error("%s: %s", a->v[OPT_BASELINE].s, cause);
 		free(cause);
@@ -229,12 +230,15 @@ cmd_check(struct cli_args *a)
 	}
 	if (baseline != NULL && (rc = load_baseline(baseline, &base)) != 0)
 		goto out;
+	/* no policy named: a profile that says its allocator's mode is checked under it */
+	spec.policy_as_recorded = pols.defaulted;
 	for (i = 0; i < pols.n; i++) {
 		if ((rc = check_policy(a, &spec, &pols.ents[i], pols.n > 1 ? pols.ents[i].label :
 		    NULL, fit_capacity, base, &l, &out)) != 0)
 			goto out;
 		tmp = gms_asprintf("%s%s%s", what ? what : "", what ? ", " : "",
-		    pols.n > 1 ? pols.ents[i].label : pols.ents[i].ops->name);
+		    pols.n > 1 ? pols.ents[i].label : out.policy ? out.policy->name :
+		    pols.ents[i].ops->name);
 		free(what);
 		what = tmp;
 	}
@@ -247,7 +251,8 @@ cmd_check(struct cli_args *a)
 		o = check_json(&l);
 		cJSON_AddStringToObject(o, "trace", out.hdr->name);
 		if (pols.n == 1) {
-			cJSON_AddStringToObject(o, "policy", pols.ents[0].ops->name);
+			cJSON_AddStringToObject(o, "policy", out.policy ? out.policy->name :
+			    pols.ents[0].ops->name);
 		} else {
 			arr = cJSON_AddArrayToObject(o, "policies");
 			for (i = 0; i < pols.n; i++)
