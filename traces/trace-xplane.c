@@ -418,13 +418,74 @@ bad_stat(struct trace_reader *r, char **cause, const char *what, const char *nam
 	return rd_fail(r, cause, msg);
 }
 
+/* A varint in buf[*i..len): 1 with *v, 0 when it runs off the end. */
+static int
+buf_varint(const uint8_t *buf, size_t len, size_t *i, uint64_t *v)
+{
+	int shift;
+
+	*v = 0;
+	for (shift = 0; shift < 64 && *i < len; shift += 7) {
+		*v |= (uint64_t)(buf[*i] & 0x7f) << shift;
+		if (buf[(*i)++] < 0x80)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * An XEvent's metadata_id, by walking its fields' tags (the last one wins,
+ * as protobuf reads it): 1 with *id, 0 when the bytes are not a message this
+ * walk can read (protobuf-c then says what is wrong).  Most of a host
+ * plane's events are not memory events: this spares unpacking them.
+ */
+static int
+peek_metadata_id(const uint8_t *buf, size_t len, int64_t *id)
+{
+	uint64_t key, v;
+	size_t i = 0;
+
+	*id = 0;
+	while (i < len) {
+		if (!buf_varint(buf, len, &i, &key))
+			return 0;
+		switch (key & 7) {
+		case 0:
+			if (!buf_varint(buf, len, &i, &v))
+				return 0;
+			if (key >> 3 == 1)
+				*id = (int64_t)v;
+			break;
+		case 1:
+			i += 8;
+			break;
+		case 2:
+			if (!buf_varint(buf, len, &i, &v) || v > len - i)
+				return 0;
+			i += (size_t)v;
+			break;
+		case 5:
+			i += 4;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return i == len;
+}
+
 /* One XEvent of a host plane's line; a memory event of a GPU allocator is kept. */
 static int
 take_event(struct trace_reader *r, struct xp_plane *p, const uint8_t *buf, size_t len,
     uint64_t *seq, char **cause)
 {
 	struct xp_state *st = r->priv;
-	Gms__Xplane__XEvent *e = gms__xplane__xevent__unpack(NULL, len, buf);
+	Gms__Xplane__XEvent *e;
+	int64_t id;
+
+	if (peek_metadata_id(buf, len, &id) && name_find(p->events, id) == NULL)
+		return 0;
+	e = gms__xplane__xevent__unpack(NULL, len, buf);
 	const char *kname, *alloc_name = NULL, *op = NULL, *shape = NULL, *s;
 	struct xp_name *n;
 	struct xp_event x = { .fragmentation = -1 };

@@ -65,8 +65,7 @@ def meta_entry(field, key, body):
 
 def plane(name, lines, stats=b"", names=True):
     b = enc_field(1, 0, 1) + enc_field(2, 2, name.encode())
-    for ln in lines:
-        b += enc_field(3, 2, ln)
+    b += b"".join(enc_field(3, 2, ln) for ln in lines)
     if names:
         for n, k in EV.items():
             b += meta_entry(4, k, enc_field(1, 0, k) + enc_field(2, 2, n.encode()))
@@ -76,10 +75,9 @@ def plane(name, lines, stats=b"", names=True):
 
 
 def line(lid, name, events):
-    b = enc_field(1, 0, lid) + enc_field(2, 2, name.encode()) + enc_field(3, 0, 1000)
-    for e in events:
-        b += enc_field(4, 2, e)
-    return b
+    b = [enc_field(1, 0, lid), enc_field(2, 2, name.encode()), enc_field(3, 0, 1000)]
+    b += [enc_field(4, 2, e) for e in events]
+    return b"".join(b)
 
 
 def bench(path, pairs, other):
