@@ -160,6 +160,18 @@ recorded_oom_json(cJSON *o, const struct sim_result *r)
 	cJSON_AddNumberToObject(ro, "count", (double)r->recorded_ooms);
 }
 
+/* Whether every observed number agrees (the segments and bytes in use aside). */
+static int
+numbers_match(const struct report_observed_key *keys, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!report_observed_match(&keys[i]))
+			return 0;
+	return 1;
+}
+
 static cJSON *
 observed_json(const struct report_run *run)
 {
@@ -177,6 +189,7 @@ observed_json(const struct report_run *run)
 	o = cJSON_Duplicate(run->hdr->observed, 1);
 	recorded_oom_json(o, run->res);
 	cJSON_AddBoolToObject(o, "matches", all);
+	cJSON_AddBoolToObject(o, "numbers_match", numbers_match(keys, n));
 	cJSON_AddBoolToObject(o, "comparable", comparable(run, all));
 	mm = cJSON_AddObjectToObject(o, "mismatches");
 	for (i = 0; i < n; i++) {
@@ -453,6 +466,10 @@ report_run_text(const struct report_run *run)
 			n = 0;
 		} else if (n == 0) {
 			fprintf(f, "nothing this run reports was recorded: not compared\n");
+		} else if (numbers_match(keys, n) && r->in_use_mismatches == 0 &&
+		    r->segment_mismatches > 0) {
+			/* the numbers agree; which segments were reserved does not */
+			fprintf(f, "the %d numbers reproduced, not every segment\n", n);
 		} else {
 			fprintf(f, "NOT reproduced\n");
 		}
@@ -473,9 +490,12 @@ report_run_text(const struct report_run *run)
 			    (unsigned long long)r->first_in_use_simulated,
 			    (unsigned long long)r->first_in_use_observed);
 		if (r->segment_mismatches > 0 && n > 0)
-			fprintf(f, "  segments        %llu events differ, the first at event %llu\n",
+			fprintf(f, "  segments        %llu events differ, the first at event %llu%s\n",
 			    (unsigned long long)r->segment_mismatches,
-			    (unsigned long long)r->first_segment_mismatch);
+			    (unsigned long long)r->first_segment_mismatch,
+			    strcmp(run->placement, "model") == 0 ? ": where the driver put "
+			    "segments decides which are reused, and this run placed them by the "
+			    "placement model (--placement=recorded replays the recorded addresses)" : "");
 	}
 	fclose(f);
 	return out;

@@ -319,7 +319,7 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 	if (large_mb)
 		c->sc.large_segment = large_mb * GMS_MiB;
 	c->max_non_split_rounding = c->sc.large_segment;
-	if (max_split_mb) {
+	if (at_split) {	/* given, 0 too: PyTorch refuses it */
 		if (max_split_mb < c->sc.large_segment / GMS_MiB) {
 			err = fail(lx, at_split, "CachingAllocator option max_split_size_mb too small, "
 			    "must be >= %llu", (unsigned long long)(c->sc.large_segment / GMS_MiB));
@@ -327,7 +327,7 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 		}
 		c->max_split = max_split_mb > UINT64_MAX / GMS_MiB ? SC_UNLIMITED : max_split_mb * GMS_MiB;
 	}
-	if (rounding_mb) {
+	if (at_rounding) {
 		if (rounding_mb < c->sc.large_segment / GMS_MiB) {
 			err = fail(lx, at_rounding, "CachingAllocator option max_non_split_rounding_mb "
 			    "too small, must be >= %llu", (unsigned long long)(c->sc.large_segment / GMS_MiB));

@@ -22,12 +22,12 @@ const struct gpu_model gpu_catalogue[] = {
 	{ "A10G", "a10g a10g-24gb", 22731 * MiB, 8, "24 GB GDDR6 (AWS)" },
 	{ "L4", "l4 l4-24gb", 22700 * MiB, 8, "24 GB GDDR6" },
 	{ "RTX4090", "rtx4090 4090 rtx-4090", 24217 * MiB, 8, "24 GB GDDR6X" },
-	{ "V100-32GB", "v100 v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2" },
+	{ "V100-32GB", "v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2" },
 	{ "RTX5090", "rtx5090 5090 rtx-5090", 32120 * MiB, 12, "32 GB GDDR7" },
-	{ "A100-40GB", "a100-40gb a100-40 a100", 40339 * MiB, 8, "40 GB HBM2" },
+	{ "A100-40GB", "a100-40gb a100-40", 40339 * MiB, 8, "40 GB HBM2" },
 	{ "A100-80GB", "a100-80gb a100-80", 81038 * MiB, 8, "80 GB HBM2e" },
 	{ "L40S", "l40s l40s-48gb", 45373 * MiB, 8, "48 GB GDDR6" },
-	{ "H100-80GB", "h100 h100-80gb h100-80 h100-sxm", 81080 * MiB, 9, "80 GB HBM3" },
+	{ "H100-80GB", "h100-80gb h100-80 h100-sxm", 81080 * MiB, 9, "80 GB HBM3" },
 	{ "H100-NVL", "h100-nvl h100nvl h100-94gb", 95346 * MiB, 9, "94 GB HBM3" },
 	{ "H200", "h200 h200-141gb", 150109880320ULL, 9, "141 GB HBM3e, read on the H200 here" },
 	{ "B200", "b200 b200-192gb", 182623 * MiB, 10, "192 GB HBM3e" },
@@ -35,11 +35,31 @@ const struct gpu_model gpu_catalogue[] = {
 	{ NULL, NULL, 0, 0, NULL },
 };
 
+/*
+ * Names people give to more than one card: refused with the choices, never
+ * taken to mean one of them.
+ */
+static const struct {
+	const char *name, *choices;
+} ambiguous[] = {
+	{ "a100", "A100-40GB or A100-80GB" },
+	{ "h100", "H100-80GB or H100-NVL (94 GB)" },
+	{ "v100", "V100-32GB, or for a 16 GB V100 its memory as --capacity" },
+};
+
 const struct gpu_model *
 gpu_find(const char *name, char **cause)
 {
 	const struct gpu_model *g;
 	char *names = NULL, *tmp, *list, *tok, *save;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ambiguous); i++)
+		if (strcasecmp(ambiguous[i].name, name) == 0) {
+			gms_fail(cause, GMS_ECONFIG, "GPU '%s' names more than one card: give %s",
+			    name, ambiguous[i].choices);
+			return NULL;
+		}
 
 	for (g = gpu_catalogue; g->name != NULL; g++) {
 		if (strcasecmp(g->name, name) == 0)

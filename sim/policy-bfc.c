@@ -550,7 +550,7 @@ static const struct policy_option grow_only_options[] = {
 static const struct policy_option preallocate_options[] = {
 	{ "flavor", "tensorflow", "tensorflow or jax: the defaults below" },
 	{ "fraction", "1", "the limit as a fraction of --capacity (JAX's "
-	  "XLA_CLIENT_MEM_FRACTION is 0.75 of the card)" },
+	  "XLA_PYTHON_CLIENT_MEM_FRACTION is 0.75 of the card)" },
 	{ "limit", "fraction x --capacity", "the limit in bytes (TensorFlow memory_limit)" },
 	{ "cc", "9", "compute capability major, for TensorFlow's reserve when no capacity "
 	  "is given (the pool is then the trace's GPU memory less 225 MiB to 1800 MiB)" },

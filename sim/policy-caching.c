@@ -975,17 +975,19 @@ caching_create(const struct policy_args *args, struct device *dev, void **state,
 	c->capacity = dev->capacity;
 	c->device_total = args->device_total;
 	if (c->conf.has_memory_fraction) {
-		uint64_t allowed;
+		/* of the card the run is about: --gpu's, else the recording's, else the capacity */
+		uint64_t allowed, total = args->gpu_total ? args->gpu_total : args->device_total ?
+		    args->device_total : dev->capacity;
 
-		if (args->device_total == 0) {
+		if (total == 0) {
 			gms_fail(cause, GMS_ECONFIG, "caching: per_process_memory_fraction is a "
 			    "fraction of the device's memory, and the trace does not say how much "
-			    "it has (give --gpu)");
+			    "it has (give --gpu, or --capacity as the device's memory)");
 			free(c);
 			return GMS_ECONFIG;
 		}
 		/* PyTorch: allowed_memory_maximum = fraction * total, truncated */
-		allowed = (uint64_t)(c->conf.memory_fraction * (double)args->device_total);
+		allowed = (uint64_t)(c->conf.memory_fraction * (double)total);
 		/* capacity 0 means "no limit" here: a limit of 0 bytes is 1, which no segment fits */
 		if (allowed == 0)
 			allowed = 1;

@@ -97,6 +97,10 @@ main(void)
 	    "max_split_size_mb too small, must be >= 20");
 	refused("large_segment_size_mb:32,max_split_size_mb:30", "must be >= 32");
 	refused("max_non_split_rounding_mb:1", "max_non_split_rounding_mb too small");
+	/* measured with PyTorch 2.11: 0 is a value like any other, and too small */
+	refused("max_split_size_mb:0", "at character 19 ('0'): CachingAllocator option "
+	    "max_split_size_mb too small, must be >= 20");
+	refused("max_non_split_rounding_mb:0", "max_non_split_rounding_mb too small, must be >= 20");
 	refused("garbage_collection_threshold:1.5", "garbage_collect_threshold is invalid, "
 	    "set it in (0.0, 1.0)");
 	refused("garbage_collection_threshold:0", "set it in (0.0, 1.0)");

@@ -72,7 +72,7 @@ is "$frac_cap" "$want_cap" "per_process_memory_fraction:0.0225 of $total B is th
 gms run "$RESNET" --capacity="$want_cap" --format=json
 is "$frac_oom $frac_res" "$(json_in oom event) $(json_top peak_reserved)" \
     "... the same run as --capacity=$want_cap"
-check_fail 3 "gpumemsim: error: caching: per_process_memory_fraction is a fraction of the device's memory, and the trace does not say how much it has (give --gpu)" \
+check_fail 3 "gpumemsim: error: caching: per_process_memory_fraction is a fraction of the device's memory, and the trace does not say how much it has (give --gpu, or --capacity as the device's memory)" \
     run "$TMP/huge.json" --alloc-conf=per_process_memory_fraction:0.5
 
 ## 4. Outputs never destroy inputs.

@@ -1,0 +1,68 @@
+#!/bin/sh
+# t/cli-traps.sh - the places a new user was misled without an error (issue
+# 28), each as it was seen: settings PyTorch refuses, advice that did not
+# work, a verdict the JSON contradicted, GPU names, JAX's variable's name.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+LOG=$TRACES/synth-lognormal-1.json
+GPT2=$TRACES/gpt2-train-varlen-bf16.jsonl.gz
+
+# Settings: what PyTorch 2.11 refuses, with its reason (measured on the H200).
+check_fail 3 "gpumemsim: error: caching: PYTORCH_CUDA_ALLOC_CONF 'max_split_size_mb:0' at character 19 ('0'): CachingAllocator option max_split_size_mb too small, must be >= 20" \
+    run "$LOG" --alloc-conf=max_split_size_mb:0
+check_fail 3 "gpumemsim: error: caching: PYTORCH_CUDA_ALLOC_CONF 'roundup_power2_divisions:3' at character 26 ('3'): For roundups, the divisons has to be power of 2 " \
+    run "$LOG" --alloc-conf=roundup_power2_divisions:3
+check_fail 3 "gpumemsim: error: caching: PYTORCH_CUDA_ALLOC_CONF 'per_process_memory_fraction:1.5' at character 29 ('1.5'): per_process_memory_fraction is invalid, set it in [0.0, 1.0]" \
+    run "$LOG" --alloc-conf=per_process_memory_fraction:1.5
+gms run "$LOG" --alloc-conf=roundup_power2_divisions:4294967296
+ok $rc "roundup_power2_divisions:4294967296 is accepted, as PyTorch accepts it"
+
+# Advice that works: a fraction of the card named by --gpu, or of --capacity.
+check_fail 3 "gpumemsim: error: caching: per_process_memory_fraction is a fraction of the device's memory, and the trace does not say how much it has (give --gpu, or --capacity as the device's memory)" \
+    run "$LOG" --alloc-conf=per_process_memory_fraction:0.5
+# the H200's memory as CUDA reports it: 150109880320 B (t/data/xplane's
+# profiles' memory_size; the shared traces' device.total_bytes)
+gms run "$LOG" --gpu=H200 --alloc-conf=per_process_memory_fraction:0.5 --format=json
+is "$rc $(json_top capacity)" "0 75054940160" \
+    "following the advice, --gpu: half the H200's memory is the capacity"
+gms run "$LOG" --capacity=8GiB --alloc-conf=per_process_memory_fraction:0.5 --format=json
+is "$rc $(json_top capacity)" "0 4294967296" "... or --capacity as the device's memory: half of 8 GiB"
+
+# A verdict the numbers contradicted: every number matches, only the segments
+# differ (the placement model's doing); the text says that, and so does JSON.
+gms run "$GPT2"
+is "$(grep '^observed' "$TMP/out")" \
+    "observed (pytorch-caching, as recorded): the 6 numbers reproduced, not every segment" \
+    "the GPT-2 sample: the numbers are reproduced, not every segment"
+grep -q '^  segments        [0-9]* events differ, the first at event [0-9]*: where the driver put segments decides which are reused, and this run placed them by the placement model (--placement=recorded replays the recorded addresses)$' "$TMP/out"
+ok $? "... and it says why, and what to do"
+gms run "$GPT2" --format=json
+is "$(json_in observed matches) $(json_in observed numbers_match)" "false true" \
+    "JSON agrees: not every segment, every number"
+gms run "$GPT2" --placement=recorded
+is "$(grep '^observed' "$TMP/out")" \
+    "observed (pytorch-caching, as recorded): reproduced exactly (6 numbers and every segment)" \
+    "following the advice: reproduced exactly"
+
+# A GPU name that means more than one card is refused with the choices, in
+# every command that takes one.
+a100="GPU 'A100' names more than one card: give A100-40GB or A100-80GB"
+check_fail 3 "gpumemsim: error: --gpu: $a100" run "$LOG" --gpu=A100
+check_fail 3 "gpumemsim: error: --gpu: $a100" compare "$LOG" --gpu=A100
+check_fail 3 "gpumemsim: error: --must-fit takes a size or a GPU model: $a100" \
+    check "$LOG" --must-fit=A100
+check_fail 3 "gpumemsim: error: --gpus: GPU 'h100' names more than one card: give H100-80GB or H100-NVL (94 GB)" \
+    plan "$LOG" --gpus=h100
+gms share --gpu=v100 --job "$LOG" --job "$LOG"
+is "$rc $(head -n 1 "$TMP/err")" \
+    "3 gpumemsim: error: --gpu: GPU 'v100' names more than one card: give V100-32GB, or for a 16 GB V100 its memory as --capacity" \
+    "share --gpu=v100: refused, with the choices"
+gms run "$LOG" --gpu=A100-80GB
+ok $rc "--gpu=A100-80GB: one card"
+
+# JAX's variable, as JAX spells it.
+gms policies
+is "$(grep -c 'XLA_PYTHON_CLIENT_MEM_FRACTION' "$TMP/out") $(grep -c 'XLA_CLIENT_MEM_FRACTION' "$TMP/out")" \
+    "1 0" "policies names XLA_PYTHON_CLIENT_MEM_FRACTION, JAX's variable"
+
+done_testing
