@@ -490,9 +490,10 @@ plan_text(const struct plan_report *rep)
 		fclose(f);
 		return out;
 	}
+	/* each column as wide as its policy's whole name */
 	fprintf(f, "\n  %-10s %10s", "GPU", "memory");
 	for (i = 0; i < rep->npols; i++)
-		fprintf(f, "  %-16.16s", rep->pols[i].label);
+		fprintf(f, "  %-16s", rep->pols[i].label);
 	fprintf(f, "\n");
 	for (j = 0; j < rep->ngpus; j++) {
 		fprintf(f, "  %-10s %10s", rep->gpus[j]->name, SZ(rep->gpus[j]->total));
@@ -506,7 +507,7 @@ plan_text(const struct plan_report *rep)
 				    SZ(cl->capacity - GMS_MIN(cl->capacity, cl->peak_reserved)));
 			else
 				snprintf(buf, sizeof(buf), "OOM @%llu", (unsigned long long)cl->oom_event);
-			fprintf(f, "  %-16s", buf);
+			fprintf(f, "  %-*s", (int)GMS_MAX(16, strlen(rep->pols[i].label)), buf);
 		}
 		fprintf(f, "\n");
 	}

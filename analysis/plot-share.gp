@@ -2,7 +2,7 @@
 # over time, what the card has in use (contexts included) and its capacity,
 # and a point where a job ran out of memory.
 # gpumemsim share sets: datafile (CSV: t_us, one column per job, used,
-# free), outfile, termtype ("svg" or "png"), njobs, labels (space-separated),
+# free), outfile, termtype ("svg" or "png"), njobs, label1..labelN (one variable each),
 # title, capacity (bytes) and oomplot (", <file> using ..." drawing the
 # out-of-memory points, or empty).
 GiB = 1073741824.0
@@ -24,6 +24,6 @@ set arrow from graph 0, first capacity / GiB to graph 1, first capacity / GiB no
 set label sprintf("the GPU, %.2f GiB", capacity / GiB) at graph 0.01, first capacity / GiB left offset 0, 0.6 tc rgb "#cc0000"
 # the top of each job's band is the sum of its column and those before it,
 # drawn from the top down so each covers the ones above it
-plot for [k = njobs:1:-1] datafile skip 1 using ($1 / 1e6):((sum [i = 2:k + 1] column(i)) / GiB) with fillsteps lc k title word(labels, k), \
+plot for [k = njobs:1:-1] datafile skip 1 using ($1 / 1e6):((sum [i = 2:k + 1] column(i)) / GiB) with fillsteps lc k title value(sprintf("label%d", k)), \
      datafile skip 1 using ($1 / 1e6):(column(njobs + 2) / GiB) with steps lw 2 lc rgb "black" title "in use, contexts included" \
      @oomplot

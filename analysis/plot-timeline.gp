@@ -1,8 +1,8 @@
 # plot-timeline.gp - live, allocated and reserved bytes over a trace, one
 # colour per policy, with the capacity, out-of-memory points and marks.
 # gpumemsim plot sets: datafile (CSV: event,t_us,live, then <p>_allocated,
-# <p>_reserved per policy), outfile, termtype ("svg" or "png"), npol, labels
-# (space-separated), title, capacity (bytes, 0: none), annfile (set arrow /
+# <p>_reserved per policy), outfile, termtype ("svg" or "png"), npol, label1..labelN
+# (one variable each), title, capacity (bytes, 0: none), annfile (set arrow /
 # label commands for marks), oomfile (CSV: event, reserved bytes) and oomplot.
 GiB = 1073741824.0
 if (termtype eq "svg") {
@@ -29,6 +29,6 @@ load annfile
 # oomplot: one ", oomfile every ::i::i ..." clause per policy that ran out
 # (a point in its colour, named in the key), or empty.
 plot datafile using 1:($3 / GiB) with lines lw 2.5 lc rgb "black" title "live", \
-     for [k = 1:npol] datafile using 1:(column(3 + 2 * k) / GiB) with lines lw 1.8 lc k title word(labels, k) . " reserved", \
-     for [k = 1:npol] datafile using 1:(column(2 + 2 * k) / GiB) with lines lw 1.2 dt 2 lc k title word(labels, k) . " allocated" \
+     for [k = 1:npol] datafile using 1:(column(3 + 2 * k) / GiB) with lines lw 1.8 lc k title value(sprintf("label%d", k)) . " reserved", \
+     for [k = 1:npol] datafile using 1:(column(2 + 2 * k) / GiB) with lines lw 1.2 dt 2 lc k title value(sprintf("label%d", k)) . " allocated" \
      @oomplot

@@ -56,6 +56,26 @@ quoted(const char *s)
 	return q;
 }
 
+/*
+ * "label1='...'; label2='...'": one gnuplot variable per series, so that a
+ * name with blanks or quotes is one name (the scripts read value("labelK")).
+ */
+static char *
+label_assigns(const char *const *names, size_t n)
+{
+	char *out = gms_strdup(""), *q, *tmp;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		q = quoted(names[i]);
+		tmp = gms_asprintf("%s%slabel%zu=%s", out, i ? "; " : "", i + 1, q);
+		free(q);
+		free(out);
+		out = tmp;
+	}
+	return out;
+}
+
 struct tmp {
 	char dir[256];
 	char paths[6][300];
@@ -263,21 +283,17 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	fclose(f);
 	if ((err = write_script(&t, asset_plot_timeline_gp, &script, cause)) < 0)
 		goto out;
-	for (i = 0; i < a->n; i++) {
-		tmp = gms_asprintf("%s%s%s", labels ? labels : "", labels ? " " : "", a->labels[i]);
-		free(labels);
-		labels = tmp;
-	}
+	labels = label_assigns(a->labels, a->n);
 	qd = quoted(data);
 	qo = quoted(a->out);
 	qt = quoted(a->title);
 	qa = quoted(ann);
 	qm = quoted(oom);
-	tmp = quoted(labels ? labels : "");
+	tmp = NULL;
 	qp = quoted(oomplot);
-	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; labels=%s; "
-	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s", qd, qo, term, a->n, tmp,
-	    qt, (double)a->capacity, qa, qm, qp);
+	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; %s%s"
+	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s", qd, qo, term, a->n,
+	    labels, a->n ? "; " : "", qt, (double)a->capacity, qa, qm, qp);
 	err = gnuplot_in(&t, assigns, script, a->out, cause);
 	free(qd);
 	free(qo);
@@ -307,7 +323,7 @@ plot_share(const char *out, const char *title, const char *csv,
     size_t nooms, char **cause)
 {
 	const char *term = plot_term(out, cause);
-	char *oom, *script, *assigns, *qd, *qo, *qt, *ql, *qm, *qp, *labels, *tmp;
+	char *oom, *script, *assigns, *qd, *qo, *qt, *ql, *qm, *qp, *labels;
 	char *oomplot;
 	struct tmp t;
 	size_t i;
@@ -328,23 +344,18 @@ plot_share(const char *out, const char *title, const char *csv,
 	fclose(f);
 	if ((err = write_script(&t, asset_plot_share_gp, &script, cause)) < 0)
 		goto out;
-	labels = gms_strdup("");
-	for (i = 0; i < njobs; i++) {
-		tmp = gms_asprintf("%s%s%s", labels, i ? " " : "", names[i]);
-		free(labels);
-		labels = tmp;
-	}
+	labels = label_assigns(names, njobs);
 	qm = quoted(oom);
 	oomplot = nooms == 0 ? gms_strdup("") : gms_asprintf(", %s using ($1 / 1e6):($2 / GiB) "
 	    "with points pt 7 ps 2 lc rgb \"#cc0000\" title \"out of memory\"", qm);
 	qd = quoted(csv);
 	qo = quoted(out);
 	qt = quoted(title);
-	ql = quoted(labels);
+	ql = gms_strdup(labels);
 	qp = quoted(oomplot);
-	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; njobs=%zu; labels=%s; "
-	    "title=%s; capacity=%.0f; oomplot=%s", qd, qo, term, njobs, ql, qt, (double)capacity,
-	    qp);
+	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; njobs=%zu; %s%s"
+	    "title=%s; capacity=%.0f; oomplot=%s", qd, qo, term, njobs, ql, njobs ? "; " : "", qt,
+	    (double)capacity, qp);
 	err = gnuplot_in(&t, assigns, script, out, cause);
 	free(qd);
 	free(qo);

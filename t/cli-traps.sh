@@ -60,6 +60,30 @@ is "$rc $(head -n 1 "$TMP/err")" \
 gms run "$LOG" --gpu=A100-80GB
 ok $rc "--gpu=A100-80GB: one card"
 
+# Every output that names a policy or a job names it whole: plan's columns,
+# plot's legend (names with blanks, quotes and non-ASCII letters).
+gms plan "$LOG" --policy caching --policy 'caching alloc_conf=expandable_segments:True' --gpus=A10
+is "$(sed -n 's/^  GPU  *memory  *//p' "$TMP/out" | sed 's/  *$//')" \
+    "caching           caching alloc_conf=expandable_segments:True" \
+    "plan's GPU table heads each column with the policy's whole name"
+if command -v gnuplot >/dev/null 2>&1; then
+	gms plot "$LOG" --policy caching --policy 'caching alloc_conf=expandable_segments:True' \
+	    -o "$TMP/p.svg"
+	is "$rc $(grep -c '>caching reserved<' "$TMP/p.svg") $(grep -c '>caching alloc_conf=expandable_segments:True reserved<' "$TMP/p.svg")" \
+	    "0 2 2" "plot: two settings of one policy, each curve named whole (its title and its key)"
+	abs=$(cd "$(dirname "$LOG")" && pwd)/$(basename "$LOG")	# a scenario's paths are its own
+	cat >"$TMP/mix.json" <<EOF
+{"capacity": "24GiB", "jobs": [
+ {"trace": "$abs", "name": "job \\"one\\" \\u00e9", "duration": "10s"},
+ {"trace": "$abs", "name": "two words", "duration": "10s"}]}
+EOF
+	gms share --scenario "$TMP/mix.json" --plot="$TMP/s.svg"
+	is "$rc $(grep -c '>job "one" \(é\|&#233;\)<' "$TMP/s.svg") $(grep -c '>two words<' "$TMP/s.svg")" "0 2 2" \
+	    "share --plot: names with quotes, blanks and non-ASCII letters each name their job"
+else
+	for k in 1 2; do ok 0 "# SKIP gnuplot not installed"; done
+fi
+
 # JAX's variable, as JAX spells it.
 gms policies
 is "$(grep -c 'XLA_PYTHON_CLIENT_MEM_FRACTION' "$TMP/out") $(grep -c 'XLA_CLIENT_MEM_FRACTION' "$TMP/out")" \
