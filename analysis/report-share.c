@@ -71,6 +71,8 @@ share_json(const struct share_scenario *sc, const struct share_result *res)
 		cJSON_AddNumberToObject(it, "events", (double)r->events);
 		cJSON_AddNumberToObject(it, "peak_reserved", (double)r->peak_reserved);
 		cJSON_AddNumberToObject(it, "end_us", (double)r->end_us);
+		cJSON_AddStringToObject(it, "after", j->hold ? "hold" : "exit");
+		cJSON_AddNumberToObject(it, "done_us", (double)r->done_us);
 		if (r->oomed)
 			cJSON_AddItemToObject(it, "oom", share_oom_json(sc, &res->ooms[r->oom], 0));
 		else
@@ -150,6 +152,10 @@ share_text(const struct share_scenario *sc, const struct share_result *res)
 			    SECS(o->time_us));
 		else if (!r->started)
 			snprintf(buf, sizeof(buf), "not started: the others had ended");
+		else if (sc->jobs[k].hold)
+			snprintf(buf, sizeof(buf), "done: %llu pass%s at %s, held its memory to %s",
+			    (unsigned long long)r->passes, r->passes == 1 ? "" : "es",
+			    SECS(r->done_us), SECS(r->end_us));
 		else
 			snprintf(buf, sizeof(buf), "done: %llu pass%s, ended at %s",
 			    (unsigned long long)r->passes, r->passes == 1 ? "" : "es",

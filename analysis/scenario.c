@@ -34,6 +34,8 @@ static const struct {
 	{ "limit", "a size above 0 (4GiB, 4000MB)" },
 	{ "fraction", "a fraction of the card above 0, at most 1" },
 	{ "cc", "a compute capability major (7, 8, 9)" },
+	{ "after", "exit (the process ends, its memory back) or hold (it stays alive "
+	  "holding what it reserved until the scenario ends)" },
 };
 
 /* The key's entry in job_keys, or -1 when it is not one of share's own. */
@@ -351,7 +353,7 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 	args = (struct policy_args){ .opts = j->opts, .nopts = n };
 	if ((err = policy_check_options(j->ops, &args, &why)) < 0) {
 		err = gms_fail(cause, GMS_ECONFIG, "%s: %s (a job also takes: policy, name, start, "
-		    "repeat, duration, limit, fraction, cc)", js->where, why);
+		    "repeat, duration, limit, fraction, cc, after)", js->where, why);
 		free(why);
 		return err;
 	}
@@ -413,6 +415,13 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
 		    j->ops != &policy_preallocate)
 			return gms_fail(cause, GMS_ECONFIG, "%s: fraction= is a framework's limit; "
 			    "%s has none", js->where, j->ops->name);
+	} else if (strcmp(k, "after") == 0) {
+		if (strcmp(val, "hold") == 0)
+			j->hold = 1;
+		else if (strcmp(val, "exit") == 0)
+			j->hold = 0;
+		else
+			return 1;
 	} else if (strcmp(k, "cc") == 0) {
 		if (parse_u64(val, 20, &v) < 0 || v < 3)
 			return 1;

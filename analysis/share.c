@@ -22,7 +22,8 @@
 /* JAX's XLA_PYTHON_CLIENT_MEM_FRACTION when it is not set. */
 #define JAX_FRACTION 0.75
 
-enum { J_PENDING, J_RUNNING, J_ENDED };
+/* J_HELD: done, alive, holding what it reserved (after=hold) until the others end */
+enum { J_PENDING, J_RUNNING, J_HELD, J_ENDED };
 
 /* A job's clock: when each event happens within a pass. */
 struct timing {
@@ -308,7 +309,7 @@ note_oom(struct ctx *c, size_t k, int64_t event, int64_t now, uint64_t size, con
 	    .size = size, .what = what, .gpu_free = c->gpu.total - c->gpu.used };
 	o->held = gms_calloc(c->sc->njobs, sizeof(*o->held));
 	for (m = 0; m < c->sc->njobs; m++)
-		if (c->js[m].state == J_RUNNING)
+		if (c->js[m].state == J_RUNNING || c->js[m].state == J_HELD)
 			o->held[m] = c->js[m].out.dev->c.reserved;
 	r->jobs[k].oomed = 1;
 	r->jobs[k].oom = r->nooms++;
@@ -323,15 +324,29 @@ job_end(struct ctx *c, size_t k, int64_t now)
 	struct share_job_result *jr = &c->res->jobs[k];
 	struct sim_result sr;
 
-	if (s->state == J_RUNNING) {
+	if (s->state == J_RUNNING || s->state == J_HELD) {
 		sim_result(s->out.sim, &sr);
 		jr->peak_reserved = sr.peak_reserved;
 		c->gpu.used -= s->out.dev->c.physical + c->sc->context;
 		s->out.dev->gpu = NULL;
 		run_output_free(&s->out);
 	}
+	if (s->state != J_HELD)
+		jr->done_us = now;
 	s->state = J_ENDED;
 	jr->end_us = now;
+}
+
+/* Job k's work is done: it exits, or with after=hold stays, holding its memory. */
+static void
+job_done(struct ctx *c, size_t k, int64_t now)
+{
+	if (!c->js[k].j->hold) {
+		job_end(c, k, now);
+		return;
+	}
+	c->js[k].state = J_HELD;
+	c->res->jobs[k].done_us = now;
 }
 
 void
@@ -452,7 +467,7 @@ job_event(struct ctx *c, size_t k)
 	}
 	if (!clock_next(s)) {
 		jr->passes = s->pass;
-		job_end(c, k, now);
+		job_done(c, k, now);
 	} else if (s->i == 0) {
 		/* the next pass begins as the trace did; the cache stays */
 		jr->passes = s->pass;
@@ -471,7 +486,8 @@ row(struct ctx *c, int64_t now, int force)
 	uint64_t r;
 
 	for (k = 0; k < c->sc->njobs; k++) {
-		r = c->js[k].state == J_RUNNING ? c->js[k].out.dev->c.reserved : 0;
+		r = c->js[k].state == J_RUNNING || c->js[k].state == J_HELD ?
+		    c->js[k].out.dev->c.reserved : 0;
 		changed |= r != c->js[k].reserved_row;
 		c->js[k].reserved_row = r;
 	}
@@ -512,7 +528,7 @@ next_job(const struct ctx *c)
 	for (k = 0; k < c->sc->njobs; k++) {
 		const struct js *s = &c->js[k];
 
-		if (s->state == J_ENDED)
+		if (s->state == J_ENDED || s->state == J_HELD)
 			continue;
 		if (best == c->sc->njobs || s->next_t < c->js[best].next_t ||
 		    (s->next_t == c->js[best].next_t && s->state == J_PENDING &&
@@ -529,7 +545,8 @@ finite_left(const struct ctx *c)
 	size_t k;
 
 	for (k = 0; k < c->sc->njobs; k++)
-		if (c->js[k].state != J_ENDED && c->sc->jobs[k].repeat != 0)
+		if (c->js[k].state != J_ENDED && c->js[k].state != J_HELD &&
+		    c->sc->jobs[k].repeat != 0)
 			return 1;
 	return 0;
 }
@@ -640,9 +657,16 @@ share_run(const struct share_scenario *sc, FILE *timeline, struct share_result *
 					job_end(&c, k, now);
 		row(&c, now, 0);
 	}
+	/* the scenario ends: jobs that held their memory give it back now */
+	if (err == 0) {
+		for (k = 0; k < sc->njobs; k++)
+			if (c.js[k].state == J_HELD)
+				job_end(&c, k, now);
+		row(&c, now, 0);
+	}
 out:
 	for (k = 0; k < sc->njobs; k++) {
-		if (c.js[k].state == J_RUNNING)
+		if (c.js[k].state == J_RUNNING || c.js[k].state == J_HELD)
 			run_output_free(&c.js[k].out);
 		share_settings_free(&c.js[k].set);
 	}

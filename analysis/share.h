@@ -39,6 +39,9 @@ struct share_job {
 	uint64_t start_event;
 	uint64_t repeat;		/* passes over the trace; 0: until the others end */
 	int64_t duration_us;		/* one pass, for a trace without times */
+	int hold;			/* after=hold: done, it stays alive holding what
+					   it reserved (its cache, its pool) until the
+					   scenario ends; else it exits (after=exit) */
 };
 
 struct share_scenario {
@@ -69,7 +72,8 @@ struct share_job_result {
 					   fraction's bytes); 0: none */
 	uint64_t passes;		/* whole passes done */
 	uint64_t events;		/* events replayed */
-	int64_t start_us, end_us;
+	int64_t start_us, end_us;	/* end: when it gave its memory back */
+	int64_t done_us;		/* after=hold: when its work was done; else end_us */
 	int oomed;
 	size_t oom;			/* its entry in ooms */
 };

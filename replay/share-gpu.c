@@ -79,6 +79,19 @@ pass_turn(struct run *r)
 	pthread_mutex_unlock(&r->shm->m);
 }
 
+/* after=hold: the job's work is done; it keeps its memory until the run is over. */
+static void
+hold_to_end(struct run *r)
+{
+	struct shm *m = r->shm;
+
+	pass_turn(r);
+	pthread_mutex_lock(&m->m);
+	while (m->turn < r->nsteps)
+		pthread_cond_wait(&m->cv, &m->m);
+	pthread_mutex_unlock(&m->m);
+}
+
 /* The step this job is to take next, or NULL when the run is over for it. */
 static const struct share_step *
 wait_turn(struct run *r, size_t k)
@@ -179,9 +192,15 @@ job(struct run *r, size_t k)
 		}
 		r->shm->reserved[k] = g.dev->c.reserved;
 		o->peak_reserved = GMS_MAX(o->peak_reserved, g.dev->c.peak_reserved);
-		/* the last step of the job: end here, so its memory is back before the next */
-		if ((size_t)(st - r->steps) == r->last[k])
+		/*
+		 * the last step of the job: end here, so its memory is back before
+		 * the next; or, after=hold, stay, holding it, until the run is over
+		 */
+		if ((size_t)(st - r->steps) == r->last[k]) {
+			if (j->hold)
+				hold_to_end(r);
 			break;
+		}
 		pass_turn(r);
 	}
 	if (sim != NULL) {

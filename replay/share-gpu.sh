@@ -6,15 +6,18 @@
 # JAX in one process per job stepped in the same order
 # (replay/share_frameworks.py).  Everything goes to DIR/share-results.json.
 #
-#   GPUMEMSIM=./gpumemsim replay/share-gpu.sh DIR [PYTHON]
+#   GPUMEMSIM=./gpumemsim replay/share-gpu.sh DIR [PYTHON [SCENARIO...]]
+# (SCENARIO...: only those files; all of replay/scenarios by default)
 set -u
 BIN=${GPUMEMSIM:-./gpumemsim}
-OUT=${1:?usage: share-gpu.sh DIR [PYTHON]}
+OUT=${1:?usage: share-gpu.sh DIR [PYTHON [SCENARIO...]]}
 PY=${2:-python3}
+[ $# -ge 2 ] && shift 2 || shift $#
+[ $# -gt 0 ] || set -- replay/scenarios/*.json
 mkdir -p "$OUT"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for s in replay/scenarios/*.json; do
+for s in "$@"; do
 	n=$(basename "$s" .json)
 	"$BIN" share --scenario "$s" --schedule="$tmp/$n.csv" --format=json >"$tmp/$n.share.json"
 	"$BIN" replay --scenario "$s" --format=json >"$tmp/$n.replay.json" 2>"$tmp/$n.replay.err"

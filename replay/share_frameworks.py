@@ -13,7 +13,9 @@ and pass) and peak reservation, as the framework reports it.  A job whose
 framework is not here (TensorFlow) makes the scenario say so and not run.
 Each alloc is an array of exactly the traced size (torch.empty of uint8;
 jax.device_put of a uint8 numpy array), each free a del / delete; a pass
-after the first starts with what the last one left freed.
+after the first starts with what the last one left freed.  A job with
+after=hold stays alive once done, holding what its framework reserved (the
+caching allocator's cache, the BFC pool), until the others are done.
 """
 import argparse
 import json
@@ -134,6 +136,13 @@ def run_job(k, job, events, mine, steps, owner, finite, turn, dead, cond, out, s
             res["peak_reserved"] = max(res["peak_reserved"], st.get("peak_pool_bytes",
                                        st.get("pool_bytes", st.get("bytes_reserved", 0))))
         if idx == mine[-1]:
+            if job.get("after") == "hold":
+                # done, but alive: what it reserved stays until the others are done
+                with cond:
+                    turn.value = advance(idx + 1, steps, owner, dead, finite)
+                    cond.notify_all()
+                    while turn.value < len(steps):
+                        cond.wait()
             break
         with cond:
             turn.value = advance(idx + 1, steps, owner, dead, finite)

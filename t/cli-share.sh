@@ -127,7 +127,7 @@ echo '{"jobs":[{"trace":"a.jsonl"},{"trace":"b.jsonl"}],"capacity":"8GB","gpus":
 check_fail 3 "gpumemsim: error: $TMP/bad.json: unknown key \"gpus\" (a scenario has: jobs, gpu, capacity, context_overhead)" \
     share --scenario "$TMP/bad.json"
 echo '{"jobs":[{"trace":"a.jsonl","polcy":"x"},{"trace":"b.jsonl"}],"capacity":"8GB"}' >"$TMP/bad.json"
-check_fail 3 "gpumemsim: error: $TMP/bad.json: jobs[0]: policy 'caching' has no option 'polcy' (it has: alloc_conf) (a job also takes: policy, name, start, repeat, duration, limit, fraction, cc)" \
+check_fail 3 "gpumemsim: error: $TMP/bad.json: jobs[0]: policy 'caching' has no option 'polcy' (it has: alloc_conf) (a job also takes: policy, name, start, repeat, duration, limit, fraction, cc, after)" \
     share --scenario "$TMP/bad.json"
 printf '%s\n' '{"format":"gpumemsim-trace","version":1}' '{"op":"alloc","id":1,"size":5}' >"$TMP/untimed.jsonl"
 check_fail 3 "gpumemsim: error: job untimed: $TMP/untimed.jsonl has no times: give duration= (one pass of the trace, e.g. duration=60s) to spread its events over" \
@@ -138,4 +138,26 @@ is "$rc" 0 "... and with duration= it runs"
 # 104 s job end, 1 us a pass, would be 10^14 passes
 check_fail 3 "gpumemsim: error: the scenario would replay more than 10^10 events (job untimed: 103970604000001 passes of 1 events); give fewer passes or a longer duration" \
     share --capacity=8GB --job "$A repeat=1000000" --job "$TMP/untimed.jsonl repeat=until-end duration=1us"
+
+# after=hold: a job that is done but stays alive keeps what it reserved.  The
+# outcomes of real PyTorch and JAX processes on the H200 doing so
+# (replay/results-h200/share-hold.json, replay/RESULTS.md) are the expected.
+H=$TOP_SRCDIR/replay/results-h200/share-hold.json
+for n in hold-caching-exit hold-caching-hold hold-jax-exit hold-jax-hold; do
+	real=$(sed -n "/^ \"$n\": {/,/^ }/p" "$H" | sed -n 's/^ *"outcome": "\([a-z]*\)",*/\1/p' | tr '\n' ' ')
+	gms share --scenario "$TOP_SRCDIR/replay/scenarios/$n.json" --format=json
+	sim=$(sed -n "s/^$TAB$TAB$TAB\"oom\":$TAB\(.\).*/\1/p" "$TMP/out" | sed 's/n/fits/; s/{/oom/' | tr '\n' ' ')
+	is "$rc $sim" "0 $real" "$n: each job's outcome is what the real processes did ($real)"
+done
+gms share --scenario "$TOP_SRCDIR/replay/scenarios/hold-caching-hold.json"
+grep -q '^  first   caching     0.000 s           -       6.00 GiB  done: 1 pass at 0.500 s, held its memory to 1.000 s$' "$TMP/out"
+ok $? "hold: the table says when the work was done and until when the memory was held"
+grep -q '^    held then: first 6.00 GiB, second 0 B' "$TMP/out"
+ok $? "... and the second job's OOM names what the first still held"
+gms share --scenario "$TOP_SRCDIR/replay/scenarios/hold-caching-hold.json" --format=json
+is "$(sed -n "s/^$TAB$TAB$TAB\"\(after\|done_us\|end_us\)\":$TAB\([^,]*\),*/\1=\2/p" "$TMP/out" | tr '\n' ' ')" \
+    'end_us=1000000 after="hold" done_us=500000 end_us=1000000 after="exit" done_us=1000000 ' \
+    "JSON: after, done_us and end_us of each job"
+check_fail 3 "gpumemsim: error: --job 1: after='stay' is not exit (the process ends, its memory back) or hold (it stays alive holding what it reserved until the scenario ends)" \
+    share --capacity=8GB --job "$A after=stay" --job "$A"
 done_testing
