@@ -240,13 +240,15 @@ share_parse_scenario(const char *text, size_t len, const char *path, struct shar
 	if ((it = cJSON_GetObjectItemCaseSensitive(doc, "capacity")) != NULL &&
 	    ((v = value_text(it, tmp, sizeof(tmp))) == NULL ||
 	    gms_parse_size(v, &s->total, &why) < 0 || s->total == 0)) {
-		gms_fail(cause, err, "%s: \"capacity\" is not a size above 0 (80GiB)", path);
+		gms_fail(cause, err, "%s: \"capacity\" is not a size above 0 (80GiB)%s%s", path,
+		    why ? ": " : "", why ? why : "");
 		goto out;
 	}
 	if ((it = cJSON_GetObjectItemCaseSensitive(doc, "context_overhead")) != NULL) {
 		if ((v = value_text(it, tmp, sizeof(tmp))) == NULL ||
 		    gms_parse_size(v, &s->context, &why) < 0) {
-			gms_fail(cause, err, "%s: \"context_overhead\" is not a size (512MiB)", path);
+			gms_fail(cause, err, "%s: \"context_overhead\" is not a size (512MiB)%s%s",
+			    path, why ? ": " : "", why ? why : "");
 			goto out;
 		}
 		s->has_context = 1;
@@ -403,8 +405,13 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
 			    "(grow-only, preallocate); for caching give fraction= "
 			    "(set_per_process_memory_fraction)", js->where);
 		if (gms_parse_size(val, &j->limit, &why) < 0 || j->limit == 0) {
+			int err;
+
+			if (why == NULL)
+				return 1;
+			err = gms_fail(cause, GMS_ECONFIG, "%s: limit= %s", js->where, why);
 			free(why);
-			return 1;
+			return err;
 		}
 	} else if (strcmp(k, "fraction") == 0) {
 		errno = 0;

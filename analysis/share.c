@@ -363,7 +363,7 @@ share_settings(const struct share_scenario *sc, const struct share_job *j, uint6
 			st->opts[st->nopts++] = j->opts[i];
 	if (is_bfc(j->ops)) {
 		st->limit = bfc_limit(sc, j, free_bytes);
-		snprintf(st->limit_text, sizeof(st->limit_text), "%llu",
+		snprintf(st->limit_text, sizeof(st->limit_text), "%lluB",
 		    (unsigned long long)st->limit);
 		st->opts[st->nopts++] = (struct policy_kv){ "limit", st->limit_text };
 	} else if (j->ops == &policy_caching && j->fraction > 0) {

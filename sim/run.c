@@ -84,7 +84,7 @@ recorded_bfc_opts(const struct run_spec *spec, const struct trace_header *hdr,
 		add_opt(out, args, "flavor", fw);
 	if (policy_opt(args, "limit") == NULL && policy_opt(args, "fraction") == NULL &&
 	    spec->capacity == 0 && spec->gpu_total == 0) {
-		snprintf(out->recorded_limit, sizeof(out->recorded_limit), "%llu",
+		snprintf(out->recorded_limit, sizeof(out->recorded_limit), "%lluB",
 		    (unsigned long long)limit);
 		add_opt(out, args, "limit", out->recorded_limit);
 	}

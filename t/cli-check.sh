@@ -11,9 +11,9 @@ RESNET=$TRACES/resnet50-train-b32.json
 gms check --help
 is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim check [options] <trace>" "check --help"
 
-gms check "$RESNET" --max-peak-reserved=3703570432
+gms check "$RESNET" --max-peak-reserved=3703570432B
 is "$rc" 0 "peak reserved at most PyTorch's 3703570432: passes"
-gms check "$RESNET" --max-peak-reserved=3703570431
+gms check "$RESNET" --max-peak-reserved=3703570431B
 is "$rc" 1 "at most one byte less: fails, exit 1"
 grep -q '^  FAIL  peak_reserved  *3.45 GiB (3703570432 B) <= 3.45 GiB (3703570431 B)$' "$TMP/out"
 ok $? "text: the failing check with both values"
@@ -52,15 +52,15 @@ is "$(sed -n '/"baseline peak_reserved"/,/}/s/^[[:space:]]*"pass":[[:space:]]*\(
     "and passes 12%"
 
 # Must fit: PyTorch ran out at 3150157824 and fitted at 3288510976.
-gms check "$RESNET" --must-fit=3288510976
+gms check "$RESNET" --must-fit=3288510976B
 is "$rc" 0 "must fit in 3288510976 (PyTorch fitted): passes"
-gms check "$RESNET" --must-fit=3150157824
+gms check "$RESNET" --must-fit=3150157824B
 is "$rc" 1 "must fit in 3150157824 (PyTorch ran out): fails"
 grep -q 'does not fit in 2.93 GiB: out of memory at event 2381 (a request for 12.25 MiB) at conv.py:548 _conv_forward$' "$TMP/out"
 ok $? "and says where it ran out: event 2381, 12.25 MiB, as PyTorch did"
 gms check "$RESNET" --must-fit=T4
 is "$rc" 0 "must fit on a T4: passes"
-gms check "$RESNET" --gpu=T4 --max-peak-reserved=3703570432
+gms check "$RESNET" --gpu=T4 --max-peak-reserved=3703570432B
 is "$rc" 0 "run on a T4 (--gpu), it fits and reserves 3703570432: passes"
 gms check "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --gpu=T4
 is "$rc" 1 "GPT-2 run on a T4 (--gpu) runs out: fails"
@@ -123,14 +123,14 @@ check_fail 2 "gpumemsim: error: --baseline is one policy's saved run: give one -
 # --placements: "fits" under every placement.  synth-thresholds-6 in
 # 1944059904 bytes: the model fits, one placement of 16 does not (t/cli-run.sh).
 TH=$TRACES/synth-thresholds-6.json
-gms check "$TH" --capacity=1944059904
+gms check "$TH" --capacity=1944059904B
 is "$rc" 0 "the model's placement fits"
-gms check "$TH" --capacity=1944059904 --placements=16 --format=tap
+gms check "$TH" --capacity=1944059904B --placements=16 --format=tap
 is "$rc $(sed -n 1p "$TMP/out")" "1 1..1" "--placements=16: one of them does not: exit 1"
 grep -q "^# out of memory under 1 of 16 placements, at event [0-9]*\$" "$TMP/out"; ok $? "--placements: which share, and where"
-gms check "$TH" --must-fit=1944059904 --placements=16 --format=json
+gms check "$TH" --must-fit=1944059904B --placements=16 --format=json
 is "$rc $(json_top placements)" "1 16" "--must-fit under every placement: fails too"
-gms check "$TH" --capacity=2218786816 --placements=16
+gms check "$TH" --capacity=2218786816B --placements=16
 is "$rc" 0 "--placements: in plan's every-placement answer all fit"
 grep -q "under every one of 16 placements" "$TMP/out"; ok $? "--placements: said"
 

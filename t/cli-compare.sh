@@ -54,7 +54,7 @@ grep -q "^winner: no-cache fits and reserves least: 3.10 GiB" "$TMP/out"; ok $? 
 grep -q "with 7669 device calls against 118\$" "$TMP/out"; ok $? "text: why mentions what the winner costs in device calls"
 
 # Capped where PyTorch ran out at event 2381: no policy but the bound fits.
-gms compare "$RESNET" --capacity=3150157824 --policies=caching,grow-only:flavor=jax,ideal --format=json
+gms compare "$RESNET" --capacity=3150157824B --policies=caching,grow-only:flavor=jax,ideal --format=json
 is "$(json_top winner)" null "capped: no winner"
 grep -q '"event":.2381,' "$TMP/out"; ok $? "capped: caching's OOM at PyTorch's event"
 grep -q "only a perfect allocator would" "$TMP/out"; ok $? "capped: why there is no winner"
@@ -70,7 +70,7 @@ gms compare "$RESNET" --format=json --jobs=8
 cmp -s "$TMP/one" "$TMP/out"; ok $? "--jobs=1 and --jobs=8 give the same output"
 
 # --option: to every policy with the key, or POLICY.KEY to one.
-gms compare "$TRACES/synth-kvcache-10.json" --capacity=1417691136 --policies=grow-only,preallocate --option flavor=jax --format=json
+gms compare "$TRACES/synth-kvcache-10.json" --capacity=1417691136B --policies=grow-only,preallocate --option flavor=jax --format=json
 is "$(grep -c '"flavor":.*"jax"' "$TMP/out")" 2 "--option KEY=VALUE reaches every policy that has KEY"
 gms compare "$RESNET" --policies=caching,grow-only --option flavor=jax --format=json
 is "$(grep -c '"error":' "$TMP/out") $(grep -c '"flavor":.*"jax"' "$TMP/out")" "0 1" \

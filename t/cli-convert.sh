@@ -18,7 +18,7 @@ is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim info [options] <trace>" "in
 gms run "$RESNET.pickle" --format=json
 is "$rc $(json_top peak_reserved) $(json_top device_allocs)" "0 3703570432 118" "run reads a snapshot pickle directly"
 is "$(json_top events)" 7787 "run: the snapshot's events are the .json's"
-gms run "$RESNET.pickle" --capacity=3150157824 --placement=recorded --format=json
+gms run "$RESNET.pickle" --capacity=3150157824B --placement=recorded --format=json
 is "$(json_in oom event)" 2381 "run on the pickle, capped: OOM at PyTorch's event"
 gms compare "$RESNET.pickle" --policies=caching,ideal --format=json
 is "$(json_top peak_live)" 3127304348 "compare reads a pickle too"

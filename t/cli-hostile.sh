@@ -69,9 +69,9 @@ frac_oom=$(json_in oom event)
 frac_res=$(json_top peak_reserved)
 want_cap=$(awk -v t="$total" 'BEGIN { printf "%.0f", int(0.0225 * t) }')
 is "$frac_cap" "$want_cap" "per_process_memory_fraction:0.0225 of $total B is the capacity"
-gms run "$RESNET" --capacity="$want_cap" --format=json
+gms run "$RESNET" --capacity="${want_cap}B" --format=json
 is "$frac_oom $frac_res" "$(json_in oom event) $(json_top peak_reserved)" \
-    "... the same run as --capacity=$want_cap"
+    "... the same run as --capacity=${want_cap}B"
 check_fail 3 "gpumemsim: error: caching: per_process_memory_fraction is a fraction of the device's memory, and the trace does not say how much it has (give --gpu, or --capacity as the device's memory)" \
     run "$TMP/huge.json" --alloc-conf=per_process_memory_fraction:0.5
 
@@ -176,7 +176,7 @@ case $(head -n 1 "$TMP/err") in
 *) ok 1 "a baseline with trailing data is refused" ;;
 esac
 printf '%s,"events":[{"op":"alloc","id":1,"size":5,"at":"x\\u001b[31mred"}]}' "$H" >"$TMP/esc.json"
-gms run "$TMP/esc.json" --capacity=1 --format=json
+gms run "$TMP/esc.json" --capacity=1B --format=json
 is "$(json_in oom at)" '"x?[31mred"' "a control character in a trace's string is never echoed"
 printf '%s}\n{"op":"alloc\\u0000x","id":1,"size":5}\n' "$H" >"$TMP/nul.jsonl"
 check_fail 3 "gpumemsim: error: $TMP/nul.jsonl:2: a string holds \\u0000 (a NUL character, which would cut it short)" \

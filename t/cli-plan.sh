@@ -25,9 +25,9 @@ for spec in "$RESNET 3150157824 3288510976" "$GPT2 15863924224 16433283071"; do
 	min=$(min_capacity)
 	test -n "$min" && test "$min" -gt "$2" && test "$min" -le "$3"
 	ok $? "$name: the smallest capacity ($min) is above where PyTorch ran out ($2) and at most where it fitted ($3)"
-	gms run "$1" --capacity="$min" --format=json
+	gms run "$1" --capacity="${min}B" --format=json
 	grep -q '"oom":[[:space:]]*null' "$TMP/out"; ok $? "$name: a run in that capacity fits"
-	gms run "$1" --capacity=$((min - 2097152)) --format=json
+	gms run "$1" --capacity=$((min - 2097152))B --format=json
 	grep -q '"oom":[[:space:]]*{' "$TMP/out"; ok $? "$name: 2 MiB less runs out"
 done
 
@@ -75,9 +75,9 @@ is "$(grep -c '"verified":[[:space:]]*true' "$TMP/out")" 5 "plan: every minimum 
 for p in caching grow-only preallocate no-cache ideal; do
 	gms plan "$TMP/small.jsonl" --policies=$p --format=json
 	m=$(min_capacity)
-	gms run "$TMP/small.jsonl" --policy=$p --capacity="$m" --format=json
+	gms run "$TMP/small.jsonl" --policy=$p --capacity="${m}B" --format=json
 	a=$(json_top oom)
-	gms run "$TMP/small.jsonl" --policy=$p --capacity=$((m - 2097152)) --format=json
+	gms run "$TMP/small.jsonl" --policy=$p --capacity=$((m - 2097152))B --format=json
 	is "$a $(grep -c '"oom":[[:space:]]*{' "$TMP/out")" "null 1" "plan: $p fits in $m B, not in 2 MiB less"
 done
 # A fit that is not monotone: preallocate on synth-thresholds-6 fits at its
@@ -86,9 +86,9 @@ gms plan "$TRACES/synth-thresholds-6.json" --policies=preallocate --format=json
 m=$(min_capacity)
 above=$(sed -n '/"fails_above_min"/s/.*\[\([0-9]*\).*/\1/p' "$TMP/out")
 test -n "$above" && test "$above" -gt "$m"; ok $? "preallocate: fails above its minimum ($above > $m)"
-gms run "$TRACES/synth-thresholds-6.json" --policy=preallocate --capacity="$above" --format=json
+gms run "$TRACES/synth-thresholds-6.json" --policy=preallocate --capacity="${above}B" --format=json
 grep -q '"oom":[[:space:]]*{' "$TMP/out"; ok $? "... and a run at $above B does run out"
-gms run "$TRACES/synth-thresholds-6.json" --policy=preallocate --capacity="$m" --format=json
+gms run "$TRACES/synth-thresholds-6.json" --policy=preallocate --capacity="${m}B" --format=json
 grep -q '"oom":[[:space:]]*null' "$TMP/out"; ok $? "... while one at $m B fits"
 
 check_fail 3 "gpumemsim: error: --gpus: unknown GPU 'X9000' (known: T4, A10, A10G, L4, RTX4090, V100-32GB, RTX5090, A100-40GB, A100-80GB, L40S, H100-80GB, H100-NVL, H200, B200, MI300X)" \
@@ -130,9 +130,9 @@ is "$rc $min $(json_top placements)" "0 1944059904 16" "--placements: the model'
 [ -n "$every" ] && [ "$every" -gt "$min" ]
 ok $? "--placements: every placement needs more ($every)"
 grep -q '"every_placement_verified":[[:space:]]*true' "$TMP/out"; ok $? "--placements: verified"
-gms run "$TH" --placements=16 --capacity="$every" --format=json
+gms run "$TH" --placements=16 --capacity="${every}B" --format=json
 is "$rc $(sed -n 's/^[[:space:]]*"count":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")" "0 0" "run: all 16 fit in plan's answer"
-gms run "$TH" --placements=16 --capacity=$((every - 2097152)) --format=json
+gms run "$TH" --placements=16 --capacity=$((every - 2097152))B --format=json
 c=$(sed -n 's/^[[:space:]]*"count":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")
 [ "$c" -gt 0 ]; ok $? "run: 2 MiB less, $c of 16 run out"
 gms plan "$TH" --policies=caching --placements=16 --gpus=A10

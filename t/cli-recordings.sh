@@ -81,14 +81,14 @@ is "$(grep -c 'does not record its allocator settings' "$TMP/out")" 1 "said once
 # request) or after the exception.
 for k in oom-observer oom-except; do
 	lim=$(fact $k limit)
-	gms run "$U/$k.pickle.gz" --capacity="$lim" --placement=recorded --format=json
+	gms run "$U/$k.pickle.gz" --capacity="${lim}B" --placement=recorded --format=json
 	is "$rc $(json_in oom event) $(json_in oom size)" "0 $(json_deep observed recorded_oom event) $(fact oom-observer alloc)" \
 	    "$k at its own limit: runs out at its own event, asking for what it asked"
 	is "$(simulated)" "$(stats $k)" \
 	    "$k at its limit: peak reserved, allocated, requested, device allocs, frees and retries are memory_stats()'s"
 	is "$(json_in observed matches) $(json_in observed comparable) $(json_in incomplete ends_in_oom)" \
 	    "true true true" "$k: reproduced, comparable, and marked as ended by its OOM"
-	gms run "$U/$k.pickle.gz" --capacity="$lim"
+	gms run "$U/$k.pickle.gz" --capacity="${lim}B"
 	grep -q "^CUT SHORT BY ITS OUT OF MEMORY: $k: the job ran out of memory" "$TMP/out"
 	ok $? "$k: the text says the trace is cut short by its OOM"
 	
@@ -133,11 +133,11 @@ for k in lim-default-k4 lim-gcsplit-k4 oom-observer; do
 	ok $? "$k: the text says the interval"
 done
 for k in lim-default-k4 lim-gcsplit-k4; do
-	gms run "$U/$k.pickle.gz" --capacity="$(fact $k limit)" --placement=recorded --format=json
+	gms run "$U/$k.pickle.gz" --capacity="$(fact $k limit)B" --placement=recorded --format=json
 	is "$(simulated) $(json_in observed matches)" "$(stats $k) true" \
 	    "$k at its limit: memory_stats()'s numbers, retries and frees included, and reproduced"
 done
-gms run "$U/lim-default-k4.pickle.gz" --capacity="$(fact lim-default-k4 limit)" --placement=recorded
+gms run "$U/lim-default-k4.pickle.gz" --capacity="$(fact lim-default-k4 limit)B" --placement=recorded
 grep -q "^observed (pytorch-caching, as recorded): reproduced exactly (the recorded limit was between" "$TMP/out"
 ok $? "the text says reproduced, and the interval"
 gms run "$U/lim-default-k4.pickle.gz" --capacity=2GiB
@@ -181,7 +181,7 @@ for f in "$U"/*.facts.json; do
 	held=$(fact "$k" reserved_bytes.all.current)
 	case $k in midrun-*) places="model recorded" ;; *) places=recorded ;; esac
 	for p in $places; do
-		gms run "$U/$k.pickle.gz" --placement=$p --format=json --capacity="$(fact "$k" limit)"
+		gms run "$U/$k.pickle.gz" --placement=$p --format=json --capacity="$(fact "$k" limit)B"
 		[ -z "$(fact "$k" limit)" ] && gms run "$U/$k.pickle.gz" --placement=$p --format=json
 		peak=$(json_top peak_reserved)
 		[ -n "$peak" ] && [ "$peak" -ge "$held" ]
@@ -217,7 +217,7 @@ is "$(simulated) $(json_in observed matches)" "$(stats emptycache-server) true" 
     "a server calling empty_cache() after each request: memory_stats()'s numbers, every segment"
 is "$("$GPUMEMSIM" convert "$U/emptycache-server.pickle.gz" - | head -n 1 | sed -n 's/.*"empty_cache_inferred":\([0-9]*\).*/\1/p')" \
     6 "its 6 empty_cache() calls are seen, no more"
-gms run "$U/lim-default-k4.pickle.gz" --format=json --capacity="$(fact lim-default-k4 limit)" --placement=recorded
+gms run "$U/lim-default-k4.pickle.gz" --format=json --capacity="$(fact lim-default-k4 limit)B" --placement=recorded
 "$GPUMEMSIM" convert "$U/lim-default-k4.pickle.gz" - | head -n 1 | grep -q empty_cache_inferred
 ok $((! $?)) "an OOM retry's releases (the allocator's malloc in their frames) are not empty_cache()"
 

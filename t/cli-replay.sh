@@ -49,7 +49,7 @@ grep -q '"peak_reserved":[[:space:]]*3703570432,' "$TMP/out"; ok $? "caching res
 is "$(grep -c '"device_allocs":[[:space:]]*118,' "$TMP/out")" 3 "118 cudaMalloc: simulated, replayed, re-simulated"
 is "$(sed -n '/"agree":/,/}/p' "$TMP/out" | grep -c ':[[:space:]]*true')" 5 \
     "everything agrees: peak reserved, device allocs and frees, the OOM, the re-simulation"
-gms replay "$RESNET" --capacity=3150157824 --format=json --fail-on-mismatch
+gms replay "$RESNET" --capacity=3150157824B --format=json --fail-on-mismatch
 is "$rc" 0 "capped at 3150157824: agrees with the simulation"
 is "$(grep -c '"oom_event":[[:space:]]*2381$' "$TMP/out")" 3 "out of memory at event 2381, as PyTorch"
 gms replay "$RESNET" --policy=no-cache --touch --no-cache-baseline

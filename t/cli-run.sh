@@ -52,7 +52,7 @@ is "$(echo "$frag" | cut -c1-6)" "0.1494" "fragmentation is 1 - 3150157824/37035
 # Capped at the limit PyTorch enforced: it ran out at event 2381 (12845056 bytes,
 # conv.py:548), with 3141533696 bytes at its peak.
 for placement in model recorded; do
-	gms run "$RESNET" --capacity=3150157824 --placement=$placement --format=json
+	gms run "$RESNET" --capacity=3150157824B --placement=$placement --format=json
 	is "$rc" 0 "capped ($placement): an OOM is a result, exit 0"
 	is "$(json_top capacity)" 3150157824 "capped ($placement): capacity in bytes"
 	is "$(json_top peak_reserved)" 3141533696 "capped ($placement): peak reserved equals PyTorch's"
@@ -64,7 +64,7 @@ for placement in model recorded; do
 	is "$(json_in observed matches)" false "capped ($placement): the uncapped recording is not reproduced"
 done
 
-gms run "$RESNET" --capacity=3150157824 --fail-on-oom --format=json
+gms run "$RESNET" --capacity=3150157824B --fail-on-oom --format=json
 is "$rc" 1 "--fail-on-oom: exit 1 when the run runs out of memory"
 gms run "$RESNET" --fail-on-oom --format=json
 is "$rc" 0 "--fail-on-oom: exit 0 when it does not"
@@ -93,7 +93,7 @@ is "$(json_top peak_reserved)" 3703570432 "a trace without extension is recognis
 gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --format=json
 is "$(json_top peak_reserved)" 16433283072 ".jsonl.gz: GPT-2's peak reserved equals PyTorch's"
 is "$(json_top device_allocs)" 184 ".jsonl.gz: GPT-2's 184 segments"
-gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --capacity=12740262912 --placement=recorded --format=json
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --capacity=12740262912B --placement=recorded --format=json
 is "$(json_in oom event)" 1053 "GPT-2 capped at 12740262912: OOM at PyTorch's event 1053"
 
 # Two streams: the prefetch trace's side stream never reuses stream 0's cache.
@@ -102,7 +102,7 @@ is "$(json_top peak_reserved)" 3707764736 "two streams: peak reserved equals PyT
 is "$(json_top device_allocs)" 111 "two streams: 111 segments, as PyTorch"
 
 # Marks: the swiss-cheese trace marks its rounds; the OOM names the last one.
-gms run "$TRACES/synth-swiss-cheese-8.json" --capacity=2539153408 --format=json
+gms run "$TRACES/synth-swiss-cheese-8.json" --capacity=2539153408B --format=json
 is "$(json_in oom event)" 205 "synthetic trace capped: OOM at PyTorch's event 205"
 is "$(json_in oom mark)" '"round 0"' "the OOM names the last mark before it"
 
@@ -147,9 +147,9 @@ is "$(json_in sites live)" 104858600 "info JSON: live there"
 # PyTorch's own run of GPT-2 on the H200 in 14155847680 bytes (the shared
 # ground truth: peak 13908312064, out of memory at event 12772), where the
 # old two-region model did not; "driver" is another name for it.
-gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --capacity=14155847680 --format=json
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --capacity=14155847680B --format=json
 is "$rc $(json_top peak_reserved) $(json_in oom event)" "0 13908312064 12772" "placement model: GPT-2 in 14155847680 as PyTorch"
-gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --placement=driver --capacity=14155847680 --format=json
+gms run "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --placement=driver --capacity=14155847680B --format=json
 is "$rc $(json_top peak_reserved) $(json_in oom event) $(json_in options placement)" "0 13908312064 12772 \"model\"" "--placement=driver is the model"
 
 # --placements (issue 17): PyTorch ran synth-kvcache-10 in 1417691136 bytes
@@ -157,7 +157,7 @@ is "$rc $(json_top peak_reserved) $(json_in oom event) $(json_in options placeme
 # and in one that had reserved before (peak 1413480448, event 5418): both
 # inside the range of 16 placements.
 KV=$TRACES/synth-kvcache-10.json
-gms run "$KV" --capacity=1417691136 --placements=16 --format=json
+gms run "$KV" --capacity=1417691136B --placements=16 --format=json
 cp "$TMP/out" "$TMP/p16.json"
 pmin=$(json_deep placements peak_reserved min)
 pmax=$(json_deep placements peak_reserved max)
@@ -174,22 +174,22 @@ runs_oom=$(sed -n 's/^[[:space:]]*"oom_event":[[:space:]]*\([0-9]*\),*$/\1/p' "$
 runs_peak=$(sed -n '/"runs":/,$p' "$TMP/out" | sed -n 's/^[[:space:]]*"peak_reserved":[[:space:]]*\([0-9]*\),*$/\1/p' | sort -n)
 is "$(echo "$runs_oom" | head -n 1) $(echo "$runs_oom" | tail -n 1) $(echo "$runs_oom" | wc -l)" "$first $last 16" "--placements: first and last OOM events are the runs' extremes"
 is "$(echo "$runs_peak" | head -n 1) $(echo "$runs_peak" | tail -n 1)" "$pmin $pmax" "--placements: the peak range is the runs' extremes"
-gms run "$KV" --capacity=1417691136 --placements=16 --format=json --jobs=1
+gms run "$KV" --capacity=1417691136B --placements=16 --format=json --jobs=1
 cmp -s "$TMP/out" "$TMP/p16.json"
 ok $? "--placements: the same on one thread as on every core"
-gms run "$KV" --capacity=1417691136 --placements=16
+gms run "$KV" --capacity=1417691136B --placements=16
 grep -q "^PLACEMENTS: 16 " "$TMP/out" && grep -q "^  out of memory   16 of 16 placements (100.0%), at events $first \.\. $last\$" "$TMP/out"
 ok $? "--placements: the text says how many run out, and where"
 # synth-thresholds-6 in 1944059904 bytes: the model fits, one placement of 16 does not
-gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904 --format=json
+gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904B --format=json
 is "$rc $(json_top oom)" "0 null" "synth-thresholds-6 in 1944059904: the model fits"
-gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904 --placements=16 --fail-on-oom --format=json
+gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904B --placements=16 --fail-on-oom --format=json
 is "$rc $(json_deep placements oom count)" "1 1" "--placements --fail-on-oom: one placement runs out: exit 1"
-gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904 --placements=1 --fail-on-oom
+gms run "$TRACES/synth-thresholds-6.json" --capacity=1944059904B --placements=1 --fail-on-oom
 is "$rc" 0 "--placements=1 is the model alone: it fits"
 check_fail 2 "gpumemsim: error: --placements samples the placement model's placements: it does not go with --placement=recorded" \
     run "$TRACES/resnet50-train-b32.json" --placement=recorded --placements=4
-cat "$KV" | "$GPUMEMSIM" run - --capacity=1417691136 --placements=16 --format=json >"$TMP/out" 2>"$TMP/err"
+cat "$KV" | "$GPUMEMSIM" run - --capacity=1417691136B --placements=16 --format=json >"$TMP/out" 2>"$TMP/err"
 cmp -s "$TMP/out" "$TMP/p16.json"
 ok $? "--placements: standard input read once for all"
 

@@ -7,6 +7,29 @@
 LOG=$TRACES/synth-lognormal-1.json
 GPT2=$TRACES/gpt2-train-varlen-bf16.jsonl.gz
 
+# Sizes: a number without a unit is refused wherever a size is read (0
+# aside): --capacity=24 meant 24 GiB, not 24 bytes.
+unit="invalid size '24': a size needs a unit, e.g. 24GiB or 24GB (or 24B for bytes)"
+check_fail 3 "gpumemsim: error: --capacity: $unit" run "$LOG" --capacity=24
+check_fail 3 "gpumemsim: error: --must-fit: $unit" check "$LOG" --must-fit=24
+check_fail 3 "gpumemsim: error: grow-only: option limit: $unit" run "$LOG" --policy 'grow-only limit=24'
+check_fail 3 "gpumemsim: error: --job 1: limit= $unit" \
+    share --capacity=8GiB --job "$LOG policy=grow-only limit=24 duration=1s" --job "$LOG duration=1s"
+printf '{"capacity": 24, "jobs": [{"trace": "a.json"}, {"trace": "b.json"}]}' >"$TMP/sc.json"
+check_fail 3 "gpumemsim: error: $TMP/sc.json: \"capacity\" is not a size above 0 (80GiB): $unit" \
+    share --scenario "$TMP/sc.json"
+gms run "$LOG" --capacity=24G --format=json
+is "$rc $(json_top capacity)" "0 25769803776" "24G is 24 GiB"
+gms run "$LOG" --capacity=24GB --format=json
+is "$rc $(json_top capacity)" "0 24000000000" "24GB is 24 billion bytes"
+gms run "$LOG" --capacity=3150157824B --format=json
+is "$rc $(json_top capacity)" "0 3150157824" "B for bytes"
+
+gms run --help
+grep -q '^Sizes need a unit: B, KiB, MiB, GiB, TiB (powers of 1024; 24G is 24 GiB)$' "$TMP/out" &&
+    grep -q '^or KB, MB, GB, TB (powers of 1000; 24GB is 22.35 GiB); ratios are 0.2 or 20%.$' "$TMP/out"
+ok $? "--help says a size needs a unit, and which units are decimal"
+
 # Settings: what PyTorch 2.11 refuses, with its reason (measured on the H200).
 check_fail 3 "gpumemsim: error: caching: PYTORCH_CUDA_ALLOC_CONF 'max_split_size_mb:0' at character 19 ('0'): CachingAllocator option max_split_size_mb too small, must be >= 20" \
     run "$LOG" --alloc-conf=max_split_size_mb:0

@@ -57,7 +57,7 @@ gms tune "$RESNET" --format=json --jobs=4
 cmp -s "$TMP/one" "$TMP/out"; ok $? "the same result on 1 or 4 threads"
 
 # Where PyTorch ran out at event 2381: nothing in the space fits.
-gms tune "$RESNET" --capacity=3150157824
+gms tune "$RESNET" --capacity=3150157824B
 is "$rc" 1 "tune under a capacity that nothing fits exits 1"
 grep -q "^  no PyTorch setting fits in 2.93 GiB (the live peak is 2.91 GiB)\$" "$TMP/out"; ok $? "and says so"
 gms tune "$RESNET" --capacity=3.3GiB --format=json

@@ -36,7 +36,7 @@ for n in op-growth oom-growth oom-prealloc jit-prealloc share-a share-b; do
 	    "$n: the events read are the file's GPU_0_bfc MemoryAllocation and MemoryDeallocation events"
 	gms run "$X/$n.xplane.pb.gz" --format=json
 	is "$(json_top policy) $(json_in options limit) $(json_in options flavor)" \
-	    "\"$mode\" \"$(fact $n bytes_limit)\" \"jax\"" \
+	    "\"$mode\" \"$(fact $n bytes_limit)B\" \"jax\"" \
 	    "$n: runs the job's mode ($mode) with its bytes_limit, as JAX"
 	is "$(json_top peak_allocated)" "$(fact $n peak_bytes_in_use)" \
 	    "$n: simulated peak in use is memory_stats()['peak_bytes_in_use']"
@@ -46,7 +46,7 @@ for n in op-growth oom-growth oom-prealloc jit-prealloc share-a share-b; do
 	    "$(expect $n events) true" "$n: bytes in use equal bytes_allocated at every event"
 	gms run "$X/$n.xplane.pb.gz"
 	is "$(sed -n 2p "$TMP/out")" \
-	    "policy $mode (flavor=jax, limit=$(fact $n bytes_limit), as recorded), capacity unlimited, placement model" \
+	    "policy $mode (flavor=jax, limit=$(fact $n bytes_limit)B, as recorded), capacity unlimited, placement model" \
 	    "$n: the text says the mode and limit are the recording's"
 	is "$(observed_line)" \
 	    "observed (jax-bfc, as recorded): reproduced exactly (3 numbers and the bytes in use at every event)" \
@@ -81,7 +81,7 @@ for n in oom-growth oom-prealloc; do
 	ok $? "$n: the job ran out of memory (RESOURCE_EXHAUSTED)"
 	gms run "$X/$n.xplane.pb.gz" --format=json
 	is "$(json_top oom)" null "$n: at its own limit every recorded allocation fits, as it did"
-	gms run "$X/$n.xplane.pb.gz" --capacity=$(($(fact $n peak_bytes_in_use) - 1)) --policy 'grow-only flavor=jax'
+	gms run "$X/$n.xplane.pb.gz" --capacity=$(($(fact $n peak_bytes_in_use) - 1))B --policy 'grow-only flavor=jax'
 	grep -q '^OUT OF MEMORY at event ' "$TMP/out"
 	ok $? "$n: below its peak in use it runs out"
 done
@@ -138,7 +138,7 @@ grep -q '"framework":"tensorflow",.*"device":{"name":"Tesla T4","total_bytes":16
 ok $? "TensorFlow (no jax_version), and the card's name and memory from its device plane"
 gms run "$T" --device=0
 is "$(sed -n 2p "$TMP/out")" \
-    "policy preallocate (flavor=tensorflow, limit=15000000000, as recorded), capacity unlimited, placement model" \
+    "policy preallocate (flavor=tensorflow, limit=15000000000B, as recorded), capacity unlimited, placement model" \
     "TensorFlow's flavor; the regions of two GPUs cannot be told apart, so the default mode"
 grep -q "^  the profile does not show the allocator's regions: preallocate is simulated, the framework's default (--policy=grow-only for a job run with memory growth on)$" "$TMP/out"
 ok $? "... and says so"

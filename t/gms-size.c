@@ -39,8 +39,8 @@ main(void)
 {
 	char buf[32];
 
-	parses("1048576", 1048576);
-	parses("0", 0);
+	parses("1048576B", 1048576);
+	parses("0", 0);	/* the one number that needs no unit */
 	parses("24GiB", 25769803776ULL);
 	parses("24 GiB", 25769803776ULL);
 	parses("24gib", 25769803776ULL);
@@ -56,6 +56,9 @@ main(void)
 	parses("20MiB", 20971520);
 	parses("100B", 100);
 
+	/* "--capacity=24" meant 24 GiB: a bare number is refused (issue 28) */
+	rejects("24", "invalid size '24': a size needs a unit, e.g. 24GiB or 24GB (or 24B for bytes)");
+	rejects("1048576", "a size needs a unit");
 	rejects("", "expected a number");
 	rejects("GiB", "expected a number");
 	rejects("-1GiB", "expected a number");

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -212,7 +213,16 @@ cmd_check(struct cli_args *a)
 	if (must_fit != NULL) {
 		const struct gpu_model *g;
 
-		if (gms_parse_size(must_fit, &fit_capacity, NULL) < 0 || fit_capacity == 0) {
+		if (gms_parse_size(must_fit, &fit_capacity, &cause) < 0 || fit_capacity == 0) {
+			/* a number is a size: its error, not an unknown GPU's */
+			if (isdigit((unsigned char)must_fit[0]) && cause != NULL) {
+				cli_error("--must-fit: %s", cause);
+				free(cause);
+				rc = EXIT_INPUT;
+				goto out;
+			}
+			free(cause);
+			cause = NULL;
 			if ((g = gpu_find(must_fit, &cause)) == NULL) {
 				cli_error("--must-fit takes a size or a GPU model: %s", cause);
 				free(cause);

@@ -51,7 +51,7 @@ command_line(const struct cli_args *a, const struct cli_policies *pols,
 	if (t->gpu_name != NULL)
 		n = gms_asprintf("%s --gpu=%s", s, t->gpu_name);
 	else if (t->capacity != 0)
-		n = gms_asprintf("%s --capacity=%llu", s, (unsigned long long)t->capacity);
+		n = gms_asprintf("%s --capacity=%lluB", s, (unsigned long long)t->capacity);
 	else
 		n = gms_strdup(s);
 	free(s);

@@ -160,8 +160,8 @@ cli_help(FILE *f, const struct cli_command *c)
 			wrap(f, (*pol)->models, 15, 15);
 		}
 	}
-	fprintf(f, "\nSizes take B, KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB;\n"
-	    "ratios are 0.2 or 20%%.\n");
+	fprintf(f, "\nSizes need a unit: B, KiB, MiB, GiB, TiB (powers of 1024; 24G is 24 GiB)\n"
+	    "or KB, MB, GB, TB (powers of 1000; 24GB is 22.35 GiB); ratios are 0.2 or 20%%.\n");
 	fprintf(f, "\nExample%s:\n", strchr(c->examples, '\n') != strrchr(c->examples, '\n') ?
 	    "s" : "");
 	for (p = c->examples; *p != '\0'; p = nl + 1) {
