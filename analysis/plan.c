@@ -493,7 +493,7 @@ plan_text(const struct plan_report *rep)
 	/* each column as wide as its policy's whole name */
 	fprintf(f, "\n  %-10s %10s", "GPU", "memory");
 	for (i = 0; i < rep->npols; i++)
-		fprintf(f, "  %-16s", rep->pols[i].label);
+		fprintf(f, i + 1 < rep->npols ? "  %-16s" : "  %s", rep->pols[i].label);
 	fprintf(f, "\n");
 	for (j = 0; j < rep->ngpus; j++) {
 		fprintf(f, "  %-10s %10s", rep->gpus[j]->name, SZ(rep->gpus[j]->total));
@@ -507,7 +507,8 @@ plan_text(const struct plan_report *rep)
 				    SZ(cl->capacity - GMS_MIN(cl->capacity, cl->peak_reserved)));
 			else
 				snprintf(buf, sizeof(buf), "OOM @%llu", (unsigned long long)cl->oom_event);
-			fprintf(f, "  %-*s", (int)GMS_MAX(16, strlen(rep->pols[i].label)), buf);
+			fprintf(f, "  %-*s", i + 1 < rep->npols ?
+			    (int)GMS_MAX(16, strlen(rep->pols[i].label)) : 0, buf);
 		}
 		fprintf(f, "\n");
 	}

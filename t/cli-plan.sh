@@ -40,7 +40,7 @@ is "$(json_top peak_live)" 3127304348 "the live peak is PyTorch's peak requested
 # and GPT-2's 16433283072 uncapped peak does not fit it.
 gms plan "$GPT2" --policies=caching --gpus=T4,H200
 is "$rc" 0 "plan with a GPU table exits 0"
-grep -q '^  T4  .*OOM @12772 ' "$TMP/out"; ok $? "GPT-2 runs out on a T4 (text: the event)"
+grep -q '^  T4  .*OOM @12772$' "$TMP/out"; ok $? "GPT-2 runs out on a T4 (text: the event)"
 gms plan "$GPT2" --policies=caching --gpus=T4 --format=json
 t4oom=$(sed -n 's/.*"oom_event":[[:space:]]*\([0-9]*\).*/\1/p' "$TMP/out" | head -n 1)
 gms run "$GPT2" --policy=caching --gpu=T4 --format=json

@@ -82,6 +82,17 @@ is "$rc $(head -n 1 "$TMP/err")" \
     "share --gpu=v100: refused, with the choices"
 gms run "$LOG" --gpu=A100-80GB
 ok $rc "--gpu=A100-80GB: one card"
+gms run --gpu=list
+is "$rc $(grep -c . "$TMP/out") $(sed -n 's/^H200 *\([0-9]*\) B .*/\1/p' "$TMP/out")" \
+    "0 $("$GPUMEMSIM" plan --help | sed -n '/^GPU models/,/^$/p' | grep -c '^  [A-Z]') 150109880320" \
+    "--gpu=list: the catalogue, a line a card, with its bytes (no trace needed)"
+gms plan "$LOG" --gpu=A10
+is "$rc $(sed -n '/^  GPU /,/^$/p' "$TMP/out" | grep -c '^  [A-Z0-9]')" "0 2" "plan --gpu=A10: the table of that one card"
+gms plan "$LOG" --gpus=A10,4GiB --policy=caching
+is "$rc $(sed -n 's/^  4GiB  *\([0-9.]* GiB\)  *OOM @[0-9]*$/\1/p' "$TMP/out")" "0 4.00 GiB" \
+    "plan --gpus takes a size for a card the catalogue lacks (4GiB: too small here)"
+check_fail 2 "gpumemsim: error: give --gpu (one model) or --gpus (a list), not both" \
+    plan "$LOG" --gpu=A10 --gpus=T4
 
 # Every output that names a policy or a job names it whole: plan's columns,
 # plot's legend (names with blanks, quotes and non-ASCII letters).

@@ -209,6 +209,8 @@ struct cli_target {
 	const char *gpu_name;
 };
 int cli_target(const struct cli_args *a, struct cli_target *t);
+/* The GPU catalogue, a line a model (--gpu=list). */
+void cli_gpu_list(FILE *f);
 
 /* --device and --unknown-frees. */
 struct trace_opts;

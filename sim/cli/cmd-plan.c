@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,12 +24,17 @@ cmd_plan(struct cli_args *a)
 	struct plan_report rep = { .overhead = GPU_CONTEXT_OVERHEAD };
 	struct cli_policies pols = { 0 };
 	struct trace_mem *m = NULL;
-	const char *gpus = a->given[OPT_GPUS] ? a->v[OPT_GPUS].s : NULL;
+	const char *gpus = a->given[OPT_GPUS] ? a->v[OPT_GPUS].s : a->given[OPT_GPU] ?
+	    a->v[OPT_GPU].s : NULL;
+	struct gpu_model *sized = NULL;	/* --gpus entries given as sizes */
+	size_t nsized = 0;
 	char *cause = NULL, *copy, *tok, *save;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads(), rc;
 	const struct gpu_model *g;
 	size_t i;
 
+	if (a->given[OPT_GPU] && a->given[OPT_GPUS])
+		return cli_usage_error(a->cmd, "give --gpu (one model) or --gpus (a list), not both");
 	if (a->given[OPT_CONTEXT_OVERHEAD])
 		rep.overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
 	if (a->given[OPT_PLACEMENTS])
@@ -42,10 +48,21 @@ cmd_plan(struct cli_args *a)
 			rep.gpus[rep.ngpus++] = g;
 	} else {
 		copy = gms_strdup(gpus);
+		sized = gms_calloc(64, sizeof(*sized));
 		for (tok = strtok_r(copy, ",", &save); tok != NULL && rep.ngpus < 64;
 		    tok = strtok_r(NULL, ",", &save)) {
+			uint64_t total;
+
+			/* a size is a card of that much memory, for one the catalogue lacks */
+			if (isdigit((unsigned char)tok[0]) && gms_parse_size(tok, &total, NULL) == 0 &&
+			    total > 0) {
+				sized[nsized] = (struct gpu_model){ .name = gms_strdup(tok),
+				    .aliases = "", .total = total, .cc = 9, .note = "given as a size" };
+				rep.gpus[rep.ngpus++] = &sized[nsized++];
+				continue;
+			}
 			if ((g = gpu_find(tok, &cause)) == NULL) {
-				cli_error("--gpus: %s", cause);
+				cli_error("--%s: %s", a->given[OPT_GPU] ? "gpu" : "gpus", cause);
 				free(cause);
 				free(copy);
 				rc = EXIT_INPUT;
@@ -76,6 +93,9 @@ out:
 	plan_free(&rep);
 	free(rep.pols);
 	free(rep.gpus);
+	for (i = 0; i < nsized; i++)
+		free((char *)sized[i].name);
+	free(sized);
 	trace_mem_free(m);
 	cli_policies_free(&pols);
 	return rc;

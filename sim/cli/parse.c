@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
@@ -294,6 +295,11 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 	}
 	a->argc = argc - optind;
 	a->argv = argv + optind;
+	/* --gpu=list answers alone, as --help does */
+	if (a->given[OPT_GPU] && strcasecmp(a->v[OPT_GPU].s, "list") == 0) {
+		cli_gpu_list(stdout);
+		return EXIT_DONE;
+	}
 	if (a->argc < c->min_args || a->argc > c->max_args) {
 		if (c->max_args == 0)
 			return cli_usage_error(c, "unexpected argument '%s'", a->argv[0]);

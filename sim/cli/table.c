@@ -31,7 +31,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_GPU] = { OPT_GPU, 'g', "gpu", "model", K_STRING,
 	    "run on a catalogued GPU instead of --capacity: its memory less the context "
 	    "overhead (and for BFC policies the framework's own limit for it); "
-	    "'gpumemsim plan --help' lists the models", .complete = "gpu" },
+	    "--gpu=list lists the models", .complete = "gpu" },
 	[OPT_CONTEXT_OVERHEAD] = { OPT_CONTEXT_OVERHEAD, 0, "context-overhead", "size", K_SIZE0,
 	    "memory the CUDA context and libraries take off a GPU's (default: 512MiB; "
 	    "the H200 measured 526.8 MiB)" },
@@ -82,7 +82,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "--by=balanced: how much more steady driver time than the least a winner may "
 	    "take (default: 100%, twice the time; 1 ms more is always allowed)" },
 	[OPT_GPUS] = { OPT_GPUS, 0, "gpus", "list", K_STRING,
-	    "the GPU models to tabulate, comma-separated (default: every catalogued one)",
+	    "the GPU models to tabulate, comma-separated, or sizes for cards the catalogue "
+	    "lacks (A10,24GiB; default: every catalogued one)",
 	    .complete = "gpu" },
 	[OPT_MAX_PEAK_RESERVED] = { OPT_MAX_PEAK_RESERVED, 0, "max-peak-reserved", "size",
 	    K_SIZE0, "peak reserved at most this" },
@@ -215,6 +216,7 @@ static const struct cli_use check_opts[] = {
 
 static const struct cli_use plan_opts[] = {
 	{ OPT_GPUS, NULL, NULL },
+	{ OPT_GPU, "the one GPU model to tabulate (--gpus for several)", NULL },
 	{ OPT_CONTEXT_OVERHEAD, "taken off each GPU's memory for the CUDA context and "
 	  "libraries (default: 512MiB)", NULL },
 	{ OPT_PLACEMENTS, "also the smallest capacity that fits under every one of n "

@@ -217,6 +217,16 @@ cli_policies_free(struct cli_policies *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void
+cli_gpu_list(FILE *f)
+{
+	const struct gpu_model *m;
+
+	for (m = gpu_catalogue; m->name != NULL; m++)
+		fprintf(f, "%-10s %15llu B  %7.2f GiB  compute capability %d  %s\n", m->name,
+		    (unsigned long long)m->total, (double)m->total / (double)GMS_GiB, m->cc, m->note);
+}
+
 int
 cli_target(const struct cli_args *a, struct cli_target *t)
 {
