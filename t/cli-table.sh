@@ -227,6 +227,13 @@ if command -v script >/dev/null 2>&1; then
 	    /dev/null >"$TMP/tty" 2>&1
 	grep -q 'gpumemsim plan: [0-9.]*M events simulated, [0-9.]*M/s, [0-9.]* s' "$TMP/tty"
 	ok $? "on a terminal, plan shows how many events it has simulated"
+	# report: what it is doing, and once it knows, of how many, and the time left
+	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 '$GPUMEMSIM' report '$TMP/long.jsonl' -o '$TMP/r.html' >/dev/null" \
+	    /dev/null >"$TMP/tty" 2>&1
+	tr '\r' '\n' <"$TMP/tty" >"$TMP/lines"
+	grep -q 'gpumemsim report, the policies side by side: [0-9.]*M events simulated' "$TMP/lines" &&
+	    grep -q 'gpumemsim report, [a-z ]*: [0-9.]*M of [0-9.]*M events ([0-9]*%), [0-9.]*M/s, [0-9.]* s' "$TMP/lines"
+	ok $? "report's progress names its phases, and the total and time left once known"
 	tail -c 4 "$TMP/tty" | od -c | grep -q '\[   K'; ok $? "... and erases the line when done"
 	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 '$GPUMEMSIM' plan '$TMP/long.jsonl' --gpus=T4 -q >/dev/null" \
 	    /dev/null >"$TMP/tty" 2>&1

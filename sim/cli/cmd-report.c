@@ -23,11 +23,37 @@
 #include "sim/gms.h"
 #include "sim/gpus.h"
 #include "sim/policy.h"
+#include "sim/progress.h"
 #include "traces/tracemem.h"
 
 #define STACK_SITES 6
 
 /* The command line again, for the page's footer. */
+/*
+ * The events the policies that ran have replayed (events each), and those
+ * attrib_run_jobs will: each policy's to its last moment.
+ */
+static uint64_t
+moments_events(const struct batch_job *jobs, const struct attrib_peak *peaks, size_t n,
+    uint64_t events)
+{
+	uint64_t sum = 0, last;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (jobs[i].err != 0)
+			continue;
+		sum += events;
+		if (!peaks[i].seen && !jobs[i].out.res.oomed)
+			continue;
+		last = peaks[i].seen ? peaks[i].event : 0;
+		if (jobs[i].out.res.oomed)
+			last = GMS_MAX(last, jobs[i].out.res.oom.event);
+		sum += last + 1;
+	}
+	return sum;
+}
+
 static char *
 command_line(const struct cli_args *a, const struct cli_policies *pols,
     const struct cli_target *t)
@@ -93,6 +119,7 @@ cmd_report(struct cli_args *a)
 		goto out;
 	n = pols.n;
 	cli_trace_opts(a, &topts);
+	progress_phase("reading the trace");
 	if (trace_mem_worth(a->argv[0]) &&
 	    (err = trace_mem_load(a->argv[0], &topts, &mem, &cause)) < 0) {
 		cli_error("%s", cause);
@@ -119,12 +146,16 @@ cmd_report(struct cli_args *a)
 		jobs[i].spec.sampler_arg = &peaks[i];
 		attrib_init(&ats[i]);
 	}
+	progress_phase("the policies side by side");
 	if ((rc = cli_run_rows(a, &target, &pols, jobs, n, threads, rows, &first)) != 0)
 		goto out;
 	whole = first->run.res;
+	/* the events so far and to come (each policy again to its peak and OOM) */
+	progress_expect(moments_events(jobs, peaks, n, whole->events));
 	how = (struct report_compare){ .capacity = target.capacity, .time_bound = 1.0 };
 
 	/* 2. each policy to its peak and OOM */
+	progress_phase("what holds the memory at each peak");
 	if ((err = attrib_run_jobs(jobs, n, peaks, 1, ats, threads, &cause)) < 0) {
 		cli_error("%s", cause);
 		rc = gms_exit_code(err);
@@ -132,6 +163,7 @@ cmd_report(struct cli_args *a)
 	}
 
 	/* 3. the trace alone: its live peak's largest sites, then those over time */
+	progress_phase("the live bytes by site");
 	if (whole->peak_live > 0) {
 		size_t k;
 
@@ -161,6 +193,7 @@ cmd_report(struct cli_args *a)
 	    .live = &live, .top = top };
 	hr.winner = report_winner(rows, n, &how, &why);
 	hr.why = why;
+	progress_phase("writing the page");
 	if ((rc = cli_out_open(a->v[OPT_OUTPUT].s, a->argv[0], &out)) != 0)
 		goto out;
 	if (report_html(out.f, &hr) < 0) {

@@ -1,8 +1,10 @@
 /*
  * progress.c - a one-line progress report on standard error while a command
- * works, when standard error is a terminal and --quiet was not given: the
- * events simulated so far (every replay's, sim/progress.h), their rate and
- * the time, redrawn five times a second after the first second (or
+ * works, when standard error is a terminal and --quiet was not given: what
+ * it is doing, the events simulated so far (every replay's, sim/progress.h)
+ * and of how many when the command knows, their rate over the last two
+ * seconds, the time and the time left, redrawn five times a second after
+ * the first second (or
  * GPUMEMSIM_PROGRESS_DELAY seconds), and erased when the command is done or
  * has something to say.
  */
@@ -51,22 +53,53 @@ wait_until(double t)
 	return stopping;
 }
 
+#define RATE_SAMPLES 10	/* the rate is over the last 2 s: a pause shows at once */
+
+/*
+ * One line: the phase, the events (of the total, with a percentage and the
+ * time left, when the command knows it), the recent rate, the time so far.
+ */
+static void
+line(double start, const double *ts, const uint64_t *ns, int k, int have)
+{
+	const char *phase = progress_phase_now();
+	uint64_t n = ns[k % RATE_SAMPLES], total = progress_expected();
+	int old = have >= RATE_SAMPLES ? (k + 1) % RATE_SAMPLES : 0;
+	double dt = ts[k % RATE_SAMPLES] - ts[old], rate = dt > 0 ?
+	    (double)(n - ns[old]) / dt : 0;
+
+	fprintf(stderr, "\r\033[Kgpumemsim %s%s%s: ", what, phase ? ", " : "", phase ? phase : "");
+	if (total > 0 && n <= total) {
+		fprintf(stderr, "%.1fM of %.1fM events (%.0f%%)", (double)n / 1e6,
+		    (double)total / 1e6, 100.0 * (double)n / (double)total);
+	} else {
+		fprintf(stderr, "%.1fM events simulated", (double)n / 1e6);
+	}
+	fprintf(stderr, ", %.1fM/s, %.1f s", rate / 1e6, now() - start);
+	if (total > 0 && n < total && rate > 0)
+		fprintf(stderr, ", about %.0f s left", (double)(total - n) / rate);
+	fflush(stderr);
+}
+
 static void *
 draw(void *arg)
 {
 	const char *env = getenv("GPUMEMSIM_PROGRESS_DELAY");
 	double start = now(), t, delay = env != NULL ? strtod(env, NULL) : 1.0;
-	uint64_t n;
+	double ts[RATE_SAMPLES];
+	uint64_t ns[RATE_SAMPLES];
+	int k = 0, have = 0;
 
 	(void)arg;
 	if (!(delay >= 0 && delay < 1e6))
 		delay = 1.0;
 	pthread_mutex_lock(&lock);
 	for (t = start + delay; !wait_until(t); t += 0.2) {
-		n = progress_events();
-		fprintf(stderr, "\r\033[Kgpumemsim %s: %.1fM events simulated, %.1fM/s, %.1f s",
-		    what, (double)n / 1e6, (double)n / 1e6 / (now() - start), now() - start);
-		fflush(stderr);
+		ts[k % RATE_SAMPLES] = now();
+		ns[k % RATE_SAMPLES] = progress_events();
+		have++;
+		line(start, ts, ns, k, have);
+		k++;
 		shown = 1;
 	}
 	pthread_mutex_unlock(&lock);
