@@ -241,7 +241,8 @@ report_compare_text(const struct report_row *rows, size_t n, const char *trace,
 		}
 	}
 	fprintf(f, "%s: %llu events, capacity %s, peak live %s\n\n", trace,
-	    (unsigned long long)events, capacity ? SZ(capacity) : "unlimited", SZ(live));
+	    (unsigned long long)events, capacity ? gms_fmt_capacity(capacity, (char[48]){ 0 }, 48) :
+	    "unlimited", SZ(live));
 	for (i = 0; i < n; i++)
 		if (rows[i].err == 0) {
 			if ((note = report_incomplete_text(rows[i].run.hdr)) != NULL)

@@ -389,7 +389,7 @@ report_run_text(const struct report_run *run)
 		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
 	fprintf(f, "%s, capacity %s%s%s%s%s, placement %s\n", run->recorded_conf || run->as_recorded ?
 	    ", as recorded)" : run->nopts ? ")" : "",
-	    cap ? SZ(cap) : "unlimited", run->gpu ? " (" : "",
+	    cap ? gms_fmt_capacity(cap, (char[48]){ 0 }, 48) : "unlimited", run->gpu ? " (" : "",
 	    run->gpu ? run->gpu : "", run->gpu ? " less the context)" : "",
 	    cap != run->capacity ? " (per_process_memory_fraction)" : "", run->placement);
 	if ((note = report_settings_text(run)) != NULL) {

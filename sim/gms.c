@@ -238,3 +238,17 @@ gms_fmt_size(uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%.2f GiB", (double)n / (double)GMS_GiB);
 	return buf;
 }
+
+const char *
+gms_fmt_capacity(uint64_t n, char *buf, size_t len)
+{
+	char b[32];
+
+	gms_fmt_size(n, b, sizeof(b));
+	if (n >= 1000000 && n % 1000000 == 0 && n % GMS_MiB != 0)
+		snprintf(buf, len, "%s, %.2f %s", b, n >= 1000000000 ? (double)n / 1e9 :
+		    (double)n / 1e6, n >= 1000000000 ? "GB" : "MB");
+	else
+		snprintf(buf, len, "%s", b);
+	return buf;
+}

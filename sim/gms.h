@@ -71,6 +71,12 @@ char *gms_strdup(const char *s);
 int gms_parse_size(const char *s, uint64_t *out, char **cause);
 /* "3.45 GiB" (binary units, 2 decimals; bytes below 1 KiB). buf >= 32. */
 const char *gms_fmt_size(uint64_t n, char *buf, size_t len);
+/*
+ * A capacity as gms_fmt_size writes it, and in decimal units too when it is
+ * a whole number of MB that is no whole MiB (given as 24GB: "22.35 GiB, 24.00 GB"),
+ * so a unit's two meanings cannot be mistaken.
+ */
+const char *gms_fmt_capacity(uint64_t n, char *buf, size_t len);
 
 #define GMS_KiB ((uint64_t)1 << 10)
 #define GMS_MiB ((uint64_t)1 << 20)

@@ -22,6 +22,11 @@ gms run "$LOG" --capacity=24G --format=json
 is "$rc $(json_top capacity)" "0 25769803776" "24G is 24 GiB"
 gms run "$LOG" --capacity=24GB --format=json
 is "$rc $(json_top capacity)" "0 24000000000" "24GB is 24 billion bytes"
+gms run "$LOG" --capacity=24GB
+is "$(sed -n 2p "$TMP/out")" "policy caching, capacity 22.35 GiB, 24.00 GB, placement model" \
+    "... and the run says it in both units"
+gms run "$LOG" --capacity=24GiB
+is "$(sed -n 2p "$TMP/out")" "policy caching, capacity 24.00 GiB, placement model" "24GiB: in one"
 gms run "$LOG" --capacity=3150157824B --format=json
 is "$rc $(json_top capacity)" "0 3150157824" "B for bytes"
 
