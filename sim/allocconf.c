@@ -319,7 +319,8 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 	if (large_mb)
 		c->sc.large_segment = large_mb * GMS_MiB;
 	c->max_non_split_rounding = c->sc.large_segment;
-	if (at_split) {	/* given, 0 too: PyTorch refuses it */
+	/* given, 0 too: PyTorch refuses it */
+	if (at_split) {
 		if (max_split_mb < c->sc.large_segment / GMS_MiB) {
 			err = fail(lx, at_split, "CachingAllocator option max_split_size_mb too small, "
 			    "must be >= %llu", (unsigned long long)(c->sc.large_segment / GMS_MiB));
