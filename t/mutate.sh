@@ -45,10 +45,14 @@ if ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >check.log 2
 fi
 
 # A mutant's suite stops at its first failing test, the unit tests first
-# (fast), then the command-line ones; the test that kills it is named.
-# first_failure: print "TEST N - description" of the first failure; 1 if none
+# (fast), then the command-line ones; the test that kills it is named.  A
+# note "AREA: ..." whose area has its own t/cli-AREA.sh runs that one first
+# (the newest features' tests sit at the end of TESTS).
+# first_failure NOTE: print "TEST N - description" of the first failure; 1 if none
 first_failure() {
-	for t in $progs $tests; do
+	first=
+	case $1 in *:*) [ -f "t/cli-${1%%:*}.sh" ] && first=t/cli-${1%%:*}.sh ;; esac
+	for t in $first $progs $tests; do
 		case $t in
 		*.sh) GPUMEMSIM=$scratch/gpumemsim TOP_SRCDIR=$scratch PNGSTAT=$scratch/t/pngstat \
 		    timeout 120 sh "$t" >mutant.log 2>&1 </dev/null ;;
@@ -100,7 +104,7 @@ while IFS="$tab" read -r file orig mut note nth <&3; do
 	if ! { make -j"$(nproc)" && make -j"$(nproc)" $progs; } >mutant.log 2>&1 </dev/null; then
 		verdict="killed (does not build)"
 		killed=$((killed + 1))
-	elif killer=$(first_failure); then
+	elif killer=$(first_failure "$note"); then
 		verdict="killed by $killer"
 		killed=$((killed + 1))
 	else
