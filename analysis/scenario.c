@@ -331,7 +331,7 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 {
 	const char *name = "caching";
 	char *why = NULL;
-	size_t i, len, n = 0;
+	size_t i, n = 0;
 	struct policy_args args;
 	int err;
 
@@ -344,12 +344,10 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 		return err;
 	}
 	j->opts = gms_calloc(js->n + 1, sizeof(*j->opts));
-	len = strlen(j->ops->name) + 1;
 	for (i = 0; i < js->n; i++) {
 		if (job_key_index(js->keys[i]) >= 0)
 			continue;
 		j->opts[n++] = (struct policy_kv){ js->keys[i], js->vals[i] };
-		len += strlen(js->keys[i]) + strlen(js->vals[i]) + 2;
 	}
 	j->nopts = n;
 	args = (struct policy_args){ .opts = j->opts, .nopts = n };
@@ -359,14 +357,7 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 		free(why);
 		return err;
 	}
-	j->label = gms_malloc(len);
-	strcpy(j->label, j->ops->name);
-	for (i = 0; i < n; i++) {
-		strcat(j->label, " ");
-		strcat(j->label, j->opts[i].key);
-		strcat(j->label, "=");
-		strcat(j->label, j->opts[i].value);
-	}
+	j->label = policy_label(j->ops->name, j->opts, n);
 	return 0;
 }
 
@@ -452,7 +443,6 @@ recorded_job(const struct share_spec *js, struct share_job *j)
 	const char *mode, *fw;
 	uint64_t limit;
 	double f;
-	char *label;
 	size_t i;
 
 	for (i = 0; i < js->n; i++)
@@ -468,15 +458,8 @@ recorded_job(const struct share_spec *js, struct share_job *j)
 		if (f > 0 && f <= 1)
 			j->fraction = f;
 	}
-	label = gms_strdup(j->ops->name);
-	for (i = 0; i < j->nopts; i++) {
-		char *l = gms_asprintf("%s %s=%s", label, j->opts[i].key, j->opts[i].value);
-
-		free(label);
-		label = l;
-	}
 	free(j->label);
-	j->label = label;
+	j->label = policy_label(j->ops->name, j->opts, j->nopts);
 }
 
 int

@@ -88,6 +88,20 @@ policy_check_options(const struct policy_ops *ops, const struct policy_args *arg
 	return 0;
 }
 
+char *
+policy_label(const char *name, const struct policy_kv *opts, size_t nopts)
+{
+	char *l = gms_strdup(name), *m;
+	size_t i;
+
+	for (i = 0; i < nopts; i++) {
+		m = gms_asprintf("%s %s=%s", l, opts[i].key, opts[i].value);
+		free(l);
+		l = m;
+	}
+	return l;
+}
+
 const char *
 policy_opt(const struct policy_args *args, const char *key)
 {

@@ -50,75 +50,55 @@ run_recorded_bfc(const struct trace_header *hdr, const char **mode, const char *
 	return 1;
 }
 
+/*
+ * One option from the recording, after the spec's own (copied the first
+ * time): the run's options are then out's, and said to be as recorded.
+ */
 static void
-add_opt(struct run_output *out, struct policy_args *args, const char *key, const char *value)
+add_opt(const struct run_spec *spec, struct run_output *out, struct policy_args *args,
+    const char *key, const char *value)
 {
-	out->opts = gms_realloc(out->opts, (out->nopts + 1) * sizeof(*out->opts));
+	if (out->opts == NULL) {
+		out->opts = gms_calloc(spec->nopts + 1, sizeof(*out->opts));
+		if (spec->nopts > 0)
+			memcpy(out->opts, spec->opts, spec->nopts * sizeof(*out->opts));
+		out->nopts = spec->nopts;
+	} else {
+		out->opts = gms_realloc(out->opts, (out->nopts + 1) * sizeof(*out->opts));
+	}
 	out->opts[out->nopts++] = (struct policy_kv){ key, value };
+	out->as_recorded = 1;
 	args->opts = out->opts;
 	args->nopts = out->nopts;
 }
 
 /*
- * A BFC policy on a TensorFlow or JAX profile: the recording's flavor, and
- * its limit where no capacity is given (with one, the framework's default
- * for that card, as the policy computes it).
+ * The spec's options, and the recording's settings where it sets none: a
+ * caching run its alloc_conf; a BFC policy on a TensorFlow or JAX profile
+ * its flavor, and its limit where no capacity is given (with one, the
+ * framework's default for that card, as the policy computes it).
  */
-static void
-recorded_bfc_opts(const struct run_spec *spec, const struct trace_header *hdr,
-    const struct policy_ops *pol, struct run_output *out, struct policy_args *args)
-{
-	const char *mode, *fw;
-	uint64_t limit;
-
-	if ((pol != &policy_grow_only && pol != &policy_preallocate) ||
-	    !run_recorded_bfc(hdr, &mode, &fw, &limit))
-		return;
-	out->opts = gms_calloc(spec->nopts + 2, sizeof(*out->opts));
-	if (spec->nopts > 0)
-		memcpy(out->opts, spec->opts, spec->nopts * sizeof(*out->opts));
-	out->nopts = spec->nopts;
-	args->opts = out->opts;
-	args->nopts = out->nopts;
-	if (policy_opt(args, "flavor") == NULL)
-		add_opt(out, args, "flavor", fw);
-	if (policy_opt(args, "limit") == NULL && policy_opt(args, "fraction") == NULL &&
-	    spec->capacity == 0 && spec->gpu_total == 0) {
-		snprintf(out->recorded_limit, sizeof(out->recorded_limit), "%lluB",
-		    (unsigned long long)limit);
-		add_opt(out, args, "limit", out->recorded_limit);
-	}
-	out->as_recorded = args->nopts > spec->nopts;
-	if (!out->as_recorded) {
-		free(out->opts);
-		out->opts = NULL;
-		out->nopts = 0;
-		args->opts = spec->opts;
-		args->nopts = spec->nopts;
-	}
-}
-
-/* The spec's options, and the recording's settings where it sets none. */
 static void
 effective_opts(const struct run_spec *spec, const struct trace_header *hdr,
     const struct policy_ops *pol, struct run_output *out, struct policy_args *args)
 {
-	const char *conf = run_recorded_conf(hdr);
+	const char *conf = run_recorded_conf(hdr), *mode, *fw;
+	uint64_t limit;
 
-	recorded_bfc_opts(spec, hdr, pol, out, args);
-	if (pol != &policy_caching || conf == NULL ||
-	    policy_opt(args, "alloc_conf") != NULL)
-		return;
-	out->opts = gms_calloc(spec->nopts + 1, sizeof(*out->opts));
-	if (spec->nopts > 0)
-		memcpy(out->opts, spec->opts, spec->nopts * sizeof(*out->opts));
-	out->opts[spec->nopts] = (struct policy_kv){ "alloc_conf", conf };
-	out->nopts = spec->nopts + 1;
-	out->recorded_conf = conf;
-	out->as_recorded = 1;
-	out->label = gms_asprintf("caching alloc_conf=%s (as recorded)", conf);
-	args->opts = out->opts;
-	args->nopts = out->nopts;
+	if ((pol == &policy_grow_only || pol == &policy_preallocate) &&
+	    run_recorded_bfc(hdr, &mode, &fw, &limit)) {
+		if (policy_opt(args, "flavor") == NULL)
+			add_opt(spec, out, args, "flavor", fw);
+		if (policy_opt(args, "limit") == NULL && policy_opt(args, "fraction") == NULL &&
+		    spec->capacity == 0 && spec->gpu_total == 0) {
+			snprintf(out->recorded_limit, sizeof(out->recorded_limit), "%lluB",
+			    (unsigned long long)limit);
+			add_opt(spec, out, args, "limit", out->recorded_limit);
+		}
+	} else if (pol == &policy_caching && conf != NULL && policy_opt(args, "alloc_conf") == NULL) {
+		add_opt(spec, out, args, "alloc_conf", conf);
+		out->recorded_conf = conf;
+	}
 }
 
 int
@@ -130,7 +110,6 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 	const char *mode, *fw;
 	uint64_t limit;
 	unsigned flags = 0;
-	size_t i;
 
 	out->hdr = hdr;
 	/*
@@ -162,15 +141,10 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 	    .gpu_total = spec->gpu_total,
 	    .gpu_cc = spec->gpu_cc };
 	effective_opts(spec, hdr, pol, out, &args);
-	if (out->as_recorded && out->label == NULL) {
-		char *l = gms_strdup(pol->name);
+	/* as compare names it: "caching alloc_conf=... (as recorded)" */
+	if (out->as_recorded) {
+		char *l = policy_label(pol->name, out->opts, out->nopts);
 
-		for (i = 0; i < out->nopts; i++) {
-			char *m = gms_asprintf("%s %s=%s", l, out->opts[i].key, out->opts[i].value);
-
-			free(l);
-			l = m;
-		}
 		out->label = gms_asprintf("%s (as recorded)", l);
 		free(l);
 	}

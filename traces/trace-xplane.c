@@ -92,7 +92,7 @@ struct xp_state {
 	struct xp_event *ev;
 	size_t n, cap, next;
 	uint64_t count[XP_DEVICES], regions;
-	int device, jax, has_device[XP_DEVICES];
+	int device, jax;
 	uint64_t device_total[XP_DEVICES];
 	char *device_name[XP_DEVICES];
 	struct trace_event *seeds;
@@ -102,7 +102,6 @@ struct xp_state {
 	int ndevices;			/* GPU allocators with events */
 	struct addr_live *live;
 	char *at_buf;
-	uint64_t last_in_use;
 };
 
 /* ---- reading the wire: a tag or a length at a time ---- */
@@ -337,34 +336,6 @@ read_entry(struct trace_reader *r, struct xp_plane *p, uint32_t field, uint64_t 
 		gms__xplane__stat_metadata_entry__free_unpacked(e, NULL);
 	}
 	return 0;
-}
-
-static int
-plane_names(struct trace_reader *r, struct xp_plane *p, uint64_t end, uint8_t **buf,
-    size_t *cap, char **cause)
-{
-	struct xp_state *st = r->priv;
-	uint32_t f;
-	uint64_t v;
-	int wt, rc;
-
-	while ((rc = rd_field(r, end, &f, &wt, &v, cause)) == 1) {
-		if (wt != 2)
-			continue;
-		if (f == 2) {
-			if ((rc = rd_bytes(r, v, buf, cap, cause)) < 0)
-				return rc;
-			free(p->name);
-			p->name = gms_asprintf("%.*s", (int)v, (const char *)*buf);
-		} else if (f == 4 || f == 5) {
-			if ((rc = read_entry(r, p, f, v, buf, cap, cause)) < 0)
-				return rc;
-		} else if ((rc = rd_skip(r, v, cause)) < 0) {
-			return rc;
-		}
-	}
-	(void)st;
-	return rc;
 }
 
 /* ---- pass 2: the lines' memory events, the planes' stats ---- */
@@ -644,9 +615,14 @@ plane_stat(struct trace_reader *r, struct xp_plane *p, const uint8_t *buf, size_
 	return 0;
 }
 
+/*
+ * One plane's fields, for pass 1 (its name and its names of events and
+ * stats) or pass 2 (the host plane's lines, the device planes' stats); the
+ * rest is skipped.
+ */
 static int
-plane_events(struct trace_reader *r, struct xp_plane *p, uint64_t end, uint8_t **buf,
-    size_t *cap, uint64_t *seq, char **cause)
+plane_fields(struct trace_reader *r, struct xp_plane *p, uint64_t end, int pass,
+    uint8_t **buf, size_t *cap, uint64_t *seq, char **cause)
 {
 	struct xp_state *st = r->priv;
 	uint32_t f;
@@ -656,10 +632,18 @@ plane_events(struct trace_reader *r, struct xp_plane *p, uint64_t end, uint8_t *
 	while ((rc = rd_field(r, end, &f, &wt, &v, cause)) == 1) {
 		if (wt != 2)
 			continue;
-		if (f == 3 && p->host) {
+		if (pass == 1 && f == 2) {
+			if ((rc = rd_bytes(r, v, buf, cap, cause)) < 0)
+				return rc;
+			free(p->name);
+			p->name = gms_asprintf("%.*s", (int)v, (const char *)*buf);
+		} else if (pass == 1 && (f == 4 || f == 5)) {
+			if ((rc = read_entry(r, p, f, v, buf, cap, cause)) < 0)
+				return rc;
+		} else if (pass == 2 && f == 3 && p->host) {
 			if ((rc = line_events(r, p, st->pos + v, buf, cap, seq, cause)) < 0)
 				return rc;
-		} else if (f == 6) {
+		} else if (pass == 2 && f == 6) {
 			if ((rc = rd_bytes(r, v, buf, cap, cause)) < 0 ||
 			    (rc = plane_stat(r, p, *buf, (size_t)v, cause)) < 0)
 				return rc;
@@ -693,7 +677,7 @@ walk(struct trace_reader *r, int pass, char **cause)
 
 			st->planes = gms_realloc(st->planes, (st->nplanes + 1) * sizeof(*st->planes));
 			p = memset(&st->planes[st->nplanes++], 0, sizeof(*p));
-			if ((rc = plane_names(r, p, st->pos + v, &buf, &cap, cause)) < 0)
+			if ((rc = plane_fields(r, p, st->pos + v, 1, &buf, &cap, &seq, cause)) < 0)
 				break;
 			p->host = p->name && strcmp(p->name, "/host:CPU") == 0;
 			p->device = -1;
@@ -709,7 +693,7 @@ walk(struct trace_reader *r, int pass, char **cause)
 				rc = rd_fail(r, cause, "the file changed while it was read");
 				break;
 			}
-			if ((rc = plane_events(r, &st->planes[k++], st->pos + v, &buf, &cap,
+			if ((rc = plane_fields(r, &st->planes[k++], st->pos + v, 2, &buf, &cap,
 			    &seq, cause)) < 0)
 				break;
 		}
