@@ -68,7 +68,7 @@ inert_at(const struct ctx *c, const struct plan_policy *p, uint64_t capacity,
 	    .device_total = trace_mem_header(c->m)->device_total };
 
 	return p->unbounded_peak != 0 && p->err == 0 && p->ops->limit_inert != NULL &&
-	    p->ops->limit_inert(&args, capacity, p->unbounded_peak);
+	    p->ops->limit_inert(&args, capacity, p->unbounded_asked);
 }
 
 /* A search's runs, remembered: bisection and verification ask some twice. */
@@ -127,6 +127,7 @@ search(void *arg, size_t i)
 	/* with no limit: where the search starts (a preallocated pool needs one) */
 	if (c->rc0[i] == 1) {
 		p->unbounded_peak = c->res0[i].peak_reserved;
+		p->unbounded_asked = c->res0[i].peak_asked;
 		hi = up(GMS_MAX(p->unbounded_peak, PLAN_STEP));
 	} else {
 		hi = up(GMS_MAX(c->rep->peak_live, PLAN_STEP));

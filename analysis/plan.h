@@ -34,6 +34,8 @@ struct plan_policy {
 	uint64_t min_capacity;		/* 0: none found */
 	int verified;			/* fits at min, fails 2 MiB below (or min is the floor) */
 	uint64_t unbounded_peak;	/* its peak reserved with no limit */
+	uint64_t unbounded_asked;	/* ... and the most its limit check was asked
+					   for (sim_result.peak_asked) */
 	uint64_t fails_above[PLAN_PROBES];	/* capacities above min that fail */
 	size_t nfails;
 	/* with placements > 1 */

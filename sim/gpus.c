@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -46,6 +47,19 @@ static const struct {
 	{ "h100", "H100-80GB or H100-NVL (94 GB)" },
 	{ "v100", "V100-32GB, or for a 16 GB V100 its memory as --capacity" },
 };
+
+const struct gpu_model *
+gpu_parse(const char *arg, struct gpu_model *own, char **cause)
+{
+	uint64_t total;
+
+	if (isdigit((unsigned char)arg[0]) && gms_parse_size(arg, &total, NULL) == 0 && total > 0) {
+		*own = (struct gpu_model){ .name = arg, .aliases = "", .total = total, .cc = 9,
+		    .note = "given as a size" };
+		return own;
+	}
+	return gpu_find(arg, cause);
+}
 
 const struct gpu_model *
 gpu_find(const char *name, char **cause)

@@ -27,4 +27,11 @@ extern const struct gpu_model gpu_catalogue[];	/* name NULL terminates */
 /* Find a model by name or alias, case-insensitively; NULL with *cause. */
 const struct gpu_model *gpu_find(const char *name, char **cause);
 
+/*
+ * A --gpu or --gpus word: a catalogued model, or a size ("24GiB") for a card
+ * the catalogue lacks, made in *own (named arg, which must outlive it;
+ * compute capability 9, for TensorFlow's reserve).  NULL with *cause.
+ */
+const struct gpu_model *gpu_parse(const char *arg, struct gpu_model *own, char **cause);
+
 #endif /* SIM_GPUS_H */

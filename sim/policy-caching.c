@@ -128,6 +128,7 @@ struct caching {
 	uint64_t allocated;
 	uint64_t cached_free;		/* bytes of free mapped blocks */
 	uint64_t alloc_retries, ooms;
+	uint64_t peak_asked;		/* policy_stats */
 	struct objpool blocks;		/* struct cblock: no malloc per request */
 	struct cseg **adopted;		/* adopted segments still held, by rec_addr */
 	size_t nadopted;
@@ -624,6 +625,8 @@ alloc_block(struct caching *c, int small, int64_t stream, uint64_t size, uint64_
 
 	if (retry)
 		c->alloc_retries++;
+	/* the check is PyTorch's, on the whole segment even where pages are mapped */
+	c->peak_asked = GMS_MAX(c->peak_asked, c->dev->c.reserved + seg_size);
 	if (c->capacity != 0 && c->dev->c.reserved + seg_size > c->capacity)
 		return NULL;
 	if (c->conf.expandable)
@@ -816,6 +819,7 @@ caching_stats(void *state, struct policy_stats *st)
 	st->alloc_retries = c->alloc_retries;
 	st->ooms = c->ooms;
 	st->limit = c->conf.has_memory_fraction ? c->capacity : 0;
+	st->peak_asked = c->peak_asked;
 	for (pool = 0; pool < 2; pool++)
 		for (b = fb_block(fb_first(&c->pools[pool].blocks)); b != NULL;
 		    b = free_next(&c->pools[pool], b))
@@ -1007,7 +1011,8 @@ caching_create(const struct policy_args *args, struct device *dev, void **state,
 
 /*
  * The capacity is only checked (reserved + segment > capacity), so one never
- * reached changes nothing, unless garbage_collection_threshold acts at a
+ * reached changes nothing (peak is the most ever checked: with expandable
+ * segments, more than was reserved), unless garbage_collection_threshold acts at a
  * share of it or per_process_memory_fraction sets a limit of its own.
  */
 static int

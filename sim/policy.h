@@ -45,6 +45,12 @@ struct policy_stats {
 	uint64_t limit;		/* the policy's own limit on reservation, when
 				   its options set one (caching's
 				   per_process_memory_fraction); 0: none */
+	uint64_t peak_asked;	/* the most its limit check was asked to
+				   allow: reserved + what it asked for, which
+				   may exceed what it then reserved (caching's
+				   expandable segments ask for a whole segment
+				   and map pages); 0 when never more than it
+				   reserved */
 };
 
 /* What a walk reports: each segment, then its blocks in address order. */
@@ -108,10 +114,11 @@ struct policy_ops {
 	int (*check)(void *state, char **cause);
 	/*
 	 * Would a run under capacity (args carrying --gpu, if any) go exactly
-	 * as the run without one did, given that it reserved at most peak
-	 * bytes?  True when the capacity and every limit the policy derives
-	 * from it are never reached and nothing else is sized from them: plan
-	 * reuses the uncapped run then.  NULL: never (a pool sized from it).
+	 * as the run without one did, given that it asked its limit check for
+	 * at most peak bytes (the larger of its peak reserved and peak_asked)?
+	 * True when the capacity and every limit the policy derives from it
+	 * are never reached and nothing else is sized from them: plan reuses
+	 * the uncapped run then.  NULL: never (a pool sized from it).
 	 */
 	int (*limit_inert)(const struct policy_args *args, uint64_t capacity, uint64_t peak);
 	/*

@@ -414,6 +414,7 @@ sim_result(struct sim *s, struct sim_result *res)
 	    s->dev->c.reserved;
 	res->end_allocated = s->allocated;
 	res->end_largest_free = st.largest_free;
+	res->peak_asked = GMS_MAX(res->peak_reserved, st.peak_asked);
 	res->limit = s->dev->capacity;
 	if (st.limit != 0 && (res->limit == 0 || st.limit < res->limit))
 		res->limit = st.limit;

@@ -59,6 +59,9 @@ struct sim_result {
 	uint64_t recorded_oom_size;	/* ... and the request (0 if not known) */
 	uint64_t limit;			/* the capacity in force: the device's, or a
 					   tighter one the policy's options set; 0: none */
+	uint64_t peak_asked;		/* the most the policy's limit check was asked
+					   to allow, at least peak_reserved: a
+					   capacity at or above it is never reached */
 	int oomed;
 	struct sim_oom oom;
 	/* Against the trace's observed segment_alloc events, when it has any: */

@@ -9,10 +9,15 @@
  * never memoized has no other reference, so it is recycled, and everything
  * the machine holds is counted against a budget set from the input's length
  * (a stream of one-byte opcodes must not cost gigabytes).
+ *
+ * A dict that sets one key twice is refused: Python keeps the last value
+ * and a lookup here would find the first, so the two would read different
+ * snapshots.  PyTorch never writes one.
  */
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +66,9 @@ arena_alloc(struct pickle *p, size_t n, size_t align)
 	size_t size;
 	void *r;
 
+	/* aligning may pass the end of a chunk that a long string filled */
 	if (c != NULL)
-		c->used = (c->used + align - 1) & ~(align - 1);
+		c->used = GMS_MIN((c->used + align - 1) & ~(align - 1), c->size);
 	if (c == NULL || c->size - c->used < n) {
 		size = GMS_MAX(n, (size_t)PK_ARENA_CHUNK);
 		p->used += sizeof(*c) + size;
@@ -622,6 +628,88 @@ pickle_budget(size_t len)
 	return lim != 0 && lim < b ? lim : b;
 }
 
+/*
+ * Keys as Python compares them, as far as a snapshot's can be: strings by
+ * content, integers and booleans by value (True is 1); anything else is
+ * never equal to another key here.
+ */
+static int
+key_class(const struct pk_val *k)
+{
+	return k->type == PK_STR ? 0 : k->type == PK_INT || k->type == PK_BOOL ? 1 : 2;
+}
+
+static int
+cmp_key(const void *a, const void *b)
+{
+	const struct pk_val *x = *(const struct pk_val *const *)a;
+	const struct pk_val *y = *(const struct pk_val *const *)b;
+	int cx = key_class(x), cy = key_class(y), c;
+
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	if (cx == 0) {
+		if (x->u.str.len != y->u.str.len)
+			return x->u.str.len < y->u.str.len ? -1 : 1;
+		c = memcmp(x->u.str.s, y->u.str.s, x->u.str.len);
+		return c;
+	}
+	if (cx == 1)
+		return x->u.i < y->u.i ? -1 : x->u.i > y->u.i;
+	return x < y ? -1 : x > y;	/* by identity: never equal but to itself */
+}
+
+/* Below this many keys, every pair is compared; above, the keys are sorted. */
+#define PK_DUP_LINEAR 16
+
+/* The key a dict sets twice, or NULL. */
+static const struct pk_val *
+duplicate_key(const struct pk_val *d, const struct pk_val ***scratch, size_t *cap)
+{
+	const struct pk_val *const *it = (const struct pk_val *const *)d->u.seq.items;
+	size_t n = d->u.seq.n / 2, i, j;
+
+	if (n <= PK_DUP_LINEAR) {
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++)
+				if (key_class(it[2 * i]) < 2 && cmp_key(&it[2 * i], &it[2 * j]) == 0)
+					return it[2 * i];
+		return NULL;
+	}
+	if (n > *cap) {
+		*cap = n;
+		*scratch = gms_realloc(*scratch, n * sizeof(**scratch));
+	}
+	for (i = 0; i < n; i++)
+		(*scratch)[i] = it[2 * i];
+	qsort(*scratch, n, sizeof(**scratch), cmp_key);
+	for (i = 1; i < n; i++)
+		if (key_class((*scratch)[i]) < 2 && cmp_key(&(*scratch)[i - 1], &(*scratch)[i]) == 0)
+			return (*scratch)[i];
+	return NULL;
+}
+
+/* Every dict the machine built, for a key set twice: 0, or -1 with *cause. */
+static int
+check_keys(const struct pickle *p, char **cause)
+{
+	const struct pk_val **scratch = NULL, *k = NULL;
+	size_t cap = 0, i;
+
+	for (i = 0; i < p->nseqs && k == NULL; i++)
+		if (p->seqs[i]->type == PK_DICT)
+			k = duplicate_key(p->seqs[i], &scratch, &cap);
+	free(scratch);
+	if (k == NULL)
+		return 0;
+	if (k->type == PK_STR)
+		return gms_fail(cause, GMS_ETRACE, "a dict sets the key \"%.*s\" twice (Python "
+		    "keeps the last value): not a snapshot PyTorch writes",
+		    (int)GMS_MIN(k->u.str.len, (size_t)64), k->u.str.s);
+	return gms_fail(cause, GMS_ETRACE, "a dict sets the key %lld twice (Python keeps the "
+	    "last value): not a snapshot PyTorch writes", (long long)k->u.i);
+}
+
 const struct pk_val *
 pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **cause)
 {
@@ -631,7 +719,7 @@ pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **c
 
 	p->budget = pickle_budget(len);
 	p->work = gms_malloc((p->wcap = 64) * sizeof(*p->work));
-	if (run(&ps, &root) < 0) {
+	if (run(&ps, &root) < 0 || check_keys(p, cause) < 0) {
 		pickle_free(p);
 		*out = NULL;
 		return NULL;
@@ -677,6 +765,26 @@ pickle_free(struct pickle *p)
 		free(c);
 	}
 	free(p);
+}
+
+unsigned
+pk_mark(const struct pk_val *v)
+{
+	return v != NULL ? v->mark : 0;
+}
+
+/* The one write to a parsed value: the mark is the reader's, never the machine's. */
+void
+pk_set_mark(const struct pk_val *v, unsigned char mark)
+{
+	if (v != NULL)
+		((struct pk_val *)v)->mark = mark;
+}
+
+int
+pk_shared(const struct pk_val *v)
+{
+	return v != NULL && v->memoized;
 }
 
 int

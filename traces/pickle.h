@@ -28,6 +28,7 @@ struct pk_val {
 	enum pk_type type;
 	unsigned char memoized;	/* reachable from the memo: may be shared */
 	unsigned char listed;	/* in the pickle's list of sequences to free */
+	unsigned char mark;	/* the reader's own (pk_set_mark), 0 after parsing */
 	union {
 		int64_t i;		/* PK_INT, PK_BOOL */
 		double f;		/* PK_FLOAT */
@@ -61,6 +62,19 @@ const struct pk_val *pk_get(const struct pk_val *d, const char *key);
 size_t pk_len(const struct pk_val *v);
 /* Item i of a list or tuple. */
 const struct pk_val *pk_item(const struct pk_val *v, size_t i);
+/*
+ * Whether v may be reached from more than one place (the memo can hand it
+ * out again): a walk that descends into it once per reference may do more
+ * work than the input has bytes.  An unshared value has one reference.
+ */
+int pk_shared(const struct pk_val *v);
+/*
+ * A byte a reader may keep on a value, to remember what it learned of it
+ * (a string's class, say) once however many places name it.  Values are
+ * otherwise read-only; 0 until set.
+ */
+unsigned pk_mark(const struct pk_val *v);
+void pk_set_mark(const struct pk_val *v, unsigned char mark);
 /* Type checks that tolerate NULL. */
 int pk_is(const struct pk_val *v, enum pk_type t);
 

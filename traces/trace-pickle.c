@@ -64,13 +64,147 @@ slashed(const char *file, char *buf, size_t len)
 
 struct pevent {
 	struct trace_event ev;
-	char *at;		/* owned */
+};
+
+/* A site's text, kept once however many events name it. */
+struct site_str {
+	UT_hash_handle hh;
+	char s[];
+};
+
+/*
+ * What a walk learned of a shared frames list: PyTorch hands every block and
+ * entry with the same traceback one list, so each list is read once.
+ */
+struct frames_memo {
+	const struct pk_val *frames;
+	const char *at;
+	int have_at, released;	/* released: released_by(), 2 until asked */
+	UT_hash_handle hh;
+};
+
+/*
+ * Walks that descend through values the memo may share.  A pickle may name
+ * one list or dict from many places, so walking what every reference holds
+ * can cost far more than the file has bytes (a 16 KB file whose segments all
+ * share one list of blocks unfolds to millions).  What the walks read below
+ * the top-level lists (the entries of every device trace, the blocks of every
+ * segment, every frame, its keys and its strings) is charged against
+ * WALK_PER_BYTE steps per byte of the file, counted before expanding where a
+ * list's length tells it, and a file past that is refused.  PyTorch's own
+ * snapshots take under 1 step a byte (0.87 at most of the 40 in the tree).
+ */
+#define WALK_PER_BYTE 16u
+#define WALK_FLOOR (1u << 16)
+/* A block is read through several keys and becomes an event. */
+#define WALK_PER_BLOCK 8u
+/* A trace entry, segment, block or frame has about 3 to 12 keys. */
+#define DICT_KEYS_MAX 64
+
+struct walk {
+	uint64_t budget, used;
+	size_t len;			/* the file's bytes */
+	const char *over;		/* what went past the budget, or NULL */
+	struct frames_memo *memo;
 };
 
 struct pickle_state {
 	struct pevent *ev;
 	size_t n, cap, next;
+	struct site_str *sites;
+	struct walk walk;
 };
+
+/* Charge n steps of what; 0, or -1 once the walk is past its budget. */
+static int
+charge(struct walk *w, uint64_t n, const char *what)
+{
+	if (w->over != NULL)
+		return -1;
+	w->used += n;
+	if (w->used > w->budget) {
+		w->over = what;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+walk_fail(const struct walk *w, char **cause)
+{
+	return gms_fail(cause, GMS_ETRACE, "reading it would take more than %llu steps (%u for "
+	    "each of its %zu bytes): its %s are named from many places through the pickle's "
+	    "memo, a reference bomb, not a snapshot PyTorch writes",
+	    (unsigned long long)w->budget, WALK_PER_BYTE, w->len, w->over);
+}
+
+/* The one copy of site s (taken: freed when already kept), or NULL for NULL. */
+static const char *
+intern_site(struct pickle_state *st, char *s)
+{
+	struct site_str *e;
+	size_t n;
+
+	if (s == NULL)
+		return NULL;
+	n = strlen(s);
+	HASH_FIND(hh, st->sites, s, n, e);
+	if (e == NULL) {
+		e = gms_malloc(sizeof(*e) + n + 1);
+		memcpy(e->s, s, n + 1);
+		HASH_ADD_KEYPTR(hh, st->sites, e->s, n, e);
+	}
+	free(s);
+	return e->s;
+}
+
+/* A dict with more keys than any snapshot's entries, segments, blocks or frames. */
+static int
+too_many_keys(const struct pk_val *d)
+{
+	return pk_is(d, PK_DICT) && d->u.seq.n / 2 > DICT_KEYS_MAX;
+}
+
+/* The memo of a shared frames list (made on first use), or NULL when unshared. */
+static struct frames_memo *
+frames_memo(struct walk *w, const struct pk_val *frames)
+{
+	struct frames_memo *m;
+
+	if (!pk_shared(frames))
+		return NULL;
+	HASH_FIND_PTR(w->memo, &frames, m);
+	if (m == NULL) {
+		m = gms_calloc(1, sizeof(*m));
+		m->frames = frames;
+		m->released = 2;
+		HASH_ADD_PTR(w->memo, frames, m);
+	}
+	return m;
+}
+
+static void
+walk_free(struct walk *w)
+{
+	struct frames_memo *m, *tmp;
+
+	HASH_ITER(hh, w->memo, m, tmp) {
+		HASH_DEL(w->memo, m);
+		free(m);
+	}
+}
+
+/*
+ * The steps reading frame f costs: a step and its keys (its strings are
+ * charged once each, by str_class()).  -1 for a frame no snapshot holds.
+ */
+static int
+charge_frame(struct walk *w, const struct pk_val *f)
+{
+	if (too_many_keys(f))
+		return charge(w, w->budget + 1, "frames");	/* not a frame */
+	return charge(w, 1 + (pk_is(f, PK_DICT) ? f->u.seq.n : 0), "frames");
+}
 
 struct addr_id {
 	uint64_t addr, id, size;
@@ -106,11 +240,11 @@ static const char *const cpp_plumbing[] = {
 };
 
 static int
-is_python(const char *file)
+is_python(const struct pk_val *file)
 {
-	size_t n = strlen(file);
+	size_t n = file->u.str.len;
 
-	return n > 3 && strcmp(file + n - 3, ".py") == 0;
+	return n > 3 && strcmp(file->u.str.s + n - 3, ".py") == 0;
 }
 
 static int
@@ -122,6 +256,52 @@ contains_any(const char *s, const char *const *list)
 		if (strstr(s, list[i]) != NULL)
 			return 1;
 	return 0;
+}
+
+/* C++ files whose frames say nothing: the dispatcher's, the interpreter's. */
+static const char *const cpp_noise_files[] = {
+	"core/boxing", "/Register", "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/",
+	"ceval", "abstract.h", NULL,
+};
+
+/*
+ * What a frame's string is, kept in its mark: a snapshot names one path or
+ * C++ name from thousands of frames through the memo, so each string is
+ * read once, and charged its length once.
+ */
+#define S_KNOWN		0x01
+#define S_PLUMBING	0x02	/* as a Python path: PyTorch's own plumbing */
+#define S_NOISE_FILE	0x04	/* as a C++ file: cpp_noise_files */
+#define S_CPP_PLUMBING	0x08	/* as a C++ name: cpp_plumbing */
+#define S_NODE		0x10	/* as a C++ name: may be an autograd node's apply */
+#define S_EMPTY_CACHE	0x20	/* as a C++ or Python name: torch.cuda.empty_cache() */
+#define S_MALLOC	0x40	/* as a C++ name: the allocator's own malloc */
+
+static unsigned
+str_class(struct walk *w, const struct pk_val *s)
+{
+	unsigned m = pk_mark(s);
+	char buf[4096];
+
+	if (m & S_KNOWN)
+		return m;
+	if (charge(w, s->u.str.len, "frames") < 0)
+		return S_KNOWN;
+	m = S_KNOWN;
+	if (contains_any(slashed(s->u.str.s, buf, sizeof(buf)), plumbing))
+		m |= S_PLUMBING;
+	if (contains_any(s->u.str.s, cpp_noise_files))
+		m |= S_NOISE_FILE;
+	if (contains_any(s->u.str.s, cpp_plumbing))
+		m |= S_CPP_PLUMBING;
+	if (strstr(s->u.str.s, "::apply(") != NULL && strstr(s->u.str.s, "Backward") != NULL)
+		m |= S_NODE;
+	if (strstr(s->u.str.s, "emptyCache") != NULL || strcmp(s->u.str.s, "empty_cache") == 0)
+		m |= S_EMPTY_CACHE;
+	if (strstr(s->u.str.s, "CachingAllocator::malloc(") != NULL)
+		m |= S_MALLOC;
+	pk_set_mark(s, (unsigned char)m);
+	return m;
 }
 
 /*
@@ -164,45 +344,58 @@ cpp_name(const char *fn)
  * list.  NULL when none.
  */
 static char *
-frame_at(const struct pk_val *frames)
+site_of(struct walk *w, const struct pk_val *frames)
 {
 	const struct pk_val *f, *file, *line, *name, *py = NULL, *user = NULL, *cpp = NULL;
 	const struct pk_val *pick;
 	const char *base, *fn, *path;
 	char node[256] = "", buf[4096];
+	unsigned fc, nc;
 	size_t i;
 
 	for (i = 0; i < pk_len(frames) && user == NULL; i++) {
 		f = pk_item(frames, i);
+		if (charge_frame(w, f) < 0)
+			return NULL;
 		file = pk_get(f, "filename");
 		name = pk_get(f, "name");
 		if (!pk_is(file, PK_STR))
 			continue;
 		fn = pk_is(name, PK_STR) ? name->u.str.s : "";
-		if (is_python(file->u.str.s)) {
+		fc = str_class(w, file);
+		nc = pk_is(name, PK_STR) ? str_class(w, name) : S_KNOWN;
+		if (w->over != NULL)
+			return NULL;
+		if (is_python(file)) {
 			if (py == NULL)
 				py = f;
-			if (!contains_any(slashed(file->u.str.s, buf, sizeof(buf)), plumbing))
+			if (!(fc & S_PLUMBING))
 				user = f;
-		} else if (node[0] == '\0' && autograd_node(fn, node, sizeof(node))) {
+		} else if (node[0] == '\0' && (nc & S_NODE) &&
+		    charge(w, name->u.str.len, "frames") == 0 && autograd_node(fn, node, sizeof(node))) {
 			continue;
-		} else if (cpp == NULL && *fn != '\0' && !contains_any(fn, cpp_plumbing) &&
-		    !contains_any(file->u.str.s, (const char *const[]){ "core/boxing", "/Register",
-		    "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/", "ceval", "abstract.h",
-		    NULL })) {
+		} else if (cpp == NULL && *fn != '\0' && !(nc & S_CPP_PLUMBING) &&
+		    !(fc & S_NOISE_FILE)) {
 			cpp = f;
 		}
 	}
+	if (w->over != NULL)
+		return NULL;
 	pick = user ? user : py;
 	if (pick == NULL && node[0] != '\0')
 		return gms_asprintf("%s (backward)", node);
+	/* the site is built, and interned, from its strings: their length each time */
 	if (pick == NULL && cpp != NULL)
-		return cpp_name(pk_get(cpp, "name")->u.str.s);
+		return charge(w, pk_get(cpp, "name")->u.str.len, "frames") < 0 ? NULL :
+		    cpp_name(pk_get(cpp, "name")->u.str.s);
 	if (pick == NULL)
 		return NULL;
 	file = pk_get(pick, "filename");
 	line = pk_get(pick, "line");
 	name = pk_get(pick, "name");
+	if (charge(w, GMS_MIN(file->u.str.len, sizeof(buf)) + (pk_is(name, PK_STR) ?
+	    name->u.str.len : 0), "frames") < 0)
+		return NULL;
 	path = slashed(file->u.str.s, buf, sizeof(buf));
 	base = strrchr(path, '/');
 	/* a line that is not a number (C++ frames may say 2^64 - 1) is unknown: not shown */
@@ -211,6 +404,23 @@ frame_at(const struct pk_val *frames)
 		    pk_is(name, PK_STR) ? name->u.str.s : "?");
 	return gms_asprintf("%s:%lld %s", base ? base + 1 : path, (long long)line->u.i,
 	    pk_is(name, PK_STR) ? name->u.str.s : "?");
+}
+
+/* The site of frames, kept once (a shared list is read once); NULL when none. */
+static const char *
+frame_at(struct pickle_state *st, const struct pk_val *frames)
+{
+	struct frames_memo *m = frames_memo(&st->walk, frames);
+
+	if (m != NULL && m->have_at)
+		return m->at;
+	if (st->walk.over != NULL)
+		return NULL;
+	if (m == NULL)
+		return intern_site(st, site_of(&st->walk, frames));
+	m->at = intern_site(st, site_of(&st->walk, frames));
+	m->have_at = st->walk.over == NULL;
+	return m->at;
 }
 
 /* An integer field of a trace entry; -1 and *cause when missing or wrong. */
@@ -368,6 +578,51 @@ seg_stream(const struct pk_val *seg)
 }
 
 /*
+ * Before any walk: what the entries of every device trace and the blocks of
+ * every segment add up to, charged before they are read, and no dict among
+ * them (or a block's first history entry) with more keys than a snapshot's:
+ * every later lookup in them is then short.
+ */
+static int
+check_shape(const struct pk_val *traces, const struct pk_val *segments, struct walk *w,
+    char **cause)
+{
+	const struct pk_val *seg, *b, *blocks;
+	uint64_t n = 0;
+	size_t i, j;
+
+	for (i = 0; i < pk_len(traces); i++)
+		n += pk_len(pk_item(traces, i));
+	if (charge(w, n, "trace entries") < 0)
+		return walk_fail(w, cause);
+	for (i = 0; i < pk_len(traces); i++)
+		for (j = 0; j < pk_len(pk_item(traces, i)); j++)
+			if (too_many_keys(pk_item(pk_item(traces, i), j)))
+				return gms_fail(cause, GMS_ETRACE, "device_traces[%zu][%zu] has %zu "
+				    "keys (a trace entry has about 8): not a snapshot", i, j,
+				    pk_item(pk_item(traces, i), j)->u.seq.n / 2);
+	for (i = 0, n = 0; i < pk_len(segments); i++)
+		n += pk_len(pk_get(pk_item(segments, i), "blocks"));
+	if (charge(w, WALK_PER_BLOCK * n + pk_len(segments), "blocks") < 0)
+		return walk_fail(w, cause);
+	for (i = 0; i < pk_len(segments); i++) {
+		seg = pk_item(segments, i);
+		if (too_many_keys(seg))
+			return gms_fail(cause, GMS_ETRACE, "segments[%zu] has %zu keys (a segment "
+			    "has about 12): not a snapshot", i, seg->u.seq.n / 2);
+		blocks = pk_get(seg, "blocks");
+		for (j = 0; j < pk_len(blocks); j++) {
+			b = pk_item(blocks, j);
+			if (too_many_keys(b) || (pk_len(pk_get(b, "history")) > 0 &&
+			    too_many_keys(pk_item(pk_get(b, "history"), 0))))
+				return gms_fail(cause, GMS_ETRACE, "segments[%zu].blocks[%zu] has "
+				    "more keys than a block (about 6): not a snapshot", i, j);
+		}
+	}
+	return 0;
+}
+
+/*
  * First pass: count the actions and find what the trace does not show:
  * blocks freed with no recorded alloc, blocks live at the end never allocated
  * in the trace, and the segments reserved before the first entry: those
@@ -514,23 +769,38 @@ cmp_pair(const void *a, const void *b)
  * retry, garbage collection, an oversize block), -1 the frames do not say.
  */
 static int
-released_by(const struct pk_val *frames)
+released_by_walk(struct walk *w, const struct pk_val *frames)
 {
 	const struct pk_val *f, *name;
+	unsigned nc;
 	size_t i;
 
 	for (i = 0; i < pk_len(frames); i++) {
 		f = pk_item(frames, i);
+		if (charge_frame(w, f) < 0)
+			return -1;
 		name = pk_get(f, "name");
 		if (!pk_is(name, PK_STR))
 			continue;
-		if (strstr(name->u.str.s, "emptyCache") != NULL ||
-		    strcmp(name->u.str.s, "empty_cache") == 0)
+		nc = str_class(w, name);
+		if (nc & S_EMPTY_CACHE)
 			return 1;
-		if (strstr(name->u.str.s, "CachingAllocator::malloc(") != NULL)
+		if (nc & S_MALLOC)
 			return 0;
 	}
 	return -1;
+}
+
+static int
+released_by(struct walk *w, const struct pk_val *frames)
+{
+	struct frames_memo *m = frames_memo(w, frames);
+
+	if (m == NULL)
+		return released_by_walk(w, frames);
+	if (m->released == 2)
+		m->released = released_by_walk(w, frames);
+	return m->released;
 }
 
 /*
@@ -541,12 +811,12 @@ released_by(const struct pk_val *frames)
  * right after; releases followed by anything else were asked for.
  */
 static int
-called_empty_cache(const struct pk_val *tr, size_t i)
+called_empty_cache(struct walk *w, const struct pk_val *tr, size_t i)
 {
 	struct entry en;
 	int by;
 
-	if (read_entry(pk_item(tr, i), i, &en, NULL) == 0 && (by = released_by(en.frames)) >= 0)
+	if (read_entry(pk_item(tr, i), i, &en, NULL) == 0 && (by = released_by(w, en.frames)) >= 0)
 		return by;
 	for (; i < pk_len(tr); i++) {
 		if (read_entry(pk_item(tr, i), i, &en, NULL) < 0)
@@ -771,8 +1041,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		pe->ev.size = sc->seed[i].size;
 		pe->ev.flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
 		pe->ev.stream = trace_pool_stream(pool_of(pl, pe->ev.addr, 0), sc->seed[i].stream);
-		pe->at = frame_at(sc->seed[i].frames);
-		pe->ev.at = pe->at;
+		pe->ev.at = frame_at(st, sc->seed[i].frames);
 		map_add(&live, sc->seed[i].addr, id++, 0);
 	}
 	for (i = 0; i < pk_len(tr); i++) {
@@ -783,7 +1052,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		if (en.kind == 1 && a == NULL)
 			continue;	/* cannot happen: scan() seeded it */
 		if ((en.kind == 3 || en.kind == 5) && !in_release) {
-			asked = called_empty_cache(tr, i);
+			asked = called_empty_cache(&st->walk, tr, i);
 			if (asked) {
 				pe = add(st, TRACE_EMPTY_CACHE);
 				if (en.t >= 0) {
@@ -808,8 +1077,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 			pe->ev.addr = en.addr;
 			pe->ev.stream = trace_pool_stream(pool_of(pl, en.addr, i), en.stream);
 			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
-			pe->at = frame_at(en.frames);
-			pe->ev.at = pe->at;
+			pe->ev.at = frame_at(st, en.frames);
 			break;
 		case 1:
 			pe->ev.id = a->id;
@@ -822,8 +1090,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 			pe->ev.id = id++;
 			pe->ev.stream = en.stream;
 			pe->ev.flags |= TRACE_HAS_ID | TRACE_HAS_STREAM;
-			pe->at = frame_at(en.frames);
-			pe->ev.at = pe->at;
+			pe->ev.at = frame_at(st, en.frames);
 			break;
 		default:
 			pe->ev.addr = en.addr;
@@ -1136,6 +1403,10 @@ pickle_open(struct trace_reader *r, char **cause)
 		    "\"device_traces\" list and no \"segments\"");
 		goto fail;
 	}
+	st->walk.len = len;
+	st->walk.budget = WALK_FLOOR + (uint64_t)len * WALK_PER_BYTE;
+	if ((err = check_shape(traces, segments, &st->walk, &why)) < 0)
+		goto fail;
 	if (device < 0 && (err = choose_device(traces, segments, &device, &why)) < 0)
 		goto fail;
 	tr = (size_t)device < pk_len(traces) ? pk_item(traces, (size_t)device) : NULL;
@@ -1175,6 +1446,11 @@ pickle_open(struct trace_reader *r, char **cause)
 	pools_since(tr, &pools);
 	emit(st, tr, &sc, &lim, &pools);
 	free(pools.seg);
+	walk_free(&st->walk);
+	if (st->walk.over != NULL) {
+		err = walk_fail(&st->walk, &why);
+		goto fail;
+	}
 	/* entries that become events; a lone "snapshot" entry is no history */
 	for (kind = 0; kind < KIND_KEPT; kind++)
 		history |= sc.counts[kind] > 0;
@@ -1258,6 +1534,7 @@ pickle_open(struct trace_reader *r, char **cause)
 		goto fail_taken;
 	return 0;
 fail:
+	walk_free(&st->walk);
 	pickle_free(pk);
 	free(sc.seed);
 	free(sc.seedseg);
@@ -1289,12 +1566,14 @@ static void
 pickle_close(struct trace_reader *r)
 {
 	struct pickle_state *st = r->priv;
-	size_t i;
+	struct site_str *e, *tmp;
 
 	if (st == NULL)
 		return;
-	for (i = 0; i < st->n; i++)
-		free(st->ev[i].at);
+	HASH_ITER(hh, st->sites, e, tmp) {
+		HASH_DEL(st->sites, e);
+		free(e);
+	}
 	free(st->ev);
 	free(st);
 }

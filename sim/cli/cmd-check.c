@@ -126,6 +126,15 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 	size_t n = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
 	char *cause = NULL, detail[160], buf[256];
+	/*
+	 * The run under --capacity (or none) is needed only for what is checked
+	 * of it: with --must-fit alone, the run at that capacity is the only one
+	 * (a policy that cannot run without a limit, preallocate on a trace that
+	 * does not say its GPU's memory, must not fail for want of one).
+	 */
+	int need_first = spec.capacity != 0 || a->given[OPT_MAX_PEAK_RESERVED] ||
+	    a->given[OPT_MAX_FRAGMENTATION] || a->given[OPT_MAX_OVERHEAD] ||
+	    a->given[OPT_MAX_DEVICE_ALLOCS] || base != NULL || !a->given[OPT_MUST_FIT];
 	int rc = 0;
 
 	memset(&own, 0, sizeof(own));
@@ -133,7 +142,7 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 	spec.policy = e->ops;
 	spec.opts = e->opts;
 	spec.nopts = e->nopts;
-	if ((rc = run_once(&spec, n, threads, out, &pl)) != 0)
+	if (need_first && (rc = run_once(&spec, n, threads, out, &pl)) != 0)
 		goto out;
 	if (spec.capacity != 0 && n > 0)
 		check_fits_placements(l, name(prefix, "fits", buf, sizeof(buf)), &pl);
@@ -160,14 +169,16 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 		check_le(l, name(prefix, "device_allocs", buf, sizeof(buf)), CHECK_COUNT,
 		    (double)out->res.device_allocs, (double)a->v[OPT_MAX_DEVICE_ALLOCS].n, NULL);
 	if (a->given[OPT_MUST_FIT]) {
+		struct run_output *fo = need_first ? &fit : out;
+
 		spec.capacity = fit_capacity;
-		if ((rc = run_once(&spec, n, threads, &fit, &plfit)) != 0)
+		if ((rc = run_once(&spec, n, threads, fo, &plfit)) != 0)
 			goto out;
 		if (n > 0)
 			check_fits_placements(l, name(prefix, "must_fit", buf, sizeof(buf)), &plfit);
 		else
 			check_fits(l, name(prefix, "must_fit", buf, sizeof(buf)), fit_capacity,
-			    &fit.res);
+			    &fo->res);
 	}
 	if (base != NULL && check_baseline(l, base, out->hdr->name, out->policy ?
 	    out->policy->name : e->ops->name, &out->res,

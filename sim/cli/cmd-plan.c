@@ -51,17 +51,12 @@ cmd_plan(struct cli_args *a)
 		sized = gms_calloc(64, sizeof(*sized));
 		for (tok = strtok_r(copy, ",", &save); tok != NULL && rep.ngpus < 64;
 		    tok = strtok_r(NULL, ",", &save)) {
-			uint64_t total;
-
-			/* a size is a card of that much memory, for one the catalogue lacks */
-			if (isdigit((unsigned char)tok[0]) && gms_parse_size(tok, &total, NULL) == 0 &&
-			    total > 0) {
-				sized[nsized] = (struct gpu_model){ .name = gms_strdup(tok),
-				    .aliases = "", .total = total, .cc = 9, .note = "given as a size" };
+			if ((g = gpu_parse(tok, &sized[nsized], &cause)) == &sized[nsized]) {
+				sized[nsized].name = gms_strdup(tok);
 				rep.gpus[rep.ngpus++] = &sized[nsized++];
 				continue;
 			}
-			if ((g = gpu_find(tok, &cause)) == NULL) {
+			if (g == NULL) {
 				cli_error("--%s: %s", a->given[OPT_GPU] ? "gpu" : "gpus", cause);
 				free(cause);
 				free(copy);

@@ -181,7 +181,9 @@ cli_share_scenario(struct cli_args *a, const char *command, struct share_specs *
 		return EXIT_USAGE;
 	}
 	if (gpu != NULL) {
-		if ((g = gpu_find(gpu, &cause)) == NULL) {
+		static struct gpu_model sized;	/* one command a process */
+
+		if ((g = gpu_parse(gpu, &sized, &cause)) == NULL) {
 			cli_error("%s: %s", a->given[OPT_GPU] ? "--gpu" : a->v[OPT_SCENARIO].s, cause);
 			free(cause);
 			return EXIT_INPUT;

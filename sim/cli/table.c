@@ -31,7 +31,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_GPU] = { OPT_GPU, 'g', "gpu", "model", K_STRING,
 	    "run on a catalogued GPU instead of --capacity: its memory less the context "
 	    "overhead (and for BFC policies the framework's own limit for it); "
-	    "--gpu=list lists the models", .complete = "gpu" },
+	    "--gpu=list lists the models, and a size (24GiB) is a card the catalogue "
+	    "lacks", .complete = "gpu" },
 	[OPT_CONTEXT_OVERHEAD] = { OPT_CONTEXT_OVERHEAD, 0, "context-overhead", "size", K_SIZE0,
 	    "memory the CUDA context and libraries take off a GPU's (default: 512MiB; "
 	    "the H200 measured 526.8 MiB)" },
@@ -660,6 +661,15 @@ const char cli_manual_more[] =
     "are printed with control characters as '?'. An id, address or time of 2^53 or more "
     "is refused: a JSON number cannot hold it exactly, and a rounded id could be "
     "another allocation's.\n\n"
+    "A pickle may name one list or dict from many places (its memo), so a few "
+    "kilobytes can unfold to billions of values: what the snapshot reader walks below "
+    "the top-level lists (device traces' entries, segments' blocks, frames and their "
+    "strings) is counted, before expanding where a list's length tells it, against 16 "
+    "steps per byte of the file (PyTorch's own snapshots take under 1), and a file past "
+    "that is refused as a reference bomb. What PyTorch shares itself, one frames list "
+    "for every entry with the same stack, is read once. A trace entry, segment, block "
+    "or frame with more than 64 keys, and a dict that sets one key twice (Python keeps "
+    "the last value, so the two readings would differ), are refused.\n\n"
     "Inputs are never modified: an output (--output, --timeline, plot's picture, "
     "convert's trace) that names an input by any path, symlink or hard link is "
     "refused before anything is written, and every output is written beside its "

@@ -240,7 +240,10 @@ cli_target(const struct cli_args *a, struct cli_target *t)
 		return EXIT_USAGE;
 	}
 	if (a->given[OPT_GPU]) {
-		if ((t->model = gpu_find(a->v[OPT_GPU].s, &cause)) == NULL) {
+		/* one command a process: one card given as a size */
+		static struct gpu_model sized;
+
+		if ((t->model = gpu_parse(a->v[OPT_GPU].s, &sized, &cause)) == NULL) {
 			cli_error("--gpu: %s", cause);
 			free(cause);
 			return EXIT_INPUT;

@@ -41,6 +41,7 @@ link fuzz-jsonl fuzz-reader.c '-DFUZZ_SUFFIX=".jsonl"'
 link fuzz-pickle fuzz-reader.c '-DFUZZ_SUFFIX=".pickle"'
 link fuzz-csv fuzz-reader.c '-DFUZZ_SUFFIX=".csv"'
 link fuzz-xplane fuzz-reader.c '-DFUZZ_SUFFIX=".xplane.pb"'
+link fuzz-pickle-shared fuzz-pickle-shared.c
 link fuzz-allocconf fuzz-allocconf.c
 link fuzz-baseline fuzz-baseline.c
 link fuzz-sim fuzz-sim.c

@@ -16,6 +16,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	fuzz_read(fuzz_file(data, size, FUZZ_SUFFIX));
+	fuzz_read(fuzz_file(data, size, FUZZ_SUFFIX), FUZZ_CHECK_EVERY);
 	return 0;
 }

@@ -76,13 +76,14 @@ round_trip(const char *path, uint64_t nevents)
 	free(cause);
 }
 
-void
-fuzz_read(const char *path)
+uint64_t
+fuzz_read(const char *path, int flags)
 {
 	struct trace_reader *r = NULL;
 	struct device *dev;
 	struct sim *s;
 	char *cause = NULL;
+	uint64_t n = 0;
 	int rc;
 
 	rc = trace_open(path, &r, &cause);
@@ -91,10 +92,10 @@ fuzz_read(const char *path)
 		    "an open error that does not name the file", cause);
 		fuzz_assert(rc == GMS_ETRACE || rc == GMS_EIO, "an open error of an odd kind", cause);
 		free(cause);
-		return;
+		return 0;
 	}
 	dev = device_sim_create(64 * GMS_GiB);
-	s = sim_create(&policy_caching, NULL, dev, SIM_CHECK_EVERY |
+	s = sim_create(&policy_caching, NULL, dev, (flags & FUZZ_CHECK_EVERY ? SIM_CHECK_EVERY : 0) |
 	    (trace_header(r)->starts_mid_run ? SIM_UNKNOWN_FREES_WARN : 0), &cause);
 	fuzz_assert(s != NULL, "the caching policy cannot be made", cause);
 	rc = sim_replay(s, r, &cause);
@@ -106,7 +107,10 @@ fuzz_read(const char *path)
 	free(cause);
 	sim_destroy(s);
 	device_destroy(dev);
-	if (rc == 0)
-		round_trip(path, trace_index(r));	/* after the last read: the count */
+	if (rc == 0) {
+		n = trace_index(r);	/* after the last read: the count */
+		round_trip(path, n);
+	}
 	trace_close(r);
+	return n;
 }

@@ -52,8 +52,84 @@ for _ in range(25):
     x = [x, x]
 dump("wide", snapshot(x))
 
+# Issue 27: reference bombs.  A pickle names one object from many places
+# through its memo; each of these is small on disk and huge unfolded.
+import gzip
+def dumpgz(name, obj):
+    with gzip.open(f"{out}/{name}.pickle.gz", "wb", 9) as f:
+        pickle.dump(obj, f, protocol=4)
+
+BASE = 0x7f0000000000
+def seg(blocks, addr=BASE):
+    return {"device": 0, "address": addr, "total_size": 2 << 20, "allocated_size": 0,
+            "active_size": 0, "requested_size": 0, "stream": 0, "segment_type": "small",
+            "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
+            "blocks": blocks}
+def alloc(addr, frames, t=1):
+    return {"action": "alloc", "addr": addr, "size": 512, "stream": 0, "time_us": t,
+            "frames": frames}
+def free(addr, frames, t=2):
+    return {"action": "free_completed", "addr": addr, "size": 512, "stream": 0,
+            "time_us": t, "frames": frames}
+
+# 2000 segments that are one dict, whose blocks are one list of one block
+# named 2000 times: 4 million blocks from 8 KB.
+blk = {"address": BASE, "size": 512, "requested_size": 512, "state": "active_allocated",
+       "frames": []}
+dump("shared-blocks", {"segments": [seg([blk] * 2000)] * 2000,
+                       "device_traces": [[alloc(BASE - (1 << 30), [])]],
+                       "allocator_settings": {}})
+
+# Four thousand device traces that are one list of 2000 entries.
+tr = [alloc(BASE + 512 * i, []) for i in range(2000)]
+dump("shared-traces", {"segments": [], "device_traces": [tr] * 4000,
+                       "allocator_settings": {}})
+
+# Trace entries with 20,003 keys, one dict named 20,000 times.
+big = {f"k{i}": i for i in range(20000)}
+big.update({"action": "free_requested", "addr": 0, "size": 0})
+dumpgz("wide-entries", {"segments": [], "device_traces": [[big] * 20000],
+                        "allocator_settings": {}})
+
+# What PyTorch itself shares: one frames list for every entry with the same
+# stack.  20,000 allocs and frees share one list of 20,000 frames of its
+# plumbing (so the site search reads them all): read, in time in proportion
+# to the file, not 400 million frames.
+fr = {"filename": "/usr/lib/python3/dist-packages/torch/nn/functional.py", "line": 1,
+      "name": "linear"}
+frames = [fr] * 20000
+dumpgz("shared-frames", {"segments": [],
+                         "device_traces": [[alloc(BASE, frames), free(BASE, frames)] * 10000],
+                         "allocator_settings": {}})
+
+# 20,000 frames, each its own dict, naming one 65,539-byte path of plumbing:
+# read once, not once a frame.  Its length (past the pickle reader's 64 KiB
+# arena chunks, and odd) once made the arena hand out memory past its end.
+long_path = "/usr/lib/python3/dist-packages/torch/nn/functional.py/" + \
+    "x" * (65539 - 58) + "q.py"
+assert len(long_path) == 65539
+frames = [{"filename": long_path, "line": i + 1, "name": "f"} for i in range(20000)]
+frames.append({"filename": "train.py", "line": 7, "name": "step"})
+dumpgz("long-path", {"segments": [], "device_traces": [[alloc(BASE, frames), free(BASE, [])]],
+                     "allocator_settings": {}})
+
+# A trace entry that sets "size" twice: Python keeps the last (1024), a
+# first-wins reader the first (512).  Python's pickler cannot write one: the
+# bytes are patched from a key of the same length.
+raw = pickle.dumps({"segments": [], "device_traces": [[
+    {"action": "alloc", "addr": BASE, "size": 512, "stream": 0, "time_us": 1, "frames": [],
+     "sizX": 1024}]], "allocator_settings": {}}, protocol=4)
+assert raw.count(b"sizX") == 1
+with open(f"{out}/dup-key.pickle", "wb") as f:
+    f.write(raw.replace(b"sizX", b"size"))
+
 # Check that Python reads each one back.
-for name in ("cycle", "dag", "deep", "wide"):
+for name in ("cycle", "dag", "deep", "wide", "shared-blocks", "shared-traces", "dup-key"):
     with open(f"{out}/{name}.pickle", "rb") as f:
         pickle.load(f)
+for name in ("wide-entries", "shared-frames", "long-path"):
+    with gzip.open(f"{out}/{name}.pickle.gz", "rb") as f:
+        pickle.load(f)
+with open(f"{out}/dup-key.pickle", "rb") as f:
+    assert pickle.load(f)["device_traces"][0][0]["size"] == 1024
 print("ok")
