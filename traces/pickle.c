@@ -644,15 +644,14 @@ cmp_key(const void *a, const void *b)
 {
 	const struct pk_val *x = *(const struct pk_val *const *)a;
 	const struct pk_val *y = *(const struct pk_val *const *)b;
-	int cx = key_class(x), cy = key_class(y), c;
+	int cx = key_class(x), cy = key_class(y);
 
 	if (cx != cy)
 		return cx < cy ? -1 : 1;
 	if (cx == 0) {
 		if (x->u.str.len != y->u.str.len)
 			return x->u.str.len < y->u.str.len ? -1 : 1;
-		c = memcmp(x->u.str.s, y->u.str.s, x->u.str.len);
-		return c;
+		return memcmp(x->u.str.s, y->u.str.s, x->u.str.len);
 	}
 	if (cx == 1)
 		return x->u.i < y->u.i ? -1 : x->u.i > y->u.i;

@@ -62,10 +62,6 @@ slashed(const char *file, char *buf, size_t len)
 	return buf;
 }
 
-struct pevent {
-	struct trace_event ev;
-};
-
 /* A site's text, kept once however many events name it. */
 struct site_str {
 	UT_hash_handle hh;
@@ -109,9 +105,9 @@ struct walk {
 };
 
 struct pickle_state {
-	struct pevent *ev;
+	struct trace_event *ev;
 	size_t n, cap, next;
-	struct site_str *sites;
+	struct site_str *sites;		/* the events' at, each text once */
 	struct walk walk;
 };
 
@@ -211,7 +207,7 @@ struct addr_id {
 	UT_hash_handle hh;
 };
 
-static struct pevent *
+static struct trace_event *
 add(struct pickle_state *st, enum trace_op op)
 {
 	if (st->n == st->cap) {
@@ -219,7 +215,7 @@ add(struct pickle_state *st, enum trace_op op)
 		st->ev = gms_realloc(st->ev, st->cap * sizeof(*st->ev));
 	}
 	memset(&st->ev[st->n], 0, sizeof(st->ev[0]));
-	st->ev[st->n].ev.op = op;
+	st->ev[st->n].op = op;
 	return &st->ev[st->n++];
 }
 
@@ -1012,7 +1008,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
     const struct pools *pl)
 {
 	struct addr_id *live = NULL, *a;
-	struct pevent *pe;
+	struct trace_event *pe;
 	struct entry en;
 	uint64_t id = 1;
 	int in_release = 0, asked = 0;
@@ -1023,10 +1019,10 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		qsort(sc->seedseg, sc->nseedseg, sizeof(*sc->seedseg), cmp_pair);
 	for (i = 0; i < sc->nseedseg; i++) {
 		pe = add(st, TRACE_SEGMENT_ALLOC);
-		pe->ev.addr = sc->seedseg[i].addr;
-		pe->ev.size = sc->seedseg[i].size;
-		pe->ev.stream = trace_pool_stream(pool_of(pl, pe->ev.addr, 0), sc->seedseg[i].stream);
-		pe->ev.flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
+		pe->addr = sc->seedseg[i].addr;
+		pe->size = sc->seedseg[i].size;
+		pe->stream = trace_pool_stream(pool_of(pl, pe->addr, 0), sc->seedseg[i].stream);
+		pe->flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
 		limit_event(lim, 2, sc->seedseg[i].size, 0);
 	}
 	if (sc->nseed > 0)
@@ -1036,12 +1032,12 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		if (map_find(live, sc->seed[i].addr) != NULL)
 			continue;
 		pe = add(st, TRACE_ALLOC);
-		pe->ev.id = id;
-		pe->ev.addr = sc->seed[i].addr;
-		pe->ev.size = sc->seed[i].size;
-		pe->ev.flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
-		pe->ev.stream = trace_pool_stream(pool_of(pl, pe->ev.addr, 0), sc->seed[i].stream);
-		pe->ev.at = frame_at(st, sc->seed[i].frames);
+		pe->id = id;
+		pe->addr = sc->seed[i].addr;
+		pe->size = sc->seed[i].size;
+		pe->flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
+		pe->stream = trace_pool_stream(pool_of(pl, pe->addr, 0), sc->seed[i].stream);
+		pe->at = frame_at(st, sc->seed[i].frames);
 		map_add(&live, sc->seed[i].addr, id++, 0);
 	}
 	for (i = 0; i < pk_len(tr); i++) {
@@ -1056,8 +1052,8 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 			if (asked) {
 				pe = add(st, TRACE_EMPTY_CACHE);
 				if (en.t >= 0) {
-					pe->ev.t_us = en.t;
-					pe->ev.flags |= TRACE_HAS_TIME;
+					pe->t_us = en.t;
+					pe->flags |= TRACE_HAS_TIME;
 				}
 				sc->empty_caches++;
 			}
@@ -1065,37 +1061,37 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		in_release = en.kind == 3 || en.kind == 5;
 		limit_event(lim, en.kind, en.size, in_release && asked);
 		pe = add(st, action_ops[en.kind]);
-		pe->ev.size = en.size;
+		pe->size = en.size;
 		if (en.t >= 0) {
-			pe->ev.t_us = en.t;
-			pe->ev.flags |= TRACE_HAS_TIME;
+			pe->t_us = en.t;
+			pe->flags |= TRACE_HAS_TIME;
 		}
 		switch (en.kind) {
 		case 0:
-			pe->ev.id = id;
+			pe->id = id;
 			map_add(&live, en.addr, id++, 0);
-			pe->ev.addr = en.addr;
-			pe->ev.stream = trace_pool_stream(pool_of(pl, en.addr, i), en.stream);
-			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
-			pe->ev.at = frame_at(st, en.frames);
+			pe->addr = en.addr;
+			pe->stream = trace_pool_stream(pool_of(pl, en.addr, i), en.stream);
+			pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+			pe->at = frame_at(st, en.frames);
 			break;
 		case 1:
-			pe->ev.id = a->id;
-			pe->ev.size = 0;	/* a free names its block; the size is the alloc's */
+			pe->id = a->id;
+			pe->size = 0;	/* a free names its block; the size is the alloc's */
 			HASH_DEL(live, a);
 			free(a);
 			break;
 		case 6:
 			/* the request that failed: replayed as one, never freed */
-			pe->ev.id = id++;
-			pe->ev.stream = en.stream;
-			pe->ev.flags |= TRACE_HAS_ID | TRACE_HAS_STREAM;
-			pe->ev.at = frame_at(st, en.frames);
+			pe->id = id++;
+			pe->stream = en.stream;
+			pe->flags |= TRACE_HAS_ID | TRACE_HAS_STREAM;
+			pe->at = frame_at(st, en.frames);
 			break;
 		default:
-			pe->ev.addr = en.addr;
-			pe->ev.stream = en.stream;
-			pe->ev.flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+			pe->addr = en.addr;
+			pe->stream = en.stream;
+			pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
 			break;
 		}
 	}
@@ -1118,7 +1114,7 @@ observed_from_events(const struct pickle_state *st)
 	size_t i;
 
 	for (i = 0; i < st->n; i++) {
-		ev = &st->ev[i].ev;
+		ev = &st->ev[i];
 		switch (ev->op) {
 		case TRACE_SEGMENT_ALLOC:
 		case TRACE_SEGMENT_MAP:
@@ -1551,7 +1547,7 @@ pickle_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 
 	if (st->next >= st->n)
 		return 0;
-	*ev = st->ev[st->next++].ev;
+	*ev = st->ev[st->next++];
 	return 1;
 }
 

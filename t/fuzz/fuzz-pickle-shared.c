@@ -178,6 +178,24 @@ ref_list(struct out *o, const uint32_t *pool, unsigned npool, unsigned n, unsign
 	return m;
 }
 
+/* A dict's start (EMPTY_DICT, MARK): its keys and values follow, then dict_end(). */
+static void
+dict_begin(struct out *o)
+{
+	op(o, '}');
+	op(o, '(');
+}
+
+/* SETITEMS, and the dict memoized, its index kept in pool while there is room. */
+static void
+dict_end(struct out *o, uint32_t *pool, unsigned *n)
+{
+	op(o, 'u');
+	if (*n < POOL)
+		pool[(*n)++] = o->memo;
+	memoize(o);
+}
+
 static void
 frame(struct out *o, struct recipe *r, struct pools *p)
 {
@@ -193,8 +211,7 @@ frame(struct out *o, struct recipe *r, struct pools *p)
 	unsigned f = take(r), len, nm;
 	char *longname;
 
-	op(o, '}');
-	op(o, '(');
+	dict_begin(o);
 	key(o, p, K_FILENAME);
 	if (f >= 0xf0 && p->longname != 0 && (f & 1)) {
 		get(o, p->longname);	/* the long path again */
@@ -218,10 +235,7 @@ frame(struct out *o, struct recipe *r, struct pools *p)
 	key(o, p, K_NAME);
 	nm = take(r) % 4;
 	str(o, names[nm], strlen(names[nm]));
-	op(o, 'u');
-	if (p->nframe < POOL)
-		p->frame[p->nframe++] = o->memo;
-	memoize(o);
+	dict_end(o, p->frame, &p->nframe);
 }
 
 static void
@@ -229,8 +243,7 @@ block(struct out *o, struct recipe *r, struct pools *p)
 {
 	int fl = pick(r, p->frames, p->nframes);
 
-	op(o, '}');
-	op(o, '(');
+	dict_begin(o);
 	key(o, p, K_ADDRESS);
 	integer(o, 0x7f0000000000ull + 512ull * take(r));
 	key(o, p, K_SIZE);
@@ -244,10 +257,7 @@ block(struct out *o, struct recipe *r, struct pools *p)
 		key(o, p, K_FRAMES);
 		get(o, (uint32_t)fl);
 	}
-	op(o, 'u');
-	if (p->nblock < POOL)
-		p->block[p->nblock++] = o->memo;
-	memoize(o);
+	dict_end(o, p->block, &p->nblock);
 }
 
 static void
@@ -255,8 +265,7 @@ segment(struct out *o, struct recipe *r, struct pools *p)
 {
 	int bl = pick(r, p->blocks, p->nblocks);
 
-	op(o, '}');
-	op(o, '(');
+	dict_begin(o);
 	key(o, p, K_DEVICE);
 	integer(o, 0);
 	key(o, p, K_ADDRESS);
@@ -269,10 +278,7 @@ segment(struct out *o, struct recipe *r, struct pools *p)
 		key(o, p, K_BLOCKS);
 		get(o, (uint32_t)bl);
 	}
-	op(o, 'u');
-	if (p->nseg < POOL)
-		p->seg[p->nseg++] = o->memo;
-	memoize(o);
+	dict_end(o, p->seg, &p->nseg);
 }
 
 static void
@@ -285,8 +291,7 @@ entry(struct out *o, struct recipe *r, struct pools *p)
 	const char *a = actions[take(r) % 8];
 	int fl = pick(r, p->frames, p->nframes);
 
-	op(o, '}');
-	op(o, '(');
+	dict_begin(o);
 	key(o, p, K_ACTION);
 	str(o, a, strlen(a));
 	key(o, p, K_ADDR);
@@ -301,10 +306,7 @@ entry(struct out *o, struct recipe *r, struct pools *p)
 		key(o, p, K_FRAMES);
 		get(o, (uint32_t)fl);
 	}
-	op(o, 'u');
-	if (p->nentry < POOL)
-		p->entry[p->nentry++] = o->memo;
-	memoize(o);
+	dict_end(o, p->entry, &p->nentry);
 }
 
 int
