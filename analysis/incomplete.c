@@ -36,14 +36,31 @@ has_history(const struct trace_header *hdr)
 	"a capacity that fits is the least that gets past that event, a lower bound on what " \
 	"the whole job needs"
 
+/* A profile whose numbers disagree with each other (kineto.c): its object, or NULL. */
+static const cJSON *
+inconsistent(const struct trace_header *hdr)
+{
+	return hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "inconsistent") : NULL;
+}
+
+#define INCONSISTENT_MEANING "the profile's numbers disagree with each other: its " \
+	"Total Allocated is not the last one plus the event's Bytes, or a free's Bytes is not " \
+	"its block's; the events are replayed as recorded, and the observed numbers cannot " \
+	"all be right"
+
 cJSON *
 report_incomplete_json(const struct trace_header *hdr)
 {
+	const cJSON *bad = inconsistent(hdr);
 	cJSON *o;
 
-	if (!hdr->starts_mid_run && hdr->cut == NULL && !hdr->ends_in_oom)
+	if (!hdr->starts_mid_run && hdr->cut == NULL && !hdr->ends_in_oom && bad == NULL)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
+	if (bad != NULL) {
+		cJSON_AddItemToObject(o, "inconsistent", cJSON_Duplicate(bad, 1));
+		cJSON_AddStringToObject(o, "inconsistent_meaning", INCONSISTENT_MEANING);
+	}
 	if (hdr->cut != NULL)
 		cJSON_AddStringToObject(o, "cut", hdr->cut);
 	if (hdr->ends_in_oom) {
@@ -73,7 +90,25 @@ char *
 report_incomplete_text(const struct trace_header *hdr)
 {
 	char *mid = mid_run_text(hdr), *both;
+	const cJSON *bad = inconsistent(hdr);
 
+	if (bad != NULL) {
+		double t = source_num(hdr, "inconsistent", "totals");
+		double z = source_num(hdr, "inconsistent", "sizes");
+		char ft[48] = "", fz[48] = "";
+
+		if (t > 0)
+			snprintf(ft, sizeof(ft), " (the first: event %.0f)",
+			    source_num(hdr, "inconsistent", "first_total_event"));
+		if (z > 0)
+			snprintf(fz, sizeof(fz), " (the first: event %.0f)",
+			    source_num(hdr, "inconsistent", "first_size_event"));
+		both = gms_asprintf("%sINCONSISTENT: %s: %.0f event%s whose Total Allocated "
+		    "disagrees%s, %.0f free%s whose Bytes disagree%s: " INCONSISTENT_MEANING "\n",
+		    mid ? mid : "", hdr->name, t, t == 1 ? "" : "s", ft, z, z == 1 ? "" : "s", fz);
+		free(mid);
+		mid = both;
+	}
 	if (!hdr->ends_in_oom)
 		return mid;
 	both = gms_asprintf("%sCUT SHORT BY ITS OUT OF MEMORY: %s: " OOM_MEANING "\n",

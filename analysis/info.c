@@ -64,9 +64,14 @@ info_event(struct info *in, uint64_t index, const struct trace_event *ev)
 	in->events++;
 	in->ops[ev->op]++;
 	if (ev->flags & TRACE_HAS_TIME) {
-		if (!in->has_time)
-			in->first_t = ev->t_us;
-		in->last_t = ev->t_us;
+		if (!in->has_time) {
+			in->first_t = in->last_t = ev->t_us;
+		} else if (ev->t_us < in->prev_t && in->backwards++ == 0) {
+			in->first_backwards = index;
+		}
+		in->first_t = GMS_MIN(in->first_t, ev->t_us);
+		in->last_t = GMS_MAX(in->last_t, ev->t_us);
+		in->prev_t = ev->t_us;
 		in->has_time = 1;
 	}
 	if (ev->op != TRACE_ALLOC)
@@ -106,6 +111,14 @@ info_json(const struct info *in, const struct trace_header *hdr, const struct si
 	a = cJSON_AddArrayToObject(o, "streams");
 	for (i = 0; i < in->nstreams; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)in->streams[i]));
+	if (in->has_time && in->backwards > 0) {
+		cJSON *b = cJSON_AddObjectToObject(o, "time_backwards");
+
+		cJSON_AddNumberToObject(b, "events", (double)in->backwards);
+		cJSON_AddNumberToObject(b, "first_event", (double)in->first_backwards);
+	} else {
+		cJSON_AddNullToObject(o, "time_backwards");
+	}
 	if (in->has_time)
 		cJSON_AddNumberToObject(o, "duration_us", (double)(in->last_t - in->first_t));
 	else
@@ -175,7 +188,9 @@ info_text(const struct info *in, const struct trace_header *hdr, const struct si
 		fprintf(f, " %lld", (long long)in->streams[i]);
 	fprintf(f, "%s\n", in->nstreams > 8 ? " ..." : "");
 	if (in->has_time)
-		fprintf(f, "  duration        %.3f s\n", (double)(in->last_t - in->first_t) / 1e6);
+		fprintf(f, "  duration        %.3f s%s\n", (double)(in->last_t - in->first_t) / 1e6,
+		    in->backwards ? " (from the earliest time to the latest)" : "");
+
 	else
 		fprintf(f, "  duration        unknown (no times)\n");
 	fprintf(f, "  requested       %s in all\n", SZ(in->requested_total));

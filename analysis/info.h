@@ -28,7 +28,11 @@ struct info {
 	int64_t streams[INFO_STREAMS];	/* distinct streams of allocs, in order seen */
 	int nstreams, more_streams;
 	int has_time;
-	int64_t first_t, last_t;
+	int64_t first_t, last_t;	/* the earliest and the latest time (not the
+					   first and last event's: time may go back) */
+	int64_t prev_t;
+	uint64_t backwards;		/* events timed before the one before them */
+	uint64_t first_backwards;	/* ... the first of them */
 	uint64_t requested_total;	/* sum of alloc sizes */
 	uint64_t hist_count[65], hist_bytes[65];	/* [0]: size 0; [k+1]: [2^k, 2^(k+1)) */
 	struct info_alloc top[INFO_TOP];	/* largest first */

@@ -1,8 +1,8 @@
 /*
  * placements.c - a run under many placements (placements.h).  Every
- * placement is a job of its own on the batch's threads; a trace in a file is
- * read once for all of them (batch_run_shared), so N placements cost at most
- * N replays, spread over the cores.
+ * placement is a job of its own on the batch's threads, as many at a time as
+ * there are threads; each group reads a trace in a file once
+ * (batch_run_shared), and only what the range needs is kept of a run.
  */
 #include "config.h"
 
@@ -12,53 +12,90 @@
 
 #include "analysis/placements.h"
 #include "sim/gms.h"
+#include "traces/input.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+
+/* What the range needs of seed's run. */
+static void
+keep(struct placements *p, size_t seed, const struct sim_result *r)
+{
+	p->runs[seed] = (struct placement_run){ .peak_reserved = r->peak_reserved,
+	    .oomed = r->oomed, .oom_event = r->oomed ? r->oom.event : 0 };
+	if (seed == 0 || r->peak_reserved < p->peak_min)
+		p->peak_min = r->peak_reserved;
+	if (seed == 0 || r->peak_reserved > p->peak_max)
+		p->peak_max = r->peak_reserved;
+	if (!r->oomed)
+		return;
+	if (p->ooms == 0 || r->oom.event < p->oom_first)
+		p->oom_first = r->oom.event;
+	if (p->ooms == 0 || r->oom.event > p->oom_last)
+		p->oom_last = r->oom.event;
+	p->ooms++;
+}
 
 int
 placements_run(const struct run_spec *tmpl, size_t n, int threads, struct placements *p,
     char **cause)
 {
-	size_t i;
+	size_t group = threads < 1 ? 1 : (size_t)threads, first, k, i;
+	struct run_spec spec = *tmpl;
+	struct trace_mem *held = NULL;
+	struct batch_job *jobs;
+	int err = 0, have_model = 0;
 
 	memset(p, 0, sizeof(*p));
 	p->n = n;
 	p->capacity = tmpl->capacity;
-	p->jobs = gms_calloc(n, sizeof(*p->jobs));
-	for (i = 0; i < n; i++) {
-		p->jobs[i].spec = *tmpl;
-		p->jobs[i].spec.placement_seed = i;
-		/* the prediction keeps the caller's sampler; the others need none */
-		if (i > 0) {
-			p->jobs[i].spec.sampler = NULL;
-			p->jobs[i].spec.sampler_arg = NULL;
-		}
-	}
-	if (tmpl->mem != NULL)
-		batch_run(p->jobs, n, threads);
-	else
-		batch_run_shared(p->jobs, n, threads);
-	for (i = 0; i < n; i++) {
-		const struct sim_result *r = &p->jobs[i].out.res;
+	p->runs = gms_calloc(n + 1, sizeof(*p->runs));
+	if (spec.mem == NULL && n > group && !input_rereadable(spec.path)) {
+		struct trace_opts topts = { .device = spec.device,
+		    .unknown_frees_warn = spec.unknown_frees_warn };
 
-		if (p->jobs[i].err < 0) {
-			*cause = p->jobs[i].cause;
-			p->jobs[i].cause = NULL;
-			return p->jobs[i].err;
-		}
-		if (i == 0 || r->peak_reserved < p->peak_min)
-			p->peak_min = r->peak_reserved;
-		if (i == 0 || r->peak_reserved > p->peak_max)
-			p->peak_max = r->peak_reserved;
-		if (!r->oomed)
-			continue;
-		if (p->ooms == 0 || r->oom.event < p->oom_first)
-			p->oom_first = r->oom.event;
-		if (p->ooms == 0 || r->oom.event > p->oom_last)
-			p->oom_last = r->oom.event;
-		p->ooms++;
+		if ((err = trace_mem_load(spec.path, &topts, &held, cause)) < 0)
+			return err;
+		spec.mem = held;
 	}
-	return 0;
+	jobs = gms_calloc(group, sizeof(*jobs));
+	for (first = 0; first < n && err == 0; first += k) {
+		k = GMS_MIN(group, n - first);
+		memset(jobs, 0, k * sizeof(*jobs));
+		for (i = 0; i < k; i++) {
+			jobs[i].spec = spec;
+			jobs[i].spec.placement_seed = first + i;
+			/* the prediction keeps the caller's sampler; the others need none */
+			if (first + i > 0) {
+				jobs[i].spec.sampler = NULL;
+				jobs[i].spec.sampler_arg = NULL;
+			}
+		}
+		if (spec.mem != NULL)
+			batch_run(jobs, k, threads);
+		else
+			batch_run_shared(jobs, k, threads);
+		for (i = 0; i < k && err == 0; i++) {
+			if ((err = jobs[i].err) < 0) {
+				*cause = jobs[i].cause;
+				jobs[i].cause = NULL;
+			} else {
+				keep(p, first + i, &jobs[i].out.res);
+			}
+		}
+		if (err == 0 && first == 0) {
+			/* the prediction's whole output, its reader with it */
+			p->model = jobs[0].out;
+			memset(&jobs[0].out, 0, sizeof(jobs[0].out));
+			have_model = 1;
+		}
+		batch_free(jobs, k);
+	}
+	free(jobs);
+	if (have_model)
+		p->model.held = held;	/* the prediction's header points into it */
+	else
+		trace_mem_free(held);
+	return err;
 }
 
 int
@@ -70,7 +107,7 @@ placements_all_fit(const struct placements *p)
 char *
 placements_text(const struct placements *p)
 {
-	const struct sim_result *r0 = &p->jobs[0].out.res;
+	const struct placement_run *r0 = &p->runs[0];
 	char *buf = NULL, lo[32], hi[32];
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -115,7 +152,7 @@ placements_json(const struct placements *p)
 	pk = cJSON_AddObjectToObject(o, "peak_reserved");
 	cJSON_AddNumberToObject(pk, "min", (double)p->peak_min);
 	cJSON_AddNumberToObject(pk, "max", (double)p->peak_max);
-	cJSON_AddNumberToObject(pk, "model", (double)p->jobs[0].out.res.peak_reserved);
+	cJSON_AddNumberToObject(pk, "model", (double)p->runs[0].peak_reserved);
 	oom = cJSON_AddObjectToObject(o, "oom");
 	cJSON_AddNumberToObject(oom, "count", (double)p->ooms);
 	cJSON_AddNumberToObject(oom, "share", p->n ? (double)p->ooms / (double)p->n : 0.0);
@@ -128,13 +165,13 @@ placements_json(const struct placements *p)
 	}
 	runs = cJSON_AddArrayToObject(o, "runs");
 	for (i = 0; i < p->n; i++) {
-		const struct sim_result *r = &p->jobs[i].out.res;
+		const struct placement_run *r = &p->runs[i];
 
 		it = cJSON_CreateObject();
 		cJSON_AddNumberToObject(it, "seed", (double)i);
 		cJSON_AddNumberToObject(it, "peak_reserved", (double)r->peak_reserved);
 		if (r->oomed)
-			cJSON_AddNumberToObject(it, "oom_event", (double)r->oom.event);
+			cJSON_AddNumberToObject(it, "oom_event", (double)r->oom_event);
 		else
 			cJSON_AddNullToObject(it, "oom_event");
 		cJSON_AddItemToArray(runs, it);
@@ -145,8 +182,7 @@ placements_json(const struct placements *p)
 void
 placements_free(struct placements *p)
 {
-	if (p->jobs != NULL)
-		batch_free(p->jobs, p->n);
-	free(p->jobs);
+	run_output_free(&p->model);
+	free(p->runs);
 	memset(p, 0, sizeof(*p));
 }

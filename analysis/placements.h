@@ -15,12 +15,22 @@
 
 #include "sim/batch.h"
 #include "sim/run.h"
+#include "traces/tracemem.h"
 
 #define PLACEMENTS_MAX 4096
 
+/* What is kept of one placement's run: the range needs no more. */
+struct placement_run {
+	uint64_t peak_reserved;
+	int oomed;
+	uint64_t oom_event;
+};
+
 struct placements {
 	size_t n;
-	struct batch_job *jobs;		/* jobs[i]: seed i; jobs[0] is the prediction */
+	struct run_output model;	/* seed 0's whole output: the prediction (a
+					   trace that cannot be read again is held by it) */
+	struct placement_run *runs;	/* runs[i]: seed i */
 	uint64_t capacity;
 	/* over every placement */
 	uint64_t peak_min, peak_max;
@@ -29,10 +39,12 @@ struct placements {
 };
 
 /*
- * Run tmpl (a model placement) under n placements on up to threads threads:
- * the trace is read once when tmpl reads a file.  Returns 0, or the first
- * failed run's GMS_E* code with its *cause (every run replays the same
- * events: one that fails, all do).
+ * Run tmpl (a model placement) under n placements, threads at a time: no
+ * more simulations are alive at once than run at once, so memory is that of
+ * `threads` runs whatever n is.  Each group of them reads the trace once
+ * (a file that cannot be read again is held in memory first).  Returns 0,
+ * or the first failed run's GMS_E* code with its *cause (every run replays
+ * the same events: one that fails, all do).
  */
 int placements_run(const struct run_spec *tmpl, size_t n, int threads, struct placements *p,
     char **cause);

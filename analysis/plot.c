@@ -17,6 +17,7 @@
 
 #include "analysis/plot.h"
 #include "sim/gms.h"
+#include "sim/tmpfiles.h"
 
 extern const char asset_plot_timeline_gp[];
 extern const char asset_plot_map_gp[];
@@ -30,6 +31,8 @@ plot_term(const char *out, char **cause)
 {
 	size_t n = strlen(out);
 
+	if (strcmp(out, "-") == 0)
+		return "svg";
 	if (n > 4 && strcmp(out + n - 4, ".svg") == 0)
 		return "svg";
 	if (n > 4 && strcmp(out + n - 4, ".png") == 0)
@@ -76,25 +79,20 @@ label_assigns(const char *const *names, size_t n)
 	return out;
 }
 
+/* The private directory a picture is drawn in, and what is in it. */
 struct tmp {
-	char dir[256];
-	char paths[6][300];
+	char *dir;
+	char *paths[8];
 	int n;
 };
 
 static FILE *
 tmp_file(struct tmp *t, const char *name, char **path)
 {
-	char dir[sizeof(t->dir)];
-	FILE *f;
-
 	GMS_ASSERT(t->n < (int)ARRAY_SIZE(t->paths));
-	/* a copy: t->dir and t->paths live in one object, which -Wrestrict flags */
-	memcpy(dir, t->dir, sizeof(dir));
-	snprintf(t->paths[t->n], sizeof(t->paths[0]), "%s/%s", dir, name);
-	*path = t->paths[t->n++];
-	f = fopen(*path, "w");
-	return f;
+	*path = t->paths[t->n++] = gms_asprintf("%s/%s", t->dir, name);
+	tmpfiles_add(*path);
+	return fopen(*path, "w");
 }
 
 static void
@@ -102,10 +100,17 @@ tmp_clean(struct tmp *t)
 {
 	int i;
 
-	for (i = 0; i < t->n; i++)
+	for (i = t->n - 1; i >= 0; i--) {
 		unlink(t->paths[i]);
-	if (t->dir[0])
+		tmpfiles_forget(t->paths[i]);
+		free(t->paths[i]);
+	}
+	if (t->dir != NULL) {
 		rmdir(t->dir);
+		tmpfiles_forget(t->dir);
+		free(t->dir);
+	}
+	memset(t, 0, sizeof(*t));
 }
 
 static int
@@ -114,13 +119,17 @@ tmp_dir(struct tmp *t, char **cause)
 	const char *base = getenv("TMPDIR");
 
 	memset(t, 0, sizeof(*t));
-	snprintf(t->dir, sizeof(t->dir), "%s/gpumemsim-plot.XXXXXX", base && *base ? base : "/tmp");
+	t->dir = gms_asprintf("%s/gpumemsim-plot.XXXXXX", base && *base ? base : "/tmp");
 	if (mkdtemp(t->dir) == NULL) {
 		int e = errno;
 
-		t->dir[0] = '\0';
-		return gms_fail(cause, GMS_EIO, "cannot make a temporary directory: %s", strerror(e));
+		gms_fail(cause, GMS_EIO, "cannot make a temporary directory '%s': %s", t->dir,
+		    strerror(e));
+		free(t->dir);
+		t->dir = NULL;
+		return GMS_EIO;
 	}
+	tmpfiles_add(t->dir);
 	return 0;
 }
 
@@ -143,17 +152,74 @@ last_words(const char *errpath, char *buf, size_t len)
 }
 
 /*
- * Run gnuplot -e assigns script, its messages kept in errpath (warnings about
- * a sparse picture are not the user's business); check that out was written.
+ * Is the picture at path whole?  gnuplot says nothing when its writes fail
+ * (a full disk): an SVG ends with its closing tag, a PNG with its IEND chunk.
  */
 static int
-gnuplot(const char *assigns, const char *script, const char *out, const char *errpath,
-    char **cause)
+picture_whole(const char *path, const char *term)
 {
-	char *argv[] = { "gnuplot", "-e", (char *)assigns, (char *)script, NULL };
+	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42,
+	    0x60, 0x82 };
+	unsigned char tail[64];
+	size_t n;
+	long size;
+	FILE *f = fopen(path, "rb");
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) <= 0 ||
+	    fseek(f, size > (long)sizeof(tail) ? size - (long)sizeof(tail) : 0, SEEK_SET) != 0) {
+		if (f != NULL)
+			fclose(f);
+		return 0;
+	}
+	n = fread(tail, 1, sizeof(tail), f);
+	fclose(f);
+	if (strcmp(term, "png") == 0)
+		return n >= sizeof(iend) && memcmp(tail + n - sizeof(iend), iend, sizeof(iend)) == 0;
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' '))
+		n--;
+	return n >= 6 && memcmp(tail + n - 6, "</svg>", 6) == 0;
+}
+
+/* The picture at from, every byte written to fd (the caller's output). */
+static int
+copy_out(const char *from, int fd, const char *name, char **cause)
+{
+	char buf[65536];
+	ssize_t w;
+	size_t n, off;
+	FILE *f = fopen(from, "rb");
+
+	if (f == NULL)
+		return gms_fail(cause, GMS_EIO, "cannot read the picture gnuplot drew ('%s'): %s",
+		    from, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (off = 0; off < n; off += (size_t)w)
+			if ((w = write(fd, buf + off, n - off)) < 0) {
+				if (errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				fclose(f);
+				return gms_fail(cause, GMS_EIO, "cannot write '%s': %s", name,
+				    strerror(errno));
+			}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Run gnuplot -d -e assigns script (no start-up file read: the picture is
+ * the same for every user), its messages kept in errpath (warnings about a
+ * sparse picture are not the user's business); the picture it drew at pic,
+ * checked whole, then written to fd.
+ */
+static int
+gnuplot(const char *assigns, const char *script, const char *pic, const char *term,
+    const char *errpath, int fd, const char *name, char **cause)
+{
+	char *argv[] = { "gnuplot", "-d", "-e", (char *)assigns, (char *)script, NULL };
 	posix_spawn_file_actions_t fa;
 	char said[512];
-	struct stat st;
 	pid_t pid;
 	int status, rc;
 
@@ -167,23 +233,27 @@ gnuplot(const char *assigns, const char *script, const char *out, const char *er
 		    "(Debian: apt-get install gnuplot-nox)");
 	if (rc != 0)
 		return gms_fail(cause, GMS_EIO, "cannot run gnuplot: %s", strerror(rc));
-	if (waitpid(pid, &status, 0) < 0)
+	tmpfiles_child(pid);
+	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	tmpfiles_child(0);
+	if (rc < 0)
 		return gms_fail(cause, GMS_EIO, "waiting for gnuplot: %s", strerror(errno));
-	/* the caller's outfile removes half a picture */
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		last_words(errpath, said, sizeof(said));
 		return gms_fail(cause, GMS_EIO, "gnuplot failed (exit status %d)%s%s",
 		    WIFEXITED(status) ? WEXITSTATUS(status) : -1, said[0] ? ": " : "", said);
 	}
-	if (stat(out, &st) != 0 || (S_ISREG(st.st_mode) && st.st_size == 0))
-		return gms_fail(cause, GMS_EIO, "gnuplot wrote nothing to '%s'", out);
-	return 0;
+	if (!picture_whole(pic, term))
+		return gms_fail(cause, GMS_EIO, "cannot draw '%s': the picture gnuplot wrote in "
+		    "'%s' is incomplete (is the disk full?)", name, pic);
+	return copy_out(pic, fd, name, cause);
 }
 
 /* gnuplot, its complaints kept in t for the message. */
 static int
-gnuplot_in(struct tmp *t, const char *assigns, const char *script, const char *out,
-    char **cause)
+gnuplot_in(struct tmp *t, const char *assigns, const char *script, const char *pic,
+    const char *term, int fd, const char *name, char **cause)
 {
 	char *errpath;
 	FILE *f;
@@ -192,7 +262,21 @@ gnuplot_in(struct tmp *t, const char *assigns, const char *script, const char *o
 		return gms_fail(cause, GMS_EIO, "cannot write a temporary file: %s",
 		    strerror(errno));
 	fclose(f);
-	return gnuplot(assigns, script, out, errpath, cause);
+	return gnuplot(assigns, script, pic, term, errpath, fd, name, cause);
+}
+
+/* Where gnuplot draws: "picture.svg" or "picture.png" in t. */
+static int
+picture_path(struct tmp *t, const char *term, char **pic, char **cause)
+{
+	char name[16];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "picture.%s", term);
+	if ((f = tmp_file(t, name, pic)) == NULL)
+		return gms_fail(cause, GMS_EIO, "cannot write %s: %s", *pic, strerror(errno));
+	fclose(f);
+	return 0;
 }
 
 static int
@@ -209,7 +293,7 @@ int
 plot_timeline(const struct plot_timeline_args *a, char **cause)
 {
 	const char *term = plot_term(a->out, cause);
-	char *data, *ann, *oom, *script, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp;
+	char *data, *ann, *oom, *script, *pic, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp;
 	char *labels = NULL, *oomplot = NULL;
 	struct tmp t;
 	size_t i, every;
@@ -281,11 +365,12 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 		oomplot = tmp;
 	}
 	fclose(f);
-	if ((err = write_script(&t, asset_plot_timeline_gp, &script, cause)) < 0)
+	if ((err = write_script(&t, asset_plot_timeline_gp, &script, cause)) < 0 ||
+	    (err = picture_path(&t, term, &pic, cause)) < 0)
 		goto out;
 	labels = label_assigns(a->labels, a->n);
 	qd = quoted(data);
-	qo = quoted(a->out);
+	qo = quoted(pic);
 	qt = quoted(a->title);
 	qa = quoted(ann);
 	qm = quoted(oom);
@@ -294,7 +379,7 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; %s%s"
 	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s", qd, qo, term, a->n,
 	    labels, a->n ? "; " : "", qt, (double)a->capacity, qa, qm, qp);
-	err = gnuplot_in(&t, assigns, script, a->out, cause);
+	err = gnuplot_in(&t, assigns, script, pic, term, a->fd, a->out, cause);
 	free(qd);
 	free(qo);
 	free(qt);
@@ -318,12 +403,12 @@ struct map_ctx {
 };
 
 int
-plot_share(const char *out, const char *title, const char *csv,
+plot_share(const char *out, int fd, const char *title, const char *csv,
     const char *const *names, size_t njobs, uint64_t capacity, const struct plot_point *ooms,
     size_t nooms, char **cause)
 {
 	const char *term = plot_term(out, cause);
-	char *oom, *script, *assigns, *qd, *qo, *qt, *ql, *qm, *qp, *labels;
+	char *oom, *script, *pic, *assigns, *qd, *qo, *qt, *ql, *qm, *qp, *labels;
 	char *oomplot;
 	struct tmp t;
 	size_t i;
@@ -342,21 +427,22 @@ plot_share(const char *out, const char *title, const char *csv,
 		fprintf(f, "%llu,%llu\n", (unsigned long long)ooms[i].event,
 		    (unsigned long long)ooms[i].bytes);
 	fclose(f);
-	if ((err = write_script(&t, asset_plot_share_gp, &script, cause)) < 0)
+	if ((err = write_script(&t, asset_plot_share_gp, &script, cause)) < 0 ||
+	    (err = picture_path(&t, term, &pic, cause)) < 0)
 		goto out;
 	labels = label_assigns(names, njobs);
 	qm = quoted(oom);
 	oomplot = nooms == 0 ? gms_strdup("") : gms_asprintf(", %s using ($1 / 1e6):($2 / GiB) "
 	    "with points pt 7 ps 2 lc rgb \"#cc0000\" title \"out of memory\"", qm);
 	qd = quoted(csv);
-	qo = quoted(out);
+	qo = quoted(pic);
 	qt = quoted(title);
 	ql = gms_strdup(labels);
 	qp = quoted(oomplot);
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; njobs=%zu; %s%s"
 	    "title=%s; capacity=%.0f; oomplot=%s", qd, qo, term, njobs, ql, njobs ? "; " : "", qt,
 	    (double)capacity, qp);
-	err = gnuplot_in(&t, assigns, script, out, cause);
+	err = gnuplot_in(&t, assigns, script, pic, term, fd, out, cause);
 	free(qd);
 	free(qo);
 	free(qt);
@@ -400,12 +486,12 @@ count_segment(void *arg, const struct policy_walk_segment *s)
 }
 
 int
-plot_map(const char *out, const char *title, const struct policy_ops *ops, void *state,
-    char **cause)
+plot_map(const char *out, int fd, const char *title, const struct policy_ops *ops,
+    void *state, char **cause)
 {
 	const char *term = plot_term(out, cause);
 	struct map_ctx c = { .row = -1 };
-	char *data, *tics, *script, *assigns, *qd, *qo, *qt, *qs;
+	char *data, *tics, *script, *pic, *assigns, *qd, *qo, *qt, *qs;
 	struct tmp t;
 	int err;
 
@@ -416,7 +502,7 @@ plot_map(const char *out, const char *title, const struct policy_ops *ops, void 
 	ops->walk(state, count_segment, NULL, &c.nsegs);
 	if ((c.data = tmp_file(&t, "map.csv", &data)) == NULL ||
 	    (c.tics = tmp_file(&t, "tics.gp", &tics)) == NULL) {
-		err = gms_fail(cause, GMS_EIO, "cannot write in %s: %s", t.dir, strerror(errno));
+		err = gms_fail(cause, GMS_EIO, "cannot write in '%s': %s", t.dir, strerror(errno));
 		if (c.data)
 			fclose(c.data);
 		goto out;
@@ -428,15 +514,16 @@ plot_map(const char *out, const char *title, const struct policy_ops *ops, void 
 		fprintf(c.data, "0,0,0,16777215\n");	/* an empty map still draws */
 	fclose(c.data);
 	fclose(c.tics);
-	if ((err = write_script(&t, asset_plot_map_gp, &script, cause)) < 0)
+	if ((err = write_script(&t, asset_plot_map_gp, &script, cause)) < 0 ||
+	    (err = picture_path(&t, term, &pic, cause)) < 0)
 		goto out;
 	qd = quoted(data);
-	qo = quoted(out);
+	qo = quoted(pic);
 	qt = quoted(title);
 	qs = quoted(tics);
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; title=%s; nrows=%zu; "
 	    "ticfile=%s", qd, qo, term, qt, c.nsegs ? c.nsegs : 1, qs);
-	err = gnuplot_in(&t, assigns, script, out, cause);
+	err = gnuplot_in(&t, assigns, script, pic, term, fd, out, cause);
 	free(qd);
 	free(qo);
 	free(qt);

@@ -20,8 +20,15 @@ struct plot_point {
 	size_t series;		/* OOM points: the policy's index in tls */
 };
 
+/*
+ * Every picture is drawn in a private directory, checked whole and only then
+ * written to fd (the caller's output: a file's temporary twin, standard
+ * output); out is its name as the user gave it, which says the format (.svg,
+ * .png; "-" is an SVG) and names it in messages.
+ */
 struct plot_timeline_args {
 	const char *out;		/* .svg or .png */
+	int fd;
 	const char *title;
 	struct timeline *const *tls;	/* one per policy */
 	const char *const *labels;
@@ -41,15 +48,15 @@ int plot_timeline(const struct plot_timeline_args *a, char **cause);
  * timeline: t_us, a column per job, used, free), the card's capacity, and
  * the out-of-memory points (event: the time in us, bytes: in use then).
  */
-int plot_share(const char *out, const char *title, const char *csv,
+int plot_share(const char *out, int fd, const char *title, const char *csv,
     const char *const *names, size_t njobs, uint64_t capacity, const struct plot_point *ooms,
     size_t nooms, char **cause);
 
 /* Render the segments and blocks a walk of (ops, state) reports. */
-int plot_map(const char *out, const char *title, const struct policy_ops *ops, void *state,
-    char **cause);
+int plot_map(const char *out, int fd, const char *title, const struct policy_ops *ops,
+    void *state, char **cause);
 
-/* "svg" or "png" from the output's name; NULL with *cause otherwise. */
+/* "svg" or "png" from the output's name ("-": svg); NULL with *cause otherwise. */
 const char *plot_term(const char *out, char **cause);
 
 #endif /* ANALYSIS_PLOT_H */

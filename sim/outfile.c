@@ -15,40 +15,60 @@
 
 #include "sim/gms.h"
 #include "sim/outfile.h"
+#include "sim/tmpfiles.h"
 
 static void
 reset(struct outfile *o)
 {
+	if (o->tmp != NULL)
+		tmpfiles_forget(o->tmp);
 	free(o->path);
+	free(o->dest);
 	free(o->tmp);
 	o->path = NULL;
+	o->dest = NULL;
 	o->tmp = NULL;
 	o->fd = -1;
+}
+
+/* The input among inputs[0..n) that st is, or NULL. */
+static const char *
+is_input(const struct stat *st, const char *const *inputs, size_t n)
+{
+	struct stat in;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (inputs[i] == NULL || strcmp(inputs[i], "-") == 0)
+			continue;
+		if (stat(inputs[i], &in) == 0 && in.st_dev == st->st_dev &&
+		    in.st_ino == st->st_ino)
+			return inputs[i];
+	}
+	return NULL;
 }
 
 int
 outfile_open(const char *path, const char *const *inputs, size_t ninputs,
     struct outfile *o, char **cause)
 {
-	struct stat out, in;
-	const char *slash;
+	struct stat out, ln;
+	const char *slash, *in;
+	char *dest;
 	mode_t mask;
-	size_t i;
+	int exists;
 
 	o->path = NULL;
+	o->dest = NULL;
 	o->tmp = NULL;
 	o->fd = -1;
 	if (*path == '\0')
 		return gms_fail(cause, GMS_ECONFIG, "an empty output file name");
-	if (stat(path, &out) == 0) {
-		for (i = 0; i < ninputs; i++) {
-			if (inputs[i] == NULL || strcmp(inputs[i], "-") == 0)
-				continue;
-			if (stat(inputs[i], &in) == 0 && in.st_dev == out.st_dev &&
-			    in.st_ino == out.st_ino)
-				return gms_fail(cause, GMS_ECONFIG, "'%s' is the input '%s' (the same "
-				    "file): write somewhere else", path, inputs[i]);
-		}
+	exists = stat(path, &out) == 0;
+	if (exists) {
+		if ((in = is_input(&out, inputs, ninputs)) != NULL)
+			return gms_fail(cause, GMS_ECONFIG, "'%s' is the input '%s' (the same "
+			    "file): write somewhere else", path, in);
 		if (S_ISDIR(out.st_mode))
 			return gms_fail(cause, GMS_ECONFIG, "cannot write '%s': it is a directory",
 			    path);
@@ -61,22 +81,46 @@ outfile_open(const char *path, const char *const *inputs, size_t ninputs,
 			return 0;
 		}
 	}
+	dest = gms_strdup(path);
+	if (lstat(path, &ln) == 0 && S_ISLNK(ln.st_mode)) {
+		/* the file the link names is replaced; the link stays a link */
+		char *real = realpath(path, NULL);
+
+		if (real == NULL) {
+			free(dest);
+			return gms_fail(cause, GMS_EIO, "cannot write '%s': a symbolic link to "
+			    "nothing (%s)", path, strerror(errno));
+		}
+		free(dest);
+		dest = gms_strdup(real);
+		free(real);
+	}
 	/* ".gpumemsim-XXXXXX.NAME": hidden, and it keeps NAME's extension (plot's format) */
-	slash = strrchr(path, '/');
-	o->tmp = gms_asprintf("%.*s.gpumemsim-XXXXXX.%s", slash ? (int)(slash - path + 1) : 0,
-	    path, slash ? slash + 1 : path);
-	if ((o->fd = mkostemps(o->tmp, (int)strlen(slash ? slash + 1 : path) + 1, O_CLOEXEC)) < 0) {
+	slash = strrchr(dest, '/');
+	o->tmp = gms_asprintf("%.*s.gpumemsim-XXXXXX.%s", slash ? (int)(slash - dest + 1) : 0,
+	    dest, slash ? slash + 1 : dest);
+	if ((o->fd = mkostemps(o->tmp, (int)strlen(slash ? slash + 1 : dest) + 1, O_CLOEXEC)) < 0) {
 		int e = errno;
 
 		free(o->tmp);
+		free(dest);
 		o->tmp = NULL;
 		return gms_fail(cause, GMS_EIO, "cannot create '%s': %s", path, strerror(e));
 	}
-	/* mkstemp makes 0600; a new file gets what open(2) would have given it */
-	mask = umask(0);
-	umask(mask);
-	(void)fchmod(o->fd, 0666 & ~mask);
+	tmpfiles_add(o->tmp);
+	if (exists) {
+		/* a file replaced keeps who may read it */
+		if (fchown(o->fd, out.st_uid, out.st_gid) != 0)
+			(void)fchown(o->fd, (uid_t)-1, out.st_gid);
+		(void)fchmod(o->fd, out.st_mode & 07777);
+	} else {
+		/* mkstemp makes 0600; a new file gets what open(2) would have given it */
+		mask = umask(0);
+		umask(mask);
+		(void)fchmod(o->fd, 0666 & ~mask);
+	}
 	o->path = gms_strdup(path);
+	o->dest = dest;
 	return 0;
 }
 
@@ -88,7 +132,7 @@ outfile_commit(struct outfile *o, char **cause)
 	if (o->fd >= 0 && close(o->fd) != 0)
 		err = gms_fail(cause, GMS_EIO, "cannot write '%s': %s", o->path, strerror(errno));
 	o->fd = -1;
-	if (err == 0 && o->tmp != NULL && rename(o->tmp, o->path) != 0)
+	if (err == 0 && o->tmp != NULL && rename(o->tmp, o->dest) != 0)
 		err = gms_fail(cause, GMS_EIO, "cannot write '%s': %s", o->path, strerror(errno));
 	if (err < 0 && o->tmp != NULL)
 		unlink(o->tmp);
@@ -104,4 +148,17 @@ outfile_abort(struct outfile *o)
 	if (o->tmp != NULL)
 		unlink(o->tmp);
 	reset(o);
+}
+
+int
+outfile_check_stdout(const char *const *inputs, size_t ninputs, char **cause)
+{
+	struct stat st;
+	const char *in;
+
+	if (fstat(STDOUT_FILENO, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (in = is_input(&st, inputs, ninputs)) != NULL)
+		return gms_fail(cause, GMS_ECONFIG, "standard output is the input '%s' (the "
+		    "same file): write somewhere else", in);
+	return 0;
 }

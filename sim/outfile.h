@@ -7,6 +7,13 @@
  * link), is refused before anything is written.  Devices and pipes
  * (/dev/null, /dev/stdout, a FIFO) are written in place, since they cannot
  * be replaced.
+ *
+ * A file replaced keeps its permissions (and, where the process may, its
+ * owner).  A symbolic link is followed: the file it names is replaced and
+ * the link stays; one that names nothing is refused.  A file with other hard
+ * links gets a new inode, so its other names keep the old contents (as
+ * editors that save by renaming do).  The temporary file is removed when a
+ * signal ends the command (tmpfiles.h).
  */
 #ifndef SIM_OUTFILE_H
 #define SIM_OUTFILE_H
@@ -14,8 +21,9 @@
 #include <stddef.h>
 
 struct outfile {
-	char *path;		/* the destination, as given */
-	char *tmp;		/* the file written, or NULL when path itself is */
+	char *path;		/* the destination, as given (for messages) */
+	char *dest;		/* what is replaced: path, or the file its links name */
+	char *tmp;		/* the file written, or NULL when dest itself is */
 	int fd;			/* open for writing; -1 once handed on or closed */
 };
 
@@ -36,5 +44,12 @@ int outfile_commit(struct outfile *o, char **cause);
 
 /* Give up: the temporary file is removed, the destination untouched. */
 void outfile_abort(struct outfile *o);
+
+/*
+ * Writing to standard output: refused (GMS_ECONFIG, with *cause) when it is
+ * one of the inputs, as `convert t.jsonl - >> t.jsonl` would make it, a
+ * command reading what it writes.  0 otherwise.
+ */
+int outfile_check_stdout(const char *const *inputs, size_t ninputs, char **cause);
 
 #endif /* SIM_OUTFILE_H */

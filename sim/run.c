@@ -207,6 +207,7 @@ run_output_free(struct run_output *out)
 	sim_destroy(out->sim);
 	device_destroy(out->dev);
 	trace_close(out->reader);
+	trace_mem_free(out->held);
 	free(out->opts);
 	free(out->label);
 	memset(out, 0, sizeof(*out));

@@ -71,6 +71,8 @@ struct run_output {
 					   "caching alloc_conf=... (as recorded)" */
 	uint64_t recorded_used;		/* recorded placement: addresses used */
 	uint64_t recorded_diverged;	/* ... segments the model had to place */
+	struct trace_mem *held;		/* a trace read into memory for this output
+					   alone (hdr may point into it); freed with it */
 };
 
 /*

@@ -1,11 +1,10 @@
 #!/bin/sh
 # t/cli-reliability.sh - the second hostile-input and fault pass (issue 27),
 # each class as it was reproduced: pickle reference bombs, plan's verified
-# minimum against run, outputs on a full disk and under signals, names
-# gnuplot split, inputs that are pipes or change between passes, and the
-# smaller ones.
+# minimum against run, names gnuplot split (the faults of the same pass,
+# full disks, signals, pipes and inputs that change, are t/cli-faults.sh).
 # Exercises traces/pickle.c, traces/trace-pickle.c, analysis/plan.c,
-# analysis/plot.c, sim/outfile.c, traces/trace.c, traces/trace-json.c.
+# analysis/plot.c.
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
 HOSTILE=$TOP_SRCDIR/t/data/hostile

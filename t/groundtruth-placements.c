@@ -61,13 +61,13 @@ inside_first(const struct placements *p, size_t k, uint64_t peak, uint64_t oom)
 	size_t i;
 
 	for (i = 0; i < k; i++) {
-		const struct sim_result *r = &p->jobs[i].out.res;
+		const struct placement_run *r = &p->runs[i];
 
 		lo = GMS_MIN(lo, r->peak_reserved);
 		hi = GMS_MAX(hi, r->peak_reserved);
 		fits |= !r->oomed;
-		at |= r->oomed && oom != 0 && r->oom.event <= oom - 1;
-		at |= (r->oomed && oom != 0 && r->oom.event >= oom - 1) << 1;
+		at |= r->oomed && oom != 0 && r->oom_event <= oom - 1;
+		at |= (r->oomed && oom != 0 && r->oom_event >= oom - 1) << 1;
 	}
 	if (peak < lo || peak > hi)
 		return 0;
@@ -185,10 +185,10 @@ main(void)
 					printf("Bail out! %s\n", cause);
 					return 1;
 				}
-				ok(out.res.peak_reserved == p.jobs[0].out.res.peak_reserved &&
-				    out.res.oomed == p.jobs[0].out.res.oomed &&
-				    (!out.res.oomed || out.res.oom.event ==
-				    p.jobs[0].out.res.oom.event), "%s, limit %llu: placement 0 is the "
+				ok(out.res.peak_reserved == p.runs[0].peak_reserved &&
+				    out.res.peak_reserved == p.model.res.peak_reserved &&
+				    out.res.oomed == p.runs[0].oomed &&
+				    (!out.res.oomed || out.res.oom.event == p.runs[0].oom_event), "%s, limit %llu: placement 0 is the "
 				    "model's prediction", trace->string, (unsigned long long)limit);
 				run_output_free(&out);
 			}

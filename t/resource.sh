@@ -7,7 +7,7 @@
 # so this skips in a sanitizer build; .ci/run runs it in a plain build too.
 # Exercises traces/trace.c (the whole-file cap), traces/pickle.c (the
 # budget), traces/trace-json.c (streaming), traces/trace-jsonl.c and
-# traces/trace-csv.c (the line limit).
+# traces/trace-csv.c (the line limit), analysis/placements.c (runs alive at once).
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
 if "$GPUMEMSIM" --version | grep -q -- '--enable-sanitizers'; then
@@ -99,5 +99,19 @@ done
 limited run "$TMP/blanks.json.gz" --format=json
 is "$rc $(json_top events) $(json_top peak_live)" "0 2 5" \
     "5 GB of blanks in a JSON document: both events, in 512 MB"
+
+# --placements=N: no more simulations alive than run at once (-j), whatever N
+# (32 placements of 100k live allocations once held all 32: 890 MB).
+awk 'BEGIN { print "{\"format\":\"gpumemsim-trace\",\"version\":1,\"name\":\"churn\"}"
+	n = 100000
+	for (i = 1; i <= n; i++) printf "{\"op\":\"alloc\",\"id\":%d,\"size\":%d}\n", i, (i % 97 + 1) * 4096
+	for (j = 1; j <= n; j++) {
+		printf "{\"op\":\"free\",\"id\":%d}\n", j
+		printf "{\"op\":\"alloc\",\"id\":%d,\"size\":%d}\n", n + j, (j % 89 + 1) * 4096
+	} }' >"$TMP/churn.jsonl"
+limited run "$TMP/churn.jsonl" --placements=32 -j2 --format=json
+is "$rc $(json_top events)" "0 300000" "32 placements of 100k live allocations, two at a time, in 512 MB"
+limited run - --placements=32 -j2 --format=json <"$TMP/churn.jsonl"
+is "$rc $(json_top events)" "0 300000" "... read from standard input (held once for the 16 groups)"
 
 done_testing

@@ -20,6 +20,9 @@
  * trace says it starts mid-run.  The simulation's allocated bytes then
  * follow Total Allocated, whose peak is observed; Total Reserved's peak is
  * observed too when the profile saw the job from its first allocation.
+ * A profile that contradicts itself (a Total Allocated that is not the last
+ * one plus Bytes, a free whose Bytes is not its block's) is read as it is
+ * and says so (source.inconsistent), in every report.
  */
 #include "config.h"
 
@@ -63,6 +66,10 @@ struct kineto {
 	size_t nseeds, next_seed;
 	double live_before, peak_reserved, peak_allocated;
 	uint64_t orphans;		/* frees of blocks the profile never saw allocated */
+	/* where the profile contradicts itself (its numbers cannot all be right) */
+	uint64_t bad_totals, first_bad_total;	/* Total Allocated is not the last one
+						   plus Bytes (first: its place in ev) */
+	uint64_t bad_sizes, first_bad_size;	/* a free's Bytes is not its block's */
 	struct addr_id *live;
 	uint64_t next_id;
 };
@@ -213,21 +220,29 @@ scan(struct kineto *k)
 	uint64_t seeded = 0;
 	size_t i;
 
+	double last = NAN;
+
 	for (i = 0; i < k->n; i++) {
 		struct mem_event *m = &k->ev[i];
 
 		if (i == 0 && isfinite(m->total_alloc))
 			k->live_before = GMS_MAX(0.0, m->total_alloc - (double)m->bytes);
+		if (isfinite(last) && isfinite(m->total_alloc) &&
+		    m->total_alloc != last + (double)m->bytes && k->bad_totals++ == 0)
+			k->first_bad_total = i;
+		last = m->total_alloc;
 		if (isfinite(m->total_reserved) && m->total_reserved > k->peak_reserved)
 			k->peak_reserved = m->total_reserved;
 		if (isfinite(m->total_alloc) && m->total_alloc > k->peak_allocated)
 			k->peak_allocated = m->total_alloc;
 		if (m->bytes > 0) {
-			live_at(k, m->addr);
+			live_at(k, m->addr)->size = (uint64_t)m->bytes;
 			continue;
 		}
 		HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
 		if (a != NULL) {
+			if (a->size != (uint64_t)-m->bytes && k->bad_sizes++ == 0)
+				k->first_bad_size = i;
 			HASH_DEL(k->live, a);
 			free(a);
 			continue;
@@ -293,6 +308,19 @@ kineto_header(struct kineto *k, const char *name)
 		cJSON_AddStringToObject(seeded, "unknown", "when, and in what segments, the "
 		    "blocks live before the profile were allocated: they are seeded at its start");
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
+	}
+	if (k->bad_totals > 0 || k->bad_sizes > 0) {
+		/* event numbers as the trace hands them out: the seeded blocks come first */
+		cJSON *bad = cJSON_AddObjectToObject(src, "inconsistent");
+
+		cJSON_AddNumberToObject(bad, "totals", (double)k->bad_totals);
+		if (k->bad_totals > 0)
+			cJSON_AddNumberToObject(bad, "first_total_event",
+			    (double)(k->nseeds + k->first_bad_total));
+		cJSON_AddNumberToObject(bad, "sizes", (double)k->bad_sizes);
+		if (k->bad_sizes > 0)
+			cJSON_AddNumberToObject(bad, "first_size_event",
+			    (double)(k->nseeds + k->first_bad_size));
 	}
 	if (k->peak_allocated > 0 || k->peak_reserved > 0) {
 		obs = cJSON_AddObjectToObject(hdr, "observed");

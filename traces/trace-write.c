@@ -58,8 +58,9 @@ trace_writer_open(const char *path, const char *const *inputs, size_t ninputs,
 		    ".json, .jsonl, .json.gz or .jsonl.gz", path);
 	}
 	w->out.fd = -1;
-	if (!w->stdout_) {
-		int err = outfile_open(path, inputs, ninputs, &w->out, cause);
+	{
+		int err = w->stdout_ ? outfile_check_stdout(inputs, ninputs, cause) :
+		    outfile_open(path, inputs, ninputs, &w->out, cause);
 
 		if (err < 0) {
 			free(w);

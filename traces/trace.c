@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sim/gms.h"
+#include "traces/input.h"
 #include "traces/reader.h"
 
 static const char *const op_names[TRACE_NOPS] = {
@@ -305,6 +306,15 @@ trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause)
 	r->header_json = hdr;
 	if (!cJSON_IsObject(hdr))
 		return gms_fail(cause, GMS_ETRACE, "not a gpumemsim trace: the top level is not a JSON object");
+	/* JSON readers disagree on a repeated key (Python takes the last): neither is taken */
+	for (it = hdr->child; it != NULL; it = it->next) {
+		const cJSON *o;
+
+		for (o = it->next; o != NULL; o = o->next)
+			if (strcmp(o->string, it->string) == 0)
+				return gms_fail(cause, GMS_ETRACE, "the header names \"%s\" twice: "
+				    "which one counts is not defined (keep one)", it->string);
+	}
 	it = cJSON_GetObjectItemCaseSensitive(hdr, "format");
 	if (!cJSON_IsString(it) || strcmp(it->valuestring, "gpumemsim-trace") != 0)
 		return gms_fail(cause, GMS_ETRACE,
@@ -434,15 +444,52 @@ trace_ends_with(const char *s, const char *suffix)
 }
 
 /*
- * Choose the format by extension (".gz" stripped), else from the first bytes
- * after gzip: a JSON Lines file's first line is a header object without
- * "events"; a document holds its "events" array.
+ * The format of a trace whose first bytes (after gzip) are head[0..n), with
+ * head[n] = '\0'; NULL when they are none gpumemsim reads.  A JSON Lines
+ * file's first line is a header object without "events"; a document holds
+ * its "events" array.
  */
+static const struct trace_format *
+by_content(const char *head, size_t n)
+{
+	const char *nl;
+
+	if (n > 0 && (unsigned char)head[0] == 0x80)
+		return &trace_format_pickle;
+	if (strncmp(head, "Thread,", 7) == 0)
+		return &trace_format_csv;
+	/* an XSpace: its first plane (field 1) names a host or a device early */
+	if (n > 2 && (unsigned char)head[0] == 0x0a && (memmem(head, n, "/host:", 6) ||
+	    memmem(head, n, "/device:", 8)))
+		return &trace_format_xplane;
+	if (head[strspn(head, " \t\r\n")] != '{')
+		return NULL;
+	nl = strchr(head, '\n');
+	if (nl != NULL && nl[strspn(nl, " \t\r\n")] == '{' && strstr(head, "\"events\"") == NULL)
+		return &trace_format_jsonl;
+	return &trace_format_json;
+}
+
+/* Could head[0..n), the start of a pipe, be a trace (input_open's looks_like)? */
+static int
+looks_like_trace(const unsigned char *head, size_t n)
+{
+	char buf[INPUT_HEAD + 1];
+
+	if (n == 0 || (n >= 2 && head[0] == 0x1f && head[1] == 0x8b))
+		return 1;	/* empty (the reader says so), or gzip: looked at after */
+	n = GMS_MIN(n, (size_t)INPUT_HEAD);
+	memcpy(buf, head, n);
+	buf[n] = '\0';
+	return by_content(buf, n) != NULL;
+}
+
+/* Choose the format by extension (".gz" stripped), else from the first bytes. */
 static const struct trace_format *
 sniff(struct trace_reader *r, char **cause)
 {
+	const struct trace_format *f;
 	char head[4096], base[4096];
-	const char *nl;
 	size_t blen;
 	int n, zerr;
 
@@ -463,60 +510,19 @@ sniff(struct trace_reader *r, char **cause)
 
 	n = gzread(r->gz, head, sizeof(head) - 1);
 	if (n < 0 || gzrewind(r->gz) != 0) {
+		const char *why = gzerror(r->gz, &zerr);
+
 		gms_fail(cause, GMS_EIO, "cannot read trace '%s': %s", r->path,
-		    gzerror(r->gz, &zerr));
+		    why != NULL && *why ? why : strerror(errno));
 		return NULL;
 	}
 	head[n] = '\0';
-	if (n > 0 && (unsigned char)head[0] == 0x80)
-		return &trace_format_pickle;
-	if (strncmp(head, "Thread,", 7) == 0)
-		return &trace_format_csv;
-	/* an XSpace: its first plane (field 1) names a host or a device early */
-	if (n > 2 && (unsigned char)head[0] == 0x0a && (memmem(head, (size_t)n, "/host:", 6) ||
-	    memmem(head, (size_t)n, "/device:", 8)))
-		return &trace_format_xplane;
-	if (head[strspn(head, " \t\r\n")] != '{') {
+	if ((f = by_content(head, (size_t)n)) == NULL)
 		gms_fail(cause, GMS_ETRACE, "%s: not a trace gpumemsim can read (expected a "
 		    "gpumemsim JSON trace, a PyTorch snapshot pickle or profiler trace, a "
 		    "TensorFlow or JAX profile (.xplane.pb) or an RMM log CSV, optionally "
 		    "gzip'd)", r->path);
-		return NULL;
-	}
-	nl = strchr(head, '\n');
-	if (nl != NULL && nl[strspn(nl, " \t\r\n")] == '{' && strstr(head, "\"events\"") == NULL)
-		return &trace_format_jsonl;
-	return &trace_format_json;
-}
-
-static int
-spool_stdin(int *fdp, char **cause)
-{
-	FILE *t = tmpfile();
-	char buf[1 << 16];
-	size_t n;
-	int fd;
-
-	if (t == NULL)
-		return gms_fail(cause, GMS_EIO, "cannot keep standard input in a temporary file: %s",
-		    strerror(errno));
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
-		if (fwrite(buf, 1, n, t) != n)
-			break;
-	if (ferror(stdin) || ferror(t) || fflush(t) != 0) {
-		fclose(t);
-		return gms_fail(cause, GMS_EIO, "cannot read standard input: %s", strerror(errno));
-	}
-	fd = dup(fileno(t));
-	fclose(t);
-	if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return gms_fail(cause, GMS_EIO, "cannot read standard input back: %s",
-		    strerror(errno));
-	}
-	*fdp = fd;
-	return 0;
+	return f;
 }
 
 static int
@@ -619,7 +625,7 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 	struct trace_reader *r;
 	const char *slash;
 	struct stat st;
-	int fd_err, err, fd;
+	int fd_err, err, fd = -1;
 
 	*out = NULL;
 	r = gms_calloc(1, sizeof(*r));
@@ -636,19 +642,18 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 		r->path = file;
 		path = file;
 	}
-	errno = 0;
-	if (strcmp(path, "-") == 0) {
-		/* standard input, kept in an unnamed temporary file: readers may read twice */
-		if ((err = spool_stdin(&fd, cause)) < 0) {
-			trace_close(r);
-			return err;
-		}
-		r->gz = gzdopen(fd, "rb");
-	} else {
-		r->gz = gzopen(path, "rb");
+	/* readers may rewind, commands read twice: a pipe is kept in a temporary file */
+	if ((err = input_open(path, looks_like_trace, &fd, cause)) < 0 ||
+	    (err = input_unchanged(path, cause)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		trace_close(r);
+		return err;
 	}
-	if (r->gz == NULL) {
+	errno = 0;
+	if ((r->gz = gzdopen(fd, "rb")) == NULL) {
 		fd_err = errno;
+		close(fd);
 		err = gms_fail(cause, GMS_EIO, "cannot open trace '%s': %s", path,
 		    fd_err ? strerror(fd_err) : "out of memory");
 		trace_close(r);
@@ -685,6 +690,9 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 
 	r->cur = r->index;
 	rc = r->fmt->next(r, ev, cause);
+	/* the whole file read: it must still be the one it was when the read began */
+	if (rc == 0 && (rc = input_unchanged(r->path, cause)) < 0)
+		return rc;
 	if (rc == 1) {
 		r->index++;
 		if (ev->at != NULL)

@@ -13,6 +13,7 @@
 #include <uthash.h>
 
 #include "sim/gms.h"
+#include "traces/input.h"
 #include "traces/tracemem.h"
 
 /* 24 bytes an event: the size shares its word with the op and flags. */
@@ -195,7 +196,7 @@ trace_mem_worth(const char *path)
 	snprintf(base, sizeof(base), "%s", path);
 	if ((n = strlen(base)) > 3 && trace_ends_with(base, ".gz"))
 		base[n - 3] = '\0';
-	return strcmp(path, "-") == 0 || trace_ends_with(base, ".pickle") ||
+	return !input_rereadable(path) || trace_ends_with(base, ".pickle") ||
 	    trace_ends_with(base, ".pkl") || trace_ends_with(base, ".pt.trace.json") ||
 	    trace_ends_with(base, ".xplane.pb") || trace_is_profile_dir(path);
 }

@@ -97,9 +97,8 @@ run_once(const struct run_spec *spec, size_t n, int threads, struct run_output *
 	memset(out, 0, sizeof(*out));
 	if (n > 0) {
 		err = placements_run(spec, n, threads, pl, &cause);
-		*out = pl->jobs[0].out;
-		memset(&pl->jobs[0].out, 0, sizeof(pl->jobs[0].out));
-		pl->jobs[0].out.res = out->res;
+		*out = pl->model;
+		memset(&pl->model, 0, sizeof(pl->model));
 	} else {
 		err = run_simulate(spec, out, &cause);
 	}

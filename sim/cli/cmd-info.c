@@ -83,6 +83,11 @@ cmd_info(struct cli_args *a)
 	if ((rc = run_walk(&w, &res, &cause)) < 0)
 		goto fail;
 	ctx.hdr.cut = w.cut;
+	if (ctx.in.backwards > 0)
+		cli_warning("%s: %llu event%s timed before the event before %s (the first: "
+		    "event %llu): the duration is from the earliest time to the latest", w.path,
+		    (unsigned long long)ctx.in.backwards, ctx.in.backwards == 1 ? " is" : "s are",
+		    ctx.in.backwards == 1 ? "it" : "them", (unsigned long long)ctx.in.first_backwards);
 	if (res.peak_live > 0) {
 		attrib_add(&at, "live_peak", "live peak", res.peak_live_event, 0, 0);
 		if ((rc = attrib_walk(w.path, mem, &topts, &at, &cause)) < 0)

@@ -30,6 +30,7 @@
 
 struct plot_opts {
 	const char *out, *title;
+	int fd;				/* where the finished picture goes */
 	const char *gpu_name;
 	uint64_t capacity;
 	const struct gpu_model *model;
@@ -132,7 +133,7 @@ draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struc
 		title = default_title(job.out.hdr, what, o);
 		free(what);
 	}
-	if ((rc = plot_map(o->out, title, sim_policy(job.out.sim), sim_policy_state(job.out.sim),
+	if ((rc = plot_map(o->out, o->fd, title, sim_policy(job.out.sim), sim_policy_state(job.out.sim),
 	    &cause)) < 0) {
 		cli_error("%s", cause);
 		rc = gms_exit_code(rc);
@@ -196,7 +197,7 @@ draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
 			marks[nmarks++] = (struct plot_point){ .event = i, .label = ev.label };
 	}
 	title = o->title ? gms_strdup(o->title) : default_title(jobs[0].out.hdr, what, o);
-	err = plot_timeline(&(struct plot_timeline_args){ .out = o->out, .title = title,
+	err = plot_timeline(&(struct plot_timeline_args){ .out = o->out, .fd = o->fd, .title = title,
 	    .tls = tlp, .labels = labels, .n = n, .capacity = o->capacity, .marks = marks,
 	    .nmarks = nmarks, .ooms = ooms, .nooms = nooms }, &cause);
 	if (err < 0) {
@@ -223,7 +224,6 @@ out:
 }
 
 static int draw(struct cli_args *a, struct plot_opts *o);
-static int plot_to_stdout(struct cli_args *a, struct plot_opts *o);
 
 int
 cmd_plot(struct cli_args *a)
@@ -246,26 +246,25 @@ cmd_plot(struct cli_args *a)
 	if (o.out == NULL)
 		return cli_usage_error(a->cmd, "no output given (-o file.svg)");
 	/* '-' is an SVG; a file's name says what to draw */
-	if (strcmp(o.out, "-") != 0 && plot_term(o.out, &cause) == NULL) {
+	if (plot_term(o.out, &cause) == NULL) {
 		cli_error("%s", cause);
 		free(cause);
 		return EXIT_INPUT;
 	}
 	if (o.has_at && !o.map)
 		return cli_usage_error(a->cmd, "--at goes with --map");
-	if (strcmp(o.out, "-") == 0)
-		return plot_to_stdout(a, &o);
+	if (strcmp(o.out, "-") == 0) {
+		o.fd = STDOUT_FILENO;
+		fflush(stdout);
+		return draw(a, &o);
+	}
 	/* Fail before the simulations, not after, when the picture has nowhere to go. */
 	if ((err = outfile_open(o.out, (const char *const *)&a->argv[0], 1, &of, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(err);
 	}
-	/* gnuplot opens it by name */
-	close(of.fd);
-	of.fd = -1;
-	if (of.tmp != NULL)
-		o.out = of.tmp;
+	o.fd = of.fd;
 	rc = draw(a, &o);
 	if (rc == EXIT_DONE && (err = outfile_commit(&of, &cause)) < 0) {
 		cli_error("%s", cause);
@@ -309,41 +308,5 @@ draw(struct cli_args *a, struct plot_opts *o)
 out:
 	trace_mem_free(m);
 	cli_policies_free(&pols);
-	return rc;
-}
-
-/* -o -: an SVG drawn in a private directory, then copied to standard output. */
-static int
-plot_to_stdout(struct cli_args *a, struct plot_opts *o)
-{
-	const char *tmpdir = getenv("TMPDIR");
-	char *path, buf[65536];
-	FILE *f;
-	size_t n;
-	int rc;
-
-	path = gms_asprintf("%s/gpumemsim-plot.XXXXXX", tmpdir != NULL && tmpdir[0] != '\0' &&
-	    strlen(tmpdir) < 3000 ? tmpdir : "/tmp");
-	if (mkdtemp(path) == NULL) {
-		cli_error("cannot make a temporary directory '%s': %s", path, strerror(errno));
-		free(path);
-		return EXIT_SYSTEM;
-	}
-	o->out = gms_asprintf("%s/plot.svg", path);
-	rc = draw(a, o);
-	if (rc == EXIT_DONE) {
-		if ((f = fopen(o->out, "rb")) == NULL) {
-			cli_error("cannot read '%s': %s", o->out, strerror(errno));
-			rc = EXIT_SYSTEM;
-		} else {
-			while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-				fwrite(buf, 1, n, stdout);
-			fclose(f);
-		}
-	}
-	unlink(o->out);
-	rmdir(path);
-	free((char *)o->out);
-	free(path);
 	return rc;
 }

@@ -101,9 +101,8 @@ cmd_run(struct cli_args *a)
 	if (nplace > 0) {
 		/* the model's placement is the first of them: its output is the run's */
 		err = placements_run(&spec, nplace, threads, &pl, &cause);
-		out = pl.jobs[0].out;
-		memset(&pl.jobs[0].out, 0, sizeof(pl.jobs[0].out));
-		pl.jobs[0].out.res = out.res;
+		out = pl.model;
+		memset(&pl.model, 0, sizeof(pl.model));
 	} else {
 		err = run_simulate(&spec, &out, &cause);
 	}

@@ -21,6 +21,8 @@
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
+#include "sim/outfile.h"
+#include "sim/tmpfiles.h"
 #include "sim/gpus.h"
 #include "traces/tracemem.h"
 
@@ -68,6 +70,7 @@ scratch_csv(FILE **f)
 		free(path);
 		return NULL;
 	}
+	tmpfiles_add(path);
 	return path;
 }
 
@@ -115,9 +118,44 @@ section(cJSON *o, const char *key, cJSON *x, char **text, char **more, char **ca
 	return 0;
 }
 
+/*
+ * --plot's file, opened before the jobs run (a picture with nowhere to go
+ * fails first); 0 or the exit status, said.
+ */
+static int
+open_plot(const char *out, const struct share_scenario *sc, struct outfile *of)
+{
+	const char **inputs = gms_calloc(sc->njobs, sizeof(*inputs));
+	char *cause = NULL;
+	size_t k;
+	int err;
+
+	if (strcmp(out, "-") == 0) {
+		free(inputs);
+		cli_error("--plot: standard output has the report: name a file (.svg or .png)");
+		return EXIT_INPUT;
+	}
+	if (plot_term(out, &cause) == NULL) {
+		free(inputs);
+		cli_error("--plot: %s", cause);
+		free(cause);
+		return EXIT_INPUT;
+	}
+	for (k = 0; k < sc->njobs; k++)
+		inputs[k] = sc->jobs[k].path;
+	err = outfile_open(out, inputs, sc->njobs, of, &cause);
+	free(inputs);
+	if (err < 0) {
+		cli_error("--plot: %s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	return 0;
+}
+
 /* --plot: the jobs' reservations stacked over time, with the out-of-memory points. */
 static int
-draw(const char *out, const char *csv, const struct share_scenario *sc,
+draw(const char *out, struct outfile *of, const char *csv, const struct share_scenario *sc,
     const struct share_result *res)
 {
 	const char **names = gms_calloc(sc->njobs, sizeof(*names));
@@ -134,7 +172,10 @@ draw(const char *out, const char *csv, const struct share_scenario *sc,
 	title = gms_asprintf("gpumemsim share: %zu jobs on %s%s", sc->njobs,
 	    sc->gpu ? sc->gpu : "a GPU of ", sc->gpu ? "" : gms_fmt_size(sc->total, size,
 	    sizeof(size)));
-	err = plot_share(out, title, csv, names, sc->njobs, sc->total, pts, res->nooms, &cause);
+	err = plot_share(out, of->fd, title, csv, names, sc->njobs, sc->total, pts, res->nooms,
+	    &cause);
+	if (err == 0)
+		err = outfile_commit(of, &cause);
 	if (err < 0)
 		cli_error("--plot: %s", cause);
 	free(cause);
@@ -251,9 +292,12 @@ cmd_share(struct cli_args *a)
 	cJSON *o = NULL;
 	char *plotcsv = NULL;
 	FILE *plotf = NULL;
+	struct outfile pof = { .fd = -1 };
 	size_t k;
 
 	if ((rc = cli_share_scenario(a, "share", &s, &sc)) != 0)
+		goto out;
+	if (a->given[OPT_PLOT] && (rc = open_plot(a->v[OPT_PLOT].s, &sc, &pof)) != 0)
 		goto out;
 	if (a->given[OPT_SCHEDULE] && (rc = write_schedule(a->v[OPT_SCHEDULE].s, &sc)) != 0)
 		goto out;
@@ -286,7 +330,7 @@ cmd_share(struct cli_args *a)
 	}
 	if (a->given[OPT_TIMELINE] && (rc = cli_out_close(&tout, 1)) != 0)
 		goto out;
-	if (a->given[OPT_PLOT] && (rc = draw(a->v[OPT_PLOT].s, plotcsv, &sc, &res)) != 0)
+	if (a->given[OPT_PLOT] && (rc = draw(a->v[OPT_PLOT].s, &pof, plotcsv, &sc, &res)) != 0)
 		goto out;
 	o = json ? share_json(&sc, &res) : NULL;
 	text = json ? NULL : share_text(&sc, &res);
@@ -334,7 +378,9 @@ out:
 		fclose(plotf);
 	if (plotcsv != NULL) {
 		unlink(plotcsv);
+		tmpfiles_forget(plotcsv);
 		free(plotcsv);
 	}
+	outfile_abort(&pof);
 	return rc;
 }

@@ -19,6 +19,8 @@
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
 #include "sim/outfile.h"
+#include "sim/tmpfiles.h"
+#include "traces/input.h"
 
 static int
 version(void)
@@ -163,6 +165,8 @@ dispatch(int argc, char **argv)
 		if (!a.given[OPT_OUTPUT])
 			a.report = stderr;
 	}
+	tmpfiles_install();
+	input_watch(1);
 	cli_progress_start(c->name);
 	if (a.given[OPT_OUTPUT] && !c->own_output && strcmp(a.v[OPT_OUTPUT].s, "-") != 0)
 		rc = run_to_file(c, &a);
