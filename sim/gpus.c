@@ -1,9 +1,12 @@
 /*
  * gpus.c - the GPU catalogue (gpus.h).  Totals are cudaMemGetInfo's total in
  * bytes as public nvidia-smi/deviceQuery listings give them for each model;
- * the H200's was read here (the shared traces' device.total_bytes).  They
- * differ between board variants and drivers by a few MiB: --capacity is
- * exact where it matters.
+ * the H200's was read here (the shared traces' device.total_bytes), and the
+ * cards with a comment above them come from the deviceQuery listing it names
+ * (its "Total amount of global memory", which is cudaMemGetInfo's total).
+ * They differ between board variants and drivers by up to a few hundred MiB
+ * (a T4: 15843721216 B under driver 11.2, 15642329088 B under 12.5):
+ * --capacity is exact where it matters.
  */
 #include "config.h"
 
@@ -22,12 +25,19 @@ const struct gpu_model gpu_catalogue[] = {
 	{ "A10", "a10 a10-24gb", 22731 * MiB, 8, "24 GB GDDR6" },
 	{ "A10G", "a10g a10g-24gb", 22731 * MiB, 8, "24 GB GDDR6 (AWS)" },
 	{ "L4", "l4 l4-24gb", 22700 * MiB, 8, "24 GB GDDR6" },
+	/* deviceQuery, driver 12.6: github.com/thamada/nvidia-smi, gls/RTX3090_deviceQuery.py */
+	{ "RTX3090", "rtx3090 3090 rtx-3090", 25327697920ULL, 8, "24 GB GDDR6X, deviceQuery (driver 12.6)" },
 	{ "RTX4090", "rtx4090 4090 rtx-4090", 24217 * MiB, 8, "24 GB GDDR6X" },
 	{ "V100-32GB", "v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2" },
 	{ "RTX5090", "rtx5090 5090 rtx-5090", 32120 * MiB, 12, "32 GB GDDR7" },
 	{ "A100-40GB", "a100-40gb a100-40", 40339 * MiB, 8, "40 GB HBM2" },
 	{ "A100-80GB", "a100-80gb a100-80", 81038 * MiB, 8, "80 GB HBM2e" },
 	{ "L40S", "l40s l40s-48gb", 45373 * MiB, 8, "48 GB GDDR6" },
+	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, nvsim/A40x10_deviceQuery.py */
+	{ "A40", "a40 a40-48gb", 47608692736ULL, 8, "48 GB GDDR6, deviceQuery (driver 12.4)" },
+	/* deviceQuery, driver 12.7, of 8 cards: posted on hpc-community.unige.ch (2024-11-29) */
+	{ "RTX-A6000", "rtx-a6000 rtxa6000 a6000", 51160023040ULL, 8,
+	    "48 GB GDDR6, deviceQuery (driver 12.7)" },
 	{ "H100-80GB", "h100-80gb h100-80 h100-sxm", 81080 * MiB, 9, "80 GB HBM3" },
 	{ "H100-NVL", "h100-nvl h100nvl h100-94gb", 95346 * MiB, 9, "94 GB HBM3" },
 	{ "H200", "h200 h200-141gb", 150109880320ULL, 9, "141 GB HBM3e, read on the H200 here" },

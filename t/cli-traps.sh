@@ -91,6 +91,13 @@ gms run --gpu=list
 is "$rc $(grep -c . "$TMP/out") $(sed -n 's/^H200 *\([0-9]*\) B .*/\1/p' "$TMP/out")" \
     "0 $("$GPUMEMSIM" plan --help | sed -n '/^GPU models/,/^$/p' | grep -c '^  [A-Z]') 150109880320" \
     "--gpu=list: the catalogue, a line a card, with its bytes (no trace needed)"
+# Cards people name, each from a deviceQuery listing cited in sim/gpus.c: its
+# total less the 512 MiB of CUDA context a run leaves it.
+for card in "RTX3090 25327697920" "3090 25327697920" "A40 47608692736" "a6000 51160023040"; do
+	set -- $card
+	gms run "$LOG" --gpu="$1" --format=json
+	is "$rc $(json_top capacity)" "0 $(($2 - 536870912))" "--gpu=$1: $2 B less the context"
+done
 gms plan "$LOG" --gpu=A10
 is "$rc $(sed -n '/^  GPU /,/^$/p' "$TMP/out" | grep -c '^  [A-Z0-9]')" "0 2" "plan --gpu=A10: the table of that one card"
 gms plan "$LOG" --gpus=A10,4GiB --policy=caching

@@ -19,7 +19,7 @@ struct trace_mem;
  * Whether a second pass over path is better made from memory: formats whose
  * reader holds the events anyway (a snapshot pickle, a profiler trace, by
  * their names), where reading the file again costs the whole parse again.
- * Standard input ("-") too: it cannot be read twice.
+ * Standard input ("-"), a pipe or a device too: they cannot be read again.
  */
 int trace_mem_worth(const char *path);
 

@@ -125,22 +125,21 @@ section(cJSON *o, const char *key, cJSON *x, char **text, char **more, char **ca
 static int
 open_plot(const char *out, const struct share_scenario *sc, struct outfile *of)
 {
-	const char **inputs = gms_calloc(sc->njobs, sizeof(*inputs));
+	const char **inputs;
 	char *cause = NULL;
 	size_t k;
 	int err;
 
 	if (strcmp(out, "-") == 0) {
-		free(inputs);
 		cli_error("--plot: standard output has the report: name a file (.svg or .png)");
 		return EXIT_INPUT;
 	}
 	if (plot_term(out, &cause) == NULL) {
-		free(inputs);
 		cli_error("--plot: %s", cause);
 		free(cause);
 		return EXIT_INPUT;
 	}
+	inputs = gms_calloc(sc->njobs, sizeof(*inputs));
 	for (k = 0; k < sc->njobs; k++)
 		inputs[k] = sc->jobs[k].path;
 	err = outfile_open(out, inputs, sc->njobs, of, &cause);
