@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/share.h"
+#include "sim/share.h"
 #include "sim/gms.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)

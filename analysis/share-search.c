@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "analysis/plan.h"
-#include "analysis/share.h"
+#include "sim/share.h"
 #include "sim/batch.h"
 #include "sim/gms.h"
 #include "sim/gpus.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/share.h"
+#include "sim/share.h"
 #include "replay/replay.h"
 
 #define REPLAY_SHARE_MAX_JOBS 16

@@ -1,7 +1,8 @@
 /*
- * batch.h - many simulations of one trace at once (compare, plan, tune): each
- * job is a run_spec; jobs run on up to `threads` POSIX threads, each opening
- * the trace itself, so results never depend on the thread count.
+ * batch.h - many simulations of one trace at once (compare, plan, tune,
+ * --placements): each job is a run_spec; jobs run on up to `threads` POSIX
+ * threads, each opening the trace itself (batch_run), or fed by one reader
+ * (batch_run_shared); either way results never depend on the thread count.
  */
 #ifndef SIM_BATCH_H
 #define SIM_BATCH_H

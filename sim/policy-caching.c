@@ -53,6 +53,23 @@
    trace does not say (PyTorch reserves 1 1/8 of the GPU's memory). */
 #define DEFAULT_DEVICE_TOTAL ((uint64_t)80 << 30)
 
+/*
+ * The state's invariants, which caching_check() asserts one by one (after
+ * every event under --enable-debug or run --check):
+ *  I1  a segment's blocks tile it: its head block starts at its address,
+ *      each block starts where its physical predecessor ends (prev and next
+ *      agree), none is empty, and together they cover the segment exactly;
+ *  I2  a block's segment and stream are the segment's it lies in;
+ *  I3  an unmapped block (expandable segments only) is free, page-aligned
+ *      in offset and size, and filed in its pool's unmapped tree;
+ *  I4  no two mapped free blocks are physical neighbours (a free merges);
+ *  I5  every mapped free block is filed in its own pool's free bins under
+ *      its (stream, size, address), and the bins hold nothing else: as many
+ *      free blocks in the bins as in the segments, as many unmapped ranges
+ *      in the trees as in the segments;
+ *  I6  allocated is the bytes of allocated blocks, cached_free the bytes of
+ *      mapped free blocks, and together they are what the device reserved.
+ */
 struct cseg;
 
 struct cblock {
@@ -864,6 +881,7 @@ caching_walk(void *state, policy_segment_fn *segfn, policy_block_fn *blkfn, void
 	}
 }
 
+/* The invariants above the structures, I1 to I6, each where it is checked. */
 static int
 caching_check(void *state, char **cause)
 {
@@ -875,20 +893,20 @@ caching_check(void *state, char **cause)
 	int pool;
 
 	RB_FOREACH(s, seg_tree, &c->segs) {
-		if (s->head == NULL || s->head->prev != NULL || s->head->addr != s->addr)
+		if (s->head == NULL || s->head->prev != NULL || s->head->addr != s->addr)	/* I1 */
 			return gms_fail(cause, -1, "segment %#llx: bad head block",
 			    (unsigned long long)s->addr);
 		end = s->addr;
 		for (b = s->head; b != NULL; b = b->next) {
-			if (b->addr != end || b->seg != s || b->size == 0 ||
+			if (b->addr != end || b->seg != s || b->size == 0 ||	/* I1, I2 */
 			    (b->next != NULL && b->next->prev != b))
 				return gms_fail(cause, -1, "segment %#llx: blocks not contiguous at %#llx",
 				    (unsigned long long)s->addr, (unsigned long long)b->addr);
-			if (b->stream != s->stream)
+			if (b->stream != s->stream)	/* I2 */
 				return gms_fail(cause, -1, "block %#llx: stream differs from its segment",
 				    (unsigned long long)b->addr);
 			end += b->size;
-			if (!b->mapped) {
+			if (!b->mapped) {	/* I3 */
 				if (b->allocated || !s->expandable ||
 				    (b->addr - s->addr) % s->page != 0 || b->size % s->page != 0)
 					return gms_fail(cause, -1, "block %#llx: a bad unmapped range",
@@ -905,15 +923,15 @@ caching_check(void *state, char **cause)
 			}
 			free_blocks++;
 			cached += b->size;
-			if (b->next != NULL && !b->next->allocated && b->next->mapped)
+			if (b->next != NULL && !b->next->allocated && b->next->mapped)	/* I4 */
 				return gms_fail(cause, -1, "block %#llx: two adjacent free blocks",
 				    (unsigned long long)b->addr);
-			if (b->fb.stream != b->stream || b->fb.size != b->size ||
+			if (b->fb.stream != b->stream || b->fb.size != b->size ||	/* I5 */
 			    b->fb.addr != b->addr || !fb_contains(&c->pools[s->small].blocks, &b->fb))
 				return gms_fail(cause, -1, "free block %#llx missing from its pool",
 				    (unsigned long long)b->addr);
 		}
-		if (end != s->addr + s->size)
+		if (end != s->addr + s->size)	/* I1 */
 			return gms_fail(cause, -1, "segment %#llx: blocks cover %llu of %llu bytes",
 			    (unsigned long long)s->addr, (unsigned long long)(end - s->addr),
 			    (unsigned long long)s->size);
@@ -921,7 +939,7 @@ caching_check(void *state, char **cause)
 	for (pool = 0; pool < 2; pool++) {
 		for (b = fb_block(fb_first(&c->pools[pool].blocks)); b != NULL;
 		    b = free_next(&c->pools[pool], b)) {
-			if (b->allocated || !b->mapped || b->seg->small != pool)
+			if (b->allocated || !b->mapped || b->seg->small != pool)	/* I5 */
 				return gms_fail(cause, -1, "block %#llx in the wrong free tree",
 				    (unsigned long long)b->addr);
 			in_trees++;
@@ -929,14 +947,14 @@ caching_check(void *state, char **cause)
 		RB_FOREACH(b, unmapped_tree, &c->pools[pool].unmapped)
 			in_unmapped++;
 	}
-	if (in_trees != free_blocks || in_unmapped != unmapped)
+	if (in_trees != free_blocks || in_unmapped != unmapped)	/* I5 */
 		return gms_fail(cause, -1, "%llu blocks in free trees, %llu free blocks in segments",
 		    (unsigned long long)in_trees, (unsigned long long)free_blocks);
-	if (allocated != c->allocated || cached != c->cached_free)
+	if (allocated != c->allocated || cached != c->cached_free)	/* I6 */
 		return gms_fail(cause, -1, "byte counts disagree: allocated %llu/%llu, cached %llu/%llu",
 		    (unsigned long long)allocated, (unsigned long long)c->allocated,
 		    (unsigned long long)cached, (unsigned long long)c->cached_free);
-	if (allocated + cached != c->dev->c.reserved)
+	if (allocated + cached != c->dev->c.reserved)	/* I6 */
 		return gms_fail(cause, -1, "segments hold %llu bytes, the device reserved %llu",
 		    (unsigned long long)(allocated + cached), (unsigned long long)c->dev->c.reserved);
 	return 0;

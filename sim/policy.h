@@ -1,6 +1,9 @@
 /*
  * policy.h - the interface every simulated allocator implements: one ops
- * table per policy (sim/policy-<name>.c), all listed in policy_table[].
+ * table per policy, all listed in policy_table[], in a file per allocator
+ * (sim/policy-caching.c; sim/policy-bfc.c holds its two modes, grow-only and
+ * preallocate; sim/policy-nocache-ideal.c the two bounds, no-cache and
+ * ideal).
  *
  * Contract: a policy gets its segments from a struct device and never prints,
  * exits or touches real memory.  Sizes and addresses are bytes (uint64_t).

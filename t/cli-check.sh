@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli-check.sh - `gpumemsim check` (sim/cmd-check.c, analysis/check.c), the CI
+# cli-check.sh - `gpumemsim check` (sim/cli/cmd-check.c, analysis/check.c), the CI
 # gate: exit 0 when every check holds, 1 when one fails.  Thresholds are set
 # on either side of what PyTorch's real allocator did with ResNet-50
 # (t/data/pytorch.json): peak reserved 3703570432, peak allocated 3150157824

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli-compare.sh - `gpumemsim compare` and `gpumemsim policies`
-# (sim/cmd-compare.c, sim/cmd-policies.c, analysis/report-compare.c).
+# (sim/cli/cmd-compare.c, sim/cli/cmd-policies.c, analysis/report-compare.c).
 # Expected numbers come from the real allocators (t/data/pytorch.json,
 # t/data/jax.json.gz, t/data/nocache-h200.json).
 . "${TOP_SRCDIR:-.}/t/lib.sh"

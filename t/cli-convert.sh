@@ -1,7 +1,7 @@
 #!/bin/sh
 # cli-convert.sh - `gpumemsim convert` and `gpumemsim info`, and every
-# command reading PyTorch snapshots and RMM logs directly (sim/cmd-convert.c,
-# sim/cmd-info.c, traces/trace-*.c).  Expected numbers are PyTorch's own
+# command reading PyTorch snapshots and RMM logs directly (sim/cli/cmd-convert.c,
+# sim/cli/cmd-info.c, traces/trace-*.c).  Expected numbers are PyTorch's own
 # (t/data/pytorch.json, the samples' observed memory_stats) or counted in the
 # samples.
 . "${TOP_SRCDIR:-.}/t/lib.sh"

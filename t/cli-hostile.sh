@@ -4,7 +4,7 @@
 # destroyed inputs; silent wrong answers; exit codes off the contract.
 # Exercises traces/pickle.c, traces/trace-pickle.c, traces/trace-json.c,
 # traces/trace-csv.c, sim/outfile.c, sim/policy-caching.c, sim/allocconf.c,
-# sim/cmd-check.c, sim/cmd-plot.c, sim/main.c.
+# sim/cli/cmd-check.c, sim/cli/cmd-plot.c, sim/cli/main.c.
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
 RESNET=$TRACES/resnet50-train-b32.json

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli-plan.sh - `gpumemsim plan` (sim/cmd-plan.c, analysis/plan.c) against
+# cli-plan.sh - `gpumemsim plan` (sim/cli/cmd-plan.c, analysis/plan.c) against
 # PyTorch's real runs under limits (t/data/pytorch.json): ResNet-50 ran out at
 # 3150157824 bytes and fitted at 3288510976; GPT-2 ran out at 15863924224 and
 # fitted at 16433283071.  The smallest capacity found must lie between, fit,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli-plot.sh - `gpumemsim plot` (sim/cmd-plot.c, analysis/plot.c): real SVG
+# cli-plot.sh - `gpumemsim plot` (sim/cli/cmd-plot.c, analysis/plot.c): real SVG
 # and PNG pictures through gnuplot, whose titles and keys carry the facts
 # they show, checked against PyTorch's real ResNet-50 runs
 # (t/data/pytorch.json): uncapped, reserved first reached its 3703570432-byte

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli-replay.sh - `gpumemsim replay` (sim/cmd-replay.c, replay/): built or
+# cli-replay.sh - `gpumemsim replay` (sim/cli/cmd-replay.c, replay/): built or
 # not, it says so and exits as gpumemsim(1) says; on a machine with a GPU the
 # replays must agree with PyTorch's real runs of ResNet-50 on the H200
 # (t/data/pytorch.json): 3703570432 bytes reserved in 118 cudaMalloc calls

@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli-run.sh - `gpumemsim run`, --help and --version as a user and a script
-# meet them (sim/main.c, sim/cmd-run.c, analysis/report-run.c).  Expected
+# meet them (sim/cli/main.c, sim/cli/cmd-run.c, analysis/report-run.c).  Expected
 # numbers are what PyTorch 2.11's real allocator did (t/data/pytorch.json)
 # or facts of the sample traces, never this program's own output.
 . "${TOP_SRCDIR:-.}/t/lib.sh"

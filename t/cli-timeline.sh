@@ -1,6 +1,6 @@
 #!/bin/sh
 # cli-timeline.sh - `run --timeline`, `compare --timeline`, `--points` and
-# `--gpu`/`--context-overhead` (sim/cmd-run.c, sim/cmd-compare.c,
+# `--gpu`/`--context-overhead` (sim/cli/cmd-run.c, sim/cli/cmd-compare.c,
 # analysis/timeline.c, sim/gpus.c), against PyTorch's real runs
 # (t/data/pytorch.json): ResNet-50's reservation grew to 2097152 bytes at
 # event 1, 4194304 at 86, 6291456 at 117 and peaked at 3703570432 at event

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli-tune.sh - `gpumemsim tune` (sim/cmd-tune.c, analysis/tune.c).  The
+# cli-tune.sh - `gpumemsim tune` (sim/cli/cmd-tune.c, analysis/tune.c).  The
 # numbers it recommends on are checked against PyTorch's real runs
 # (t/data/pytorch.json): with expandable_segments:True ResNet-50 reserved
 # 3177185280 bytes in 110 segments, with the default 3703570432.

@@ -34,8 +34,8 @@ if ! { ./autogen.sh && ./configure && make -j"$(nproc)"; } >build.log 2>&1; then
 	echo "mutate: the unmutated tree does not build"
 	exit 2
 fi
-tests=$(sed -n '/^TESTS = /,/[^\\]$/p' Makefile | tr -d '\\' | sed 's/^TESTS = //' | tr '\n' ' ' |
-    sed 's/\$(check_PROGRAMS)//; s|t/resource.sh||')
+tests=$(sed -n '/^SHELL_TESTS = /,/[^\\]$/p' Makefile | tr -d '\\' | sed 's/^SHELL_TESTS = //' |
+    tr '\n' ' ' | sed 's|t/resource.sh||')
 progs=$(sed -n '/^check_PROGRAMS = /,/[^\\]$/p' Makefile | tr -d '\\' |
     sed 's/^check_PROGRAMS = //; s/\$(EXEEXT)//g' | tr '\n' ' ')
 if ! make -j"$(nproc)" check TESTS="$progs $tests" TEST_TIMEOUT=120 >check.log 2>&1; then

@@ -1,5 +1,5 @@
 /*
- * share.c - several jobs on one GPU (analysis/share.h), on hand-worked
+ * share.c - several jobs on one GPU (sim/share.h), on hand-worked
  * scenarios whose every number is derived in the comments: the story that
  * started the project (two growing BFC jobs, the second dies; capped, both
  * fit), PyTorch freeing its own cache to retry but never another job's, a
@@ -15,8 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analysis/scenario.h"
-#include "analysis/share.h"
+#include "sim/scenario.h"
+#include "sim/share.h"
 #include "replay/share-gpu.h"
 #include "sim/device.h"
 #include "sim/gms.h"

@@ -1,6 +1,8 @@
 /*
  * reader.h - what a format reader implements, behind trace.h.  Private to
- * traces/: one ops table per format (trace-json.c, trace-jsonl.c).
+ * traces/ (t/layers.sh holds every other floor to trace.h): one ops table
+ * per format (trace-json.c, which also reads profiler traces through
+ * kineto.c; trace-jsonl.c; trace-pickle.c; trace-csv.c; trace-xplane.c).
  */
 #ifndef TRACE_READER_H
 #define TRACE_READER_H
@@ -88,8 +90,6 @@ int trace_json_truncated(const char *buf, size_t len, size_t off);
  */
 int trace_json_has_nul(const char *buf, size_t len);
 
-/* Line and column of offset in buf (both 1-based). */
-void trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *col);
 
 extern const struct trace_format trace_format_json;
 extern const struct trace_format trace_format_jsonl;

@@ -160,6 +160,12 @@ int trace_open_opts(const char *path, const struct trace_opts *opts,
     struct trace_reader **out, char **cause);
 int trace_open(const char *path, struct trace_reader **out, char **cause);
 
+/*
+ * Line and column of offset in buf (both 1-based): where a message about
+ * JSON held in memory points (a trace's header value, a scenario file).
+ */
+void trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *col);
+
 const struct trace_header *trace_header(const struct trace_reader *r);
 
 /*

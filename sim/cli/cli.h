@@ -143,7 +143,7 @@ struct cli_args {
 	FILE *report;			/* stdout, or stderr when --timeline=- has it */
 };
 
-/* Does the command take the option?  In one of its shared groups? */
+/* The table's lookups (table.c): does the command take the option?  In a shared group? */
 int cli_takes(const struct cli_command *c, enum cli_opt id);
 int cli_in_group(const struct cli_command *c, enum cli_opt id);
 /* Its use entry (help, default) for an option it takes, or NULL. */

@@ -12,8 +12,8 @@
 
 #include <cJSON.h>
 
-#include "analysis/scenario.h"
-#include "analysis/share.h"
+#include "sim/scenario.h"
+#include "sim/share.h"
 #include "replay/replay.h"
 #include "replay/share-gpu.h"
 #include "sim/cli/cli.h"

@@ -16,8 +16,8 @@
 
 #include "analysis/plot.h"
 #include "analysis/report.h"
-#include "analysis/scenario.h"
-#include "analysis/share.h"
+#include "sim/scenario.h"
+#include "sim/share.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"

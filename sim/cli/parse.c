@@ -19,37 +19,6 @@
 #include "sim/gms.h"
 #include "sim/policy.h"
 
-int
-cli_in_group(const struct cli_command *c, enum cli_opt id)
-{
-	const enum cli_opt *o;
-	int g;
-
-	for (g = 0; g < CLI_NGROUPS; g++)
-		if (c->groups & (1u << g))
-			for (o = cli_group_opts[g]; *o != OPT_NONE; o++)
-				if (*o == id)
-					return 1;
-	return 0;
-}
-
-int
-cli_takes(const struct cli_command *c, enum cli_opt id)
-{
-	return id == OPT_HELP || cli_use_of(c, id) != NULL || cli_in_group(c, id);
-}
-
-const struct cli_use *
-cli_use_of(const struct cli_command *c, enum cli_opt id)
-{
-	const struct cli_use *u;
-
-	for (u = c->opts; u->id != OPT_NONE; u++)
-		if (u->id == id)
-			return u;
-	return NULL;
-}
-
 static const char *const *
 choices_of(const struct cli_command *c, enum cli_opt id)
 {

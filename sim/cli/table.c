@@ -2,7 +2,8 @@
  * table.c - the command line, declared once: every option with its grammar
  * and help, the shared option groups, and every command with the options it
  * takes, its description and examples.  The parser, --help, the man pages
- * and the bash completion all read this; nothing else lists options.
+ * and the bash completion all read this, through the lookups at its end;
+ * nothing else lists options.
  */
 #include "config.h"
 
@@ -715,3 +716,36 @@ const char cli_manual_more[] =
     "progress line appears on a terminal (default 1; 0 at once). Nothing else is read "
     "from the environment; in particular PYTORCH_CUDA_ALLOC_CONF is not: give it as "
     "--alloc-conf.\n";
+
+/* The table's lookups, for the parser, --help, the man pages and the completion. */
+
+int
+cli_in_group(const struct cli_command *c, enum cli_opt id)
+{
+	const enum cli_opt *o;
+	int g;
+
+	for (g = 0; g < CLI_NGROUPS; g++)
+		if (c->groups & (1u << g))
+			for (o = cli_group_opts[g]; *o != OPT_NONE; o++)
+				if (*o == id)
+					return 1;
+	return 0;
+}
+
+int
+cli_takes(const struct cli_command *c, enum cli_opt id)
+{
+	return id == OPT_HELP || cli_use_of(c, id) != NULL || cli_in_group(c, id);
+}
+
+const struct cli_use *
+cli_use_of(const struct cli_command *c, enum cli_opt id)
+{
+	const struct cli_use *u;
+
+	for (u = c->opts; u->id != OPT_NONE; u++)
+		if (u->id == id)
+			return u;
+	return NULL;
+}

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/scenario.h"
+#include "sim/scenario.h"
 #include "sim/gms.h"
 #include "t/fuzz/fuzz.h"
 

@@ -2,7 +2,7 @@
  * scenario.h - share's jobs as people write them: --job 'TRACE key=value
  * ...' and scenario files ({"gpu" or "capacity", "context_overhead",
  * "jobs": [{"trace": ..., key: value, ...}]}), read into job specs and then
- * into struct share_job (analysis/share.h), every key checked, every
+ * into struct share_job (sim/share.h), every key checked, every
  * refusal a message naming the job or the key.
  */
 #ifndef ANALYSIS_SCENARIO_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/share.h"
+#include "sim/share.h"
 #include "traces/trace.h"
 
 /* One job as written: its trace and its key=value settings. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/share.h"
+#include "sim/share.h"
 #include "sim/device.h"
 #include "sim/gms.h"
 #include "sim/run.h"

@@ -14,10 +14,9 @@
 
 #include <cJSON.h>
 
-#include "analysis/scenario.h"
+#include "sim/scenario.h"
 #include "sim/gms.h"
 #include "sim/run.h"
-#include "traces/reader.h"
 #include "traces/tracemem.h"
 
 #define MAX_SCENARIO ((size_t)16 << 20)

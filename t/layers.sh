@@ -1,0 +1,80 @@
+#!/bin/sh
+# t/layers.sh - the floors of the tree (doc/LAYERS.md) hold: no file includes
+# across them the wrong way (the engine and the readers, sim/ and traces/,
+# never include analysis/, replay/ or sim/cli/; replay/ never analysis/ or
+# sim/cli/; analysis/ never sim/cli/; nothing outside traces/ includes the
+# readers' private traces/reader.h), and no two files of sim/cli/ call each
+# other, directly or round a longer circle.  Then the same checks on a
+# scratch copy with one violation of each kind put in, which must each be
+# found: a check that cannot fail is no check.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+# wrong_includes DIR: "FILE includes WHAT" for each include across a floor
+wrong_includes() {
+	for f in "$1"/sim/*.[ch] "$1"/traces/*.[ch]; do
+		grep -H '^#include "\(analysis\|replay\|sim/cli\)/' "$f"
+	done
+	for f in "$1"/replay/*.[ch]; do
+		grep -H '^#include "\(analysis\|sim/cli\)/' "$f"
+	done
+	for f in "$1"/analysis/*.[ch]; do
+		grep -H '^#include "sim/cli/' "$f"
+	done
+	for f in "$1"/sim/*.[ch] "$1"/sim/cli/*.[ch] "$1"/analysis/*.[ch] "$1"/replay/*.[ch]; do
+		grep -H '^#include "traces/reader.h"' "$f"
+	done
+} 2>/dev/null
+wrong_includes_of() {
+	wrong_includes "$1" | sed "s|^$1/||; s|:#include | includes |"
+}
+
+# cli_calls DIR: "A B" for each file A of sim/cli/ that calls a function
+# defined (not static) in another file B of sim/cli/
+cli_calls() {
+	for b in "$1"/sim/cli/*.c; do
+		# the functions b defines for others: a name at the start of a line,
+		# its type on the line before, not static
+		awk 'prev !~ /^static/ && /^[a-z_][a-z0-9_]*\(/ { sub(/\(.*/, ""); print }
+		    { prev = $0 }' "$b" | while read -r fn; do
+			for a in "$1"/sim/cli/*.c; do
+				[ "$a" = "$b" ] && continue
+				grep -q "[^a-z0-9_]$fn(" "$a" && echo "$(basename "$a") $(basename "$b")"
+			done
+		done
+	done | sort -u
+}
+# circles DIR: the files tsort finds in a loop of cli_calls, one per line
+circles() {
+	cli_calls "$1" | tsort 2>&1 >/dev/null | sed -n 's/^tsort: //p' | grep -v 'input contains a loop' |
+	    sort -u
+}
+
+wrong_includes_of "$TOP_SRCDIR" >"$TMP/inc"
+is "$(cat "$TMP/inc")" "" "no include across the floors the wrong way"
+circles "$TOP_SRCDIR" >"$TMP/loops"
+is "$(tr '\n' ' ' <"$TMP/loops")" "" "no two files of sim/cli call each other, directly or round a circle"
+calls=$(cli_calls "$TOP_SRCDIR" | wc -l)
+[ "$calls" -gt 10 ]; ok $? "... among the $calls calls between sim/cli's files it found (the check sees them)"
+
+# A scratch copy, and one violation of each kind.
+mkdir -p "$TMP/tree"
+(cd "$TOP_SRCDIR" && tar cf - --exclude='*.o' --exclude='*.a' sim traces analysis replay) |
+    (cd "$TMP/tree" && tar xf -)
+printf '#include "analysis/report.h"\n' >>"$TMP/tree/sim/run.c"
+printf '#include "sim/cli/cli.h"\n' >>"$TMP/tree/traces/trace.c"
+printf '#include "analysis/share.h"\n' >>"$TMP/tree/replay/share-gpu.h"
+printf '#include "sim/cli/cli.h"\n' >>"$TMP/tree/analysis/plan.c"
+printf '#include "traces/reader.h"\n' >>"$TMP/tree/sim/scenario.c"
+wrong_includes_of "$TMP/tree" >"$TMP/inc"
+is "$(cat "$TMP/inc")" "sim/run.c includes \"analysis/report.h\"
+traces/trace.c includes \"sim/cli/cli.h\"
+replay/share-gpu.h includes \"analysis/share.h\"
+analysis/plan.c includes \"sim/cli/cli.h\"
+sim/scenario.c includes \"traces/reader.h\"" \
+    "an engine, reader, replay and analysis file including upwards, and the readers' private header outside traces/: each found"
+# help.c calls table.c's lookups; table.c calling back into help.c closes a circle
+printf 'void\nlayers_probe(void)\n{\n\tcli_help_main(stdout);\n}\n' >>"$TMP/tree/sim/cli/table.c"
+circles "$TMP/tree" >"$TMP/loops"
+is "$(tr '\n' ' ' <"$TMP/loops")" "help.c table.c " "table.c calling help.c, which calls table.c: the circle found"
+
+done_testing
