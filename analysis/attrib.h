@@ -114,6 +114,7 @@ int attrib_add(struct attrib *a, const char *key, const char *what, uint64_t eve
 /*
  * Keep, for events buckets of width events each, the live bytes of the
  * named sites (the rest folded into one) at each bucket's largest live.
+ * names is kept, not copied: the array and its strings must outlive a.
  */
 void attrib_stack(struct attrib *a, const char *const *names, size_t n, uint64_t events,
     size_t points);

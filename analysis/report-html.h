@@ -17,6 +17,7 @@
 #include "analysis/attrib.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
+#include "analysis/watch.h"
 
 struct html_policy {
 	const struct report_row *row;	/* its run, or why it could not run */
@@ -41,5 +42,43 @@ struct html_report {
 
 /* Write the page to f; 0, or -1 when f failed (errno set). */
 int report_html(FILE *f, const struct html_report *r);
+
+/*
+ * Everything a page shows, made in three passes over the trace: the
+ * policies side by side (each one's envelope and peak), each policy again
+ * to its peak and OOM (what holds the memory there, and its blocks), and
+ * the trace alone (its live peak's sites, then the live bytes of the
+ * largest of them over time).
+ */
+#define REPORT_STACK_SITES 6	/* sites stacked on the timeline, the rest as one */
+
+struct report_page {
+	struct html_report hr;		/* title and command are the caller's */
+	struct batch_job *jobs;		/* the rest: what hr points into */
+	struct report_row *rows;
+	struct run_watch *watch;
+	struct attrib *ats;
+	struct attrib first_live;	/* the live peak's sites: live's stack names them */
+	const char *names[REPORT_STACK_SITES];	/* ... through this, which it keeps */
+	struct attrib live;
+	struct html_policy *hp;
+	char *why;
+	size_t n;
+};
+
+struct batch_job;
+struct trace_mem;
+struct trace_opts;
+/*
+ * Fill p from jobs[0..n) (each a policy on the trace: its spec made, its
+ * output not yet), reading the trace at of->path (or mem, when it is held:
+ * it is read three times) with topts; timelines of points rows, top table
+ * rows, up to threads threads.  p takes jobs over.  0, or a GMS_E* code
+ * with *cause; report_page_free(p) either way.
+ */
+int report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of *of,
+    const struct trace_mem *mem, const struct trace_opts *topts, size_t points, size_t top,
+    int threads, struct report_page *p, char **cause);
+void report_page_free(struct report_page *p);
 
 #endif /* ANALYSIS_REPORT_HTML_H */

@@ -103,6 +103,26 @@ struct report_row {
 	const char *cause;
 };
 
+/* What every row of a batch of policy runs names beside its result. */
+struct report_rows_of {
+	const char *path;		/* the trace as the user named it */
+	const char *gpu;		/* --gpu, or NULL */
+	uint64_t capacity;		/* 0: unlimited */
+	const char *const *labels;	/* labels[i]: job i's policy as the user named it */
+};
+
+struct batch_job;
+/*
+ * Run jobs (each a policy on one trace: batch_run when they hold it in
+ * memory, else batch_run_shared reads it once) on up to threads threads and
+ * make rows[i] of job i; *first is the first that ran.  0, or a GMS_E* code
+ * with *cause: a trace that cannot be read (every run breaks on it: said
+ * once), or no policy could run.
+ */
+int report_rows_run(struct batch_job *jobs, size_t n, int threads,
+    const struct report_rows_of *of, struct report_row *rows,
+    const struct report_row **first, char **cause);
+
 /* How a comparison picks its winner. */
 struct report_compare {
 	uint64_t capacity;		/* 0: unlimited */

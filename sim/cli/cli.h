@@ -7,7 +7,11 @@
  * same table, so none of them can drift from what the parser accepts.
  *
  * A command's exec() gets the parsed values and does parse -> one library
- * entry -> print.  Exit codes are gms.h's enum gms_exit.
+ * entry -> print: run_simulate or placements_run (run), report_rows_run
+ * (compare, through cli_run_rows), report_page_build (report), plan_run,
+ * tune_run, share_run, ...; a run's observers (its timeline, its peak) are
+ * attached by run_watch (analysis/watch.h), never wired by hand.  Exit codes
+ * are gms.h's enum gms_exit.
  */
 #ifndef SIM_CLI_H
 #define SIM_CLI_H

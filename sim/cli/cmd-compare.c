@@ -13,6 +13,7 @@
 #include "analysis/attrib.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
+#include "analysis/watch.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
@@ -47,7 +48,8 @@ cmd_compare(struct cli_args *a)
 	int json = a->v[OPT_FORMAT].choice == 1, rc = 0;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
 	const char *timeline_path = a->given[OPT_TIMELINE] ? a->v[OPT_TIMELINE].s : NULL;
-	struct timeline *tls = NULL, **tlp = NULL;
+	struct run_watch *watch = NULL;
+	struct timeline **tlp = NULL;
 	char **labels = NULL;
 	uint64_t capacity;
 	int by_site = a->given[OPT_BY_SITE] > 0;
@@ -69,10 +71,9 @@ cmd_compare(struct cli_args *a)
 	n = pols.n;
 	jobs = gms_calloc(n ? n : 1, sizeof(*jobs));
 	rows = gms_calloc(n ? n : 1, sizeof(*rows));
-	tls = gms_calloc(n ? n : 1, sizeof(*tls));
+	watch = gms_calloc(n ? n : 1, sizeof(*watch));
 	tlp = gms_calloc(n ? n : 1, sizeof(*tlp));
 	labels = gms_calloc(n ? n : 1, sizeof(*labels));
-	peaks = gms_calloc(n ? n : 1, sizeof(*peaks));
 	ats = gms_calloc(n ? n : 1, sizeof(*ats));
 	if (rc != 0)
 		goto out;
@@ -89,30 +90,22 @@ cmd_compare(struct cli_args *a)
 		    .policy = pols.ents[i].ops, .opts = pols.ents[i].opts,
 		    .nopts = pols.ents[i].nopts };
 		cli_run_spec(a, &target, &jobs[i].spec);
-		timeline_init(&tls[i], (size_t)a->v[OPT_POINTS].n);
-		tlp[i] = &tls[i];
+		run_watch(&watch[i], (timeline_path ? WATCH_TIMELINE : 0) |
+		    (by_site ? WATCH_PEAK : 0), (size_t)a->v[OPT_POINTS].n, &jobs[i].spec);
+		tlp[i] = &watch[i].tl;
 		labels[i] = csv_label(pols.ents[i].label);
-		if (timeline_path != NULL) {
-			jobs[i].spec.sampler = timeline_sample;
-			jobs[i].spec.sampler_arg = &tls[i];
-			/* every change: kept in a temporary file, not in memory */
-			if (timeline_spill(&tls[i]) < 0) {
-				cli_error("cannot make a temporary file: %s", strerror(errno));
-				rc = EXIT_SYSTEM;
-				goto out;
-			}
+		/* every change: kept in a temporary file, not in memory */
+		if (timeline_path != NULL && timeline_spill(&watch[i].tl) < 0) {
+			cli_error("cannot make a temporary file: %s", strerror(errno));
+			rc = EXIT_SYSTEM;
+			goto out;
 		}
 		attrib_init(&ats[i]);
-		if (by_site) {
-			peaks[i].next = jobs[i].spec.sampler;
-			peaks[i].next_arg = jobs[i].spec.sampler_arg;
-			jobs[i].spec.sampler = attrib_peak_sample;
-			jobs[i].spec.sampler_arg = &peaks[i];
-		}
 	}
 	if ((rc = cli_run_rows(a, &target, &pols, jobs, n, threads, rows, &first)) != 0)
 		goto out;
 	trace = first->run.trace;
+	peaks = by_site ? run_watch_peaks(watch, n) : NULL;
 	if (by_site && (err = attrib_run_jobs(jobs, n, peaks, 0, ats, threads, &cause)) < 0) {
 		cli_error("%s", cause);
 		rc = gms_exit_code(err);
@@ -155,12 +148,12 @@ out:
 	for (i = 0; i < n; i++) {
 		if (ats != NULL)
 			attrib_free(&ats[i]);
-		if (tls != NULL)
-			timeline_free(&tls[i]);
+		if (watch != NULL)
+			run_watch_free(&watch[i]);
 		if (labels != NULL)
 			free(labels[i]);
 	}
-	free(tls);
+	free(watch);
 	free(tlp);
 	free(peaks);
 	free(ats);

@@ -17,6 +17,7 @@
 #include "analysis/attrib.h"
 #include "analysis/plot.h"
 #include "analysis/timeline.h"
+#include "analysis/watch.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/device.h"
@@ -84,7 +85,7 @@ draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struc
 {
 	const struct cli_entry *e = &pols->ents[0];
 	struct batch_job job = { 0 };
-	struct attrib_peak peak = { 0 };
+	struct run_watch w;
 	char *title = NULL, *cause = NULL, size[32];
 	uint64_t at, n = trace_mem_count(m);
 	const char *why;
@@ -101,8 +102,7 @@ draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struc
 	why = "at event";
 	if (!o->has_at) {
 		job.spec = spec_for(m, e, o);
-		job.spec.sampler = attrib_peak_sample;
-		job.spec.sampler_arg = &peak;
+		run_watch(&w, WATCH_PEAK, 0, &job.spec);
 		batch_run(&job, 1, 1);
 		if ((rc = job_error(&job)) != 0)
 			goto out;
@@ -110,7 +110,7 @@ draw_map(const struct trace_mem *m, const struct cli_policies *pols, const struc
 			at = job.out.res.oom.event;
 			why = "out of memory at event";
 		} else {
-			at = peak.event;
+			at = w.peak.event;
 			why = "peak reserved at event";
 		}
 		batch_free(&job, 1);
@@ -153,7 +153,7 @@ draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
 {
 	size_t n = pols->n, i, nmarks = 0, nooms = 0, count = trace_mem_count(m), stride;
 	struct batch_job *jobs = gms_calloc(n, sizeof(*jobs));
-	struct timeline *tls = gms_calloc(n, sizeof(*tls));
+	struct run_watch *watch = gms_calloc(n, sizeof(*watch));
 	struct timeline **tlp = gms_calloc(n, sizeof(*tlp));
 	const char **labels = gms_calloc(n, sizeof(*labels));
 	struct plot_point *ooms = gms_calloc(n, sizeof(*ooms)), *marks = NULL;
@@ -165,10 +165,8 @@ draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
 
 	for (i = 0; i < n; i++) {
 		jobs[i].spec = spec_for(m, &pols->ents[i], o);
-		timeline_init(&tls[i], (size_t)o->points);
-		tlp[i] = &tls[i];
-		jobs[i].spec.sampler = timeline_sample;
-		jobs[i].spec.sampler_arg = &tls[i];
+		run_watch(&watch[i], WATCH_TIMELINE, (size_t)o->points, &jobs[i].spec);
+		tlp[i] = &watch[i].tl;
 		labels[i] = pols->ents[i].label;
 	}
 	batch_run(jobs, n, o->threads);
@@ -208,11 +206,11 @@ draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
 out:
 	batch_free(jobs, n);
 	for (i = 0; i < n; i++) {
-		timeline_free(&tls[i]);
+		run_watch_free(&watch[i]);
 		free(oom_labels[i]);
 	}
 	free(jobs);
-	free(tls);
+	free(watch);
 	free(tlp);
 	free(labels);
 	free(ooms);

@@ -14,6 +14,7 @@
 #include "analysis/placements.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
+#include "analysis/watch.h"
 #include "sim/cli/cli.h"
 #include "sim/gpus.h"
 #include "sim/gms.h"
@@ -36,11 +37,10 @@ cmd_run(struct cli_args *a)
 	int err, rc;
 	const char *timeline_path = a->given[OPT_TIMELINE] ? a->v[OPT_TIMELINE].s : NULL;
 	const char *gpu_name;
-	struct timeline tl;
+	struct run_watch w;
 	struct cli_out tout = { 0 };
 	int by_site = a->given[OPT_BY_SITE] > 0;
 	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
-	struct attrib_peak peak = { 0 };
 	struct attrib at;
 	struct trace_mem *mem = NULL;
 	struct trace_opts topts;
@@ -65,7 +65,8 @@ cmd_run(struct cli_args *a)
 	spec.nopts = nopts = pols.ents[0].nopts;
 	spec.check_every = a->given[OPT_CHECK] > 0;
 	spec.policy_as_recorded = pols.defaulted;
-	timeline_init(&tl, (size_t)a->v[OPT_POINTS].n);
+	run_watch(&w, (timeline_path ? WATCH_TIMELINE : 0) | (by_site ? WATCH_PEAK : 0),
+	    (size_t)a->v[OPT_POINTS].n, &spec);
 	attrib_init(&at);
 	/* --by-site reads the trace twice: standard input is held for it */
 	if (by_site && trace_mem_worth(spec.path)) {
@@ -78,26 +79,17 @@ cmd_run(struct cli_args *a)
 		}
 		spec.mem = mem;
 	}
-	if (timeline_path != NULL) {
-		spec.sampler = timeline_sample;
-		spec.sampler_arg = &tl;
-		/* every change: written as it comes, not held */
-		if (tl.points == 0) {
-			if ((rc = cli_out_open(timeline_path, spec.path, &tout)) != 0) {
-				cli_policies_free(&pols);
-				trace_mem_free(mem);
-				return rc;
-			}
-			timeline_stream(&tl, tout.f);
+	/* every change: written as it comes, not held */
+	if (timeline_path != NULL && w.tl.points == 0) {
+		if ((rc = cli_out_open(timeline_path, spec.path, &tout)) != 0) {
+			cli_policies_free(&pols);
+			trace_mem_free(mem);
+			run_watch_free(&w);
+			return rc;
 		}
+		timeline_stream(&w.tl, tout.f);
 	}
 
-	if (by_site) {
-		peak.next = spec.sampler;
-		peak.next_arg = spec.sampler_arg;
-		spec.sampler = attrib_peak_sample;
-		spec.sampler_arg = &peak;
-	}
 	if (nplace > 0) {
 		/* the model's placement is the first of them: its output is the run's */
 		err = placements_run(&spec, nplace, threads, &pl, &cause);
@@ -107,13 +99,13 @@ cmd_run(struct cli_args *a)
 		err = run_simulate(&spec, &out, &cause);
 	}
 	if (err == 0 && by_site)
-		err = attrib_run(&spec, &out.res, &peak, 0, &at, &cause);
+		err = attrib_run(&spec, &out.res, &w.peak, 0, &at, &cause);
 	if (err < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		run_output_free(&out);
 		cli_policies_free(&pols);
-		timeline_free(&tl);
+		run_watch_free(&w);
 		cli_out_close(&tout, 0);
 		attrib_free(&at);
 		trace_mem_free(mem);
@@ -121,11 +113,11 @@ cmd_run(struct cli_args *a)
 		return gms_exit_code(err);
 	}
 	if (timeline_path != NULL) {
-		struct timeline *one = &tl;
+		struct timeline *one = &w.tl;
 
-		rc = tl.points == 0 ? cli_out_close(&tout, 1) :
+		rc = w.tl.points == 0 ? cli_out_close(&tout, 1) :
 		    write_timeline(timeline_path, spec.path, &one, NULL, 1);
-		timeline_free(&tl);
+		run_watch_free(&w);
 		if (rc != 0) {
 			run_output_free(&out);
 			cli_policies_free(&pols);

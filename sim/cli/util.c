@@ -273,38 +273,21 @@ cli_run_rows(const struct cli_args *a, const struct cli_target *t,
     const struct cli_policies *pols, struct batch_job *jobs, size_t n, int threads,
     struct report_row *rows, const struct report_row **first)
 {
+	const char **labels = gms_calloc(n + 1, sizeof(*labels));
+	struct report_rows_of of = { .path = a->argv[0], .gpu = t->gpu_name,
+	    .capacity = t->capacity, .labels = labels };
+	char *cause = NULL;
 	size_t i;
+	int err;
 
-	*first = NULL;
-	if (n > 0 && jobs[0].spec.mem != NULL)
-		batch_run(jobs, n, threads);
-	else
-		batch_run_shared(jobs, n, threads);
-	for (i = 0; i < n; i++) {
-		/* a broken trace breaks every run: said once */
-		if (jobs[i].err == GMS_ETRACE || jobs[i].err == GMS_EIO) {
-			cli_error("%s", jobs[i].cause);
-			return gms_exit_code(jobs[i].err);
-		}
-		rows[i].label = jobs[i].out.label ? jobs[i].out.label : pols->ents[i].label;
-		rows[i].err = jobs[i].err;
-		rows[i].cause = jobs[i].cause;
-		if (jobs[i].err != 0)
-			continue;
-		rows[i].run = (struct report_run){ .trace = jobs[i].out.hdr->name,
-		    .path = a->argv[0], .gpu = t->gpu_name, .policy = pols->ents[i].ops->name,
-		    .opts = jobs[i].out.opts ? jobs[i].out.opts : pols->ents[i].opts,
-		    .nopts = jobs[i].out.opts ? jobs[i].out.nopts : pols->ents[i].nopts,
-		    .recorded_conf = jobs[i].out.recorded_conf,
-		    .as_recorded = jobs[i].out.as_recorded,
-		    .placement = run_placement_name(jobs[i].spec.placement),
-		    .capacity = t->capacity, .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
-		if (*first == NULL)
-			*first = &rows[i];
-	}
-	if (*first == NULL) {
-		cli_error("no policy could run: %s", n ? jobs[0].cause : "none named");
-		return EXIT_INPUT;
+	for (i = 0; i < n; i++)
+		labels[i] = pols->ents[i].label;
+	err = report_rows_run(jobs, n, threads, &of, rows, first, &cause);
+	free(labels);
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
 	}
 	return 0;
 }

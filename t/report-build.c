@@ -1,0 +1,93 @@
+/*
+ * t/report-build.c - the report page's three passes as a library entry
+ * (analysis/report-build.c, report_page_build) and the rows a batch of
+ * policies makes (report_rows_run), on t/data/sites/handworked.json in 60
+ * MiB, every number worked by hand in t/attrib.c: caching peaks at 52 MiB
+ * at event 4 and runs out at event 7 (100 MiB asked); the trace's live peak,
+ * a number of the whole trace whatever a policy does, is 100 MiB + 1000 B
+ * at event 7 (the 1000 bytes of event 4 are still live).  And what the
+ * entry says when the trace cannot be read, or no policy can run.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report-html.h"
+#include "analysis/report.h"
+#include "sim/batch.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+#include "t/tap.h"
+#include "traces/trace.h"
+
+#define MiB ((uint64_t)1 << 20)
+
+/* A page of ops[0..n) on path in capacity; its jobs are the page's. */
+static int
+build(const char *path, const struct policy_ops *const *ops, const char *const *labels,
+    size_t n, uint64_t capacity, struct report_page *p, char **cause)
+{
+	struct batch_job *jobs = calloc(n + 1, sizeof(*jobs));
+	struct report_rows_of of = { .path = path, .capacity = capacity, .labels = labels };
+	struct trace_opts topts = { .device = -1 };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		jobs[i].spec = (struct run_spec){ .path = path, .policy = ops[i],
+		    .capacity = capacity, .device = -1 };
+	return report_page_build(jobs, n, &of, NULL, &topts, 100, 10, 2, p, cause);
+}
+
+int
+main(void)
+{
+	static const struct policy_ops *const two[] = { &policy_caching, &policy_no_cache };
+	static const char *const two_labels[] = { "caching", "no-cache" };
+	static const struct policy_ops *const pre[] = { &policy_preallocate };
+	static const char *const pre_labels[] = { "preallocate" };
+	char *path = tap_srcpath("t/data/sites/handworked.json"), *cause = NULL;
+	const struct attrib_moment *m;
+	struct report_page p;
+	int err;
+
+	err = build(path, two, two_labels, 2, 60 * MiB, &p, &cause);
+	ok(err == 0, "caching and no-cache in 60 MiB: the page is built (%s)", cause ? cause : "");
+	is_u64(p.hr.n, 2, "two policies on the page");
+	is_str(p.rows[0].label, "caching", "the first row is caching's");
+	is_str(p.rows[1].label, "no-cache", "the second no-cache's");
+	is_u64(p.hr.capacity, 60 * MiB, "the page's capacity");
+	is_u64(p.rows[0].run.res->peak_reserved, 52 * MiB, "caching's row: 52 MiB reserved at most");
+	is_u64(p.watch[0].peak.event, 4, "its watch saw the peak at event 4");
+	ok(p.watch[0].tl.n > 0, "and kept its timeline (%zu rows)", p.watch[0].tl.n);
+	ok(p.ats[0].n == 2, "pass 2: caching's peak and OOM");
+	m = &p.ats[0].m[0];
+	ok(m->event == 4 && m->reserved == 52 * MiB && m->nsegs > 0,
+	    "at its peak: event 4, 52 MiB, with the map");
+	m = &p.ats[0].m[1];
+	ok(strcmp(m->key, "oom") == 0 && m->event == 7 && m->nsegs == 1,
+	    "at its OOM: event 7, one segment left after the retry");
+	is_u64(p.hr.res->peak_live, 100 * MiB + 1000, "the trace's live peak: 100 MiB + 1000 B");
+	m = &p.live.m[0];
+	ok(p.live.n == 1 && m->event == 7 && m->live == 100 * MiB + 1000 && m->nrows == 2,
+	    "pass 3: its sites at the live peak, event 7 (c.py's 100 MiB and the 1000 B)");
+	ok(p.live.nstack > 0 && p.live.nbuckets > 0, "and its sites over time, stacked");
+	ok(p.hr.pols[1].row == &p.rows[1] && p.hr.pols[1].tl == &p.watch[1].tl &&
+	    p.hr.pols[1].at == &p.ats[1], "each policy of the page points at its row, timeline and moments");
+	report_page_free(&p);
+
+	err = build("t/data/no-such-trace.json", two, two_labels, 2, 0, &p, &cause);
+	ok(err == GMS_EIO && cause != NULL && strstr(cause, "no-such-trace.json") != NULL,
+	    "a trace that cannot be read: GMS_EIO, said once (%s)", cause ? cause : "");
+	report_page_free(&p);
+	free(cause);
+	cause = NULL;
+
+	err = build(path, pre, pre_labels, 1, 0, &p, &cause);
+	ok(err == GMS_ECONFIG && cause != NULL && strncmp(cause, "no policy could run: ", 21) == 0,
+	    "preallocate alone with no limit: no policy could run (%s)", cause ? cause : "");
+	report_page_free(&p);
+	free(cause);
+	free(path);
+	return tap_done();
+}
