@@ -29,19 +29,20 @@ wrong_includes_of() {
 }
 
 # cli_calls DIR: "A B" for each file A of sim/cli/ that calls a function
-# defined (not static) in another file B of sim/cli/
+# defined (not static) in another file B of sim/cli/.  One awk over the
+# files twice: the first pass finds the definitions (a name at the start of
+# a line, its type on the line before, not static), the second the calls.
 cli_calls() {
-	for b in "$1"/sim/cli/*.c; do
-		# the functions b defines for others: a name at the start of a line,
-		# its type on the line before, not static
-		awk 'prev !~ /^static/ && /^[a-z_][a-z0-9_]*\(/ { sub(/\(.*/, ""); print }
-		    { prev = $0 }' "$b" | while read -r fn; do
-			for a in "$1"/sim/cli/*.c; do
-				[ "$a" = "$b" ] && continue
-				grep -q "[^a-z0-9_]$fn(" "$a" && echo "$(basename "$a") $(basename "$b")"
-			done
-		done
-	done | sort -u
+	awk 'FNR == 1 { f = FILENAME; sub(/.*\//, "", f); if (seen[FILENAME]++) second = 1; prev = "" }
+	    !second { if (prev !~ /^static/ && /^[a-z_][a-z0-9_]*\(/) { n = $0; sub(/\(.*/, "", n); def[n] = f }
+		prev = $0; next }
+	    { line = $0
+		while (match(line, /[A-Za-z_][A-Za-z0-9_]*\(/)) {
+			n = substr(line, RSTART, RLENGTH - 1)
+			if ((n in def) && def[n] != f)
+				print f, def[n]
+			line = substr(line, RSTART + RLENGTH)
+		} }' "$1"/sim/cli/*.c "$1"/sim/cli/*.c | sort -u
 }
 # circles DIR: the files tsort finds in a loop of cli_calls, one per line
 circles() {
