@@ -6,15 +6,13 @@
 
 #include <string.h>
 
-#include "sim/gms.h"
-
 #include "analysis/watch.h"
+#include "sim/gms.h"
 
 void
 run_watch(struct run_watch *w, unsigned what, size_t points, struct run_spec *spec)
 {
 	memset(w, 0, sizeof(*w));
-	w->what = what;
 	timeline_init(&w->tl, points);
 	if (what & WATCH_TIMELINE) {
 		spec->sampler = timeline_sample;

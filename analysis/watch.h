@@ -19,7 +19,6 @@
 #define WATCH_PEAK 0x2		/* w->peak: where reserved first reaches its peak */
 
 struct run_watch {
-	unsigned what;			/* WATCH_* */
 	struct timeline tl;
 	struct attrib_peak peak;
 };
