@@ -12,6 +12,11 @@
 # Usage: t/mutate.sh [SRCDIR] [PATTERN] [I/N]   (PATTERN: only mutants whose
 # file or note contains it; I/N: only the I-th of every N of them, from 0, so
 # that N copies can run side by side, each in its own scratch tree)
+#
+# Speed: a mutant's suite stops at its first failure, so the test that killed
+# it last time (t/mutants-killers.txt, a hint only: a verdict never depends on
+# it) runs first.  MUTATE_KILLERS=FILE writes this run's killers to FILE, in
+# that file's format; `make mutate-killers` refreshes the committed one.
 set -u
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 pattern=${2:-}
@@ -22,6 +27,11 @@ scratch=$(mktemp -d "${TMPDIR:-/tmp}/gms-mutate.XXXXXX")
 [ -n "${MUTATE_KEEP:-}" ] || trap 'rm -rf "$scratch"' EXIT
 list=$scratch/mutants.txt
 cp "$src/t/mutants.txt" "$list"	# a copy: the list may be edited while this runs
+hints=$scratch/mutants-killers.txt
+cp "$src/t/mutants-killers.txt" "$hints" 2>/dev/null || : >"$hints"
+record=${MUTATE_KILLERS:-}
+case $record in /*|'') ;; *) record=$PWD/$record ;; esac
+[ -z "$record" ] || sed -n '1,2{/^#/p}' "$hints" >"$record"
 tab=$(printf '\t')
 
 echo "mutate: copying and building $src in $scratch"
@@ -48,10 +58,18 @@ fi
 # (fast), then the command-line ones; the test that kills it is named.  A
 # note "AREA: ..." whose area has its own t/cli-AREA.sh runs that one first
 # (the newest features' tests sit at the end of TESTS).
-# first_failure NOTE: print "TEST N - description" of the first failure; 1 if none
+# The hint comes first when there is one: the killer last time.
+# hint FILE ORIG MUT NTH: the test that killed this mutant last time, if any
+hint() {
+	F=$1 O=$2 M=$3 N=${4:-1} awk -F '\t' 'BEGIN { k = ENVIRON["F"] "\t" ENVIRON["O"] "\t" \
+	    ENVIRON["M"] "\t" ENVIRON["N"] }
+	    substr($0, 1, 1) != "#" && index($0, k "\t") == 1 { print $NF; exit }' "$hints"
+}
+# first_failure NOTE HINT: print "TEST N - description" of the first failure; 1 if none
 first_failure() {
 	first=
 	case $1 in *:*) [ -f "t/cli-${1%%:*}.sh" ] && first=t/cli-${1%%:*}.sh ;; esac
+	case " $progs $tests " in *" $2 "*) first="$2 $first" ;; esac
 	for t in $first $progs $tests; do
 		case $t in
 		*.sh) GPUMEMSIM=$scratch/gpumemsim TOP_SRCDIR=$scratch PNGSTAT=$scratch/t/pngstat \
@@ -104,9 +122,11 @@ while IFS="$tab" read -r file orig mut note nth <&3; do
 	if ! { make -j"$(nproc)" && make -j"$(nproc)" $progs; } >mutant.log 2>&1 </dev/null; then
 		verdict="killed (does not build)"
 		killed=$((killed + 1))
-	elif killer=$(first_failure "$note"); then
+	elif killer=$(first_failure "$note" "$(hint "$file" "$orig" "$mut" "$nth")"); then
 		verdict="killed by $killer"
 		killed=$((killed + 1))
+		[ -z "$record" ] || printf '%s\t%s\t%s\t%s\t%s\n' "$file" "$orig" "$mut" "${nth:-1}" \
+		    "${killer%% *}" >>"$record"
 	else
 		verdict="SURVIVED"
 		survived=$((survived + 1))
