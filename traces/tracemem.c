@@ -124,56 +124,68 @@ stream_index(struct trace_mem *m, int64_t stream)
 	return m->last_stream = it->index;
 }
 
+struct trace_mem *
+trace_mem_new(const char *path, const struct trace_header *hdr)
+{
+	struct trace_mem *m = gms_calloc(1, sizeof(*m));
+
+	m->path = gms_strdup(path);
+	copy_header(m, hdr);
+	return m;
+}
+
+int
+trace_mem_append(struct trace_mem *m, const struct trace_event *ev, char **cause)
+{
+	struct packed *p;
+
+	if (ev->size >> SIZE_BITS)
+		return gms_fail(cause, GMS_ETRACE, "size %llu out of range (at most 2^53)",
+		    (unsigned long long)ev->size);
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 4096;
+		m->ev = gms_realloc(m->ev, m->cap * sizeof(*m->ev));
+		if (m->t_us != NULL || (ev->flags & TRACE_HAS_TIME))
+			m->t_us = gms_realloc(m->t_us, m->cap * sizeof(*m->t_us));
+		if (m->in_use != NULL)
+			m->in_use = gms_realloc(m->in_use, m->cap * sizeof(*m->in_use));
+	}
+	if ((ev->flags & TRACE_HAS_TIME) && m->t_us == NULL)
+		m->t_us = gms_calloc(m->cap, sizeof(*m->t_us));
+	if ((ev->flags & TRACE_HAS_INUSE) && m->in_use == NULL)
+		m->in_use = gms_calloc(m->cap, sizeof(*m->in_use));
+	p = &m->ev[m->n];
+	p->size_op = ev->size | (uint64_t)ev->op << SIZE_BITS |
+	    (uint64_t)(ev->flags & 0xf) << (SIZE_BITS + 4);
+	p->stream = stream_index(m, ev->stream);
+	p->id = trace_is_request(ev) || ev->op == TRACE_FREE ? ev->id : ev->addr;
+	p->str = intern(m, ev->op == TRACE_MARK ? ev->label : ev->at);
+	if (m->t_us != NULL)
+		m->t_us[m->n] = ev->t_us;
+	if (m->in_use != NULL)
+		m->in_use[m->n] = (ev->flags & TRACE_HAS_INUSE) ? ev->in_use + 1 : 0;
+	m->n++;
+	return 0;
+}
+
 int
 trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem **out,
     char **cause)
 {
-	struct trace_mem *m = gms_calloc(1, sizeof(*m));
+	struct trace_mem *m;
 	struct trace_reader *r;
 	struct trace_event ev;
-	struct packed *p;
 	char *why = NULL;
 	int rc;
 
 	*out = NULL;
-	m->unknown_frees_warn = opts != NULL && opts->unknown_frees_warn;
-	if ((rc = trace_open_opts(path, opts, &r, cause)) < 0) {
-		free(m);
+	if ((rc = trace_open_opts(path, opts, &r, cause)) < 0)
 		return rc;
-	}
-	m->path = gms_strdup(path);
-	copy_header(m, trace_header(r));
-	while ((rc = trace_next(r, &ev, &why)) == 1) {
-		if (m->n == m->cap) {
-			m->cap = m->cap ? m->cap * 2 : 4096;
-			m->ev = gms_realloc(m->ev, m->cap * sizeof(*m->ev));
-			if (m->t_us != NULL || (ev.flags & TRACE_HAS_TIME))
-				m->t_us = gms_realloc(m->t_us, m->cap * sizeof(*m->t_us));
-			if (m->in_use != NULL)
-				m->in_use = gms_realloc(m->in_use, m->cap * sizeof(*m->in_use));
-		}
-		if ((ev.flags & TRACE_HAS_TIME) && m->t_us == NULL) {
-			m->t_us = gms_calloc(m->cap, sizeof(*m->t_us));
-		}
-		if ((ev.flags & TRACE_HAS_INUSE) && m->in_use == NULL)
-			m->in_use = gms_calloc(m->cap, sizeof(*m->in_use));
-		if (ev.size >> SIZE_BITS) {
-			rc = gms_fail(&why, GMS_ETRACE, "size %llu out of range (at most 2^53)",
-			    (unsigned long long)ev.size);
+	m = trace_mem_new(path, trace_header(r));
+	m->unknown_frees_warn = opts != NULL && opts->unknown_frees_warn;
+	while ((rc = trace_next(r, &ev, &why)) == 1)
+		if ((rc = trace_mem_append(m, &ev, &why)) < 0)
 			break;
-		}
-		p = &m->ev[m->n];
-		p->size_op = ev.size | (uint64_t)ev.op << SIZE_BITS |
-		    (uint64_t)(ev.flags & 0xf) << (SIZE_BITS + 4);
-		p->stream = stream_index(m, ev.stream);
-		p->id = trace_is_request(&ev) || ev.op == TRACE_FREE ? ev.id : ev.addr;
-		p->str = intern(m, ev.op == TRACE_MARK ? ev.label : ev.at);
-		if (m->t_us != NULL)
-			m->t_us[m->n] = ev.t_us;
-		if (m->in_use != NULL)
-			m->in_use[m->n] = (ev.flags & TRACE_HAS_INUSE) ? ev.in_use + 1 : 0;
-		m->n++;
-	}
 	if (rc < 0) {
 		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
 		free(why);

@@ -25,6 +25,13 @@ int trace_mem_worth(const char *path);
 
 int trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem **out,
     char **cause);
+/*
+ * A trace made rather than read (scale builds one at a value nobody ran):
+ * an empty one named path with a copy of hdr, then events appended in order
+ * (strings copied).  trace_mem_append returns 0 or GMS_ETRACE with *cause.
+ */
+struct trace_mem *trace_mem_new(const char *path, const struct trace_header *hdr);
+int trace_mem_append(struct trace_mem *m, const struct trace_event *ev, char **cause);
 size_t trace_mem_count(const struct trace_mem *m);
 /* Event i (strings live as long as m). */
 void trace_mem_event(const struct trace_mem *m, size_t i, struct trace_event *ev);

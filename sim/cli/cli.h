@@ -50,7 +50,7 @@ enum cli_opt {
 	OPT_MAP, OPT_AT, OPT_TITLE,
 	OPT_TOUCH, OPT_NO_CACHE_BASELINE, OPT_CUDA_DEVICE, OPT_FAIL_ON_MISMATCH,
 	OPT_JOB, OPT_SCENARIO, OPT_OFFSETS, OPT_SEED, OPT_RECOMMEND, OPT_PLOT, OPT_SCHEDULE,
-	OPT_BY_SITE, OPT_TOP, OPT_PLACEMENTS, OPT_DEVICE_LOG,
+	OPT_BY_SITE, OPT_TOP, OPT_PLACEMENTS, OPT_DEVICE_LOG, OPT_VALUE,
 	OPT_HELP,
 	OPT__N
 };
@@ -278,6 +278,7 @@ int cmd_compare(struct cli_args *a);
 int cmd_policies(struct cli_args *a);
 int cmd_share(struct cli_args *a);
 int cmd_report(struct cli_args *a);
+int cmd_scale(struct cli_args *a);
 
 /* share's and replay's scenario: jobs from --job and --scenario, the card (cmd-share.c). */
 struct share_specs;

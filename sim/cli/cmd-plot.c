@@ -243,6 +243,8 @@ cmd_plot(struct cli_args *a)
 	cli_trace_opts(a, &o.topts);
 	if (o.out == NULL)
 		return cli_usage_error(a->cmd, "no output given (-o file.svg)");
+	if (a->given[OPT_AT] > 1)
+		return cli_usage_error(a->cmd, "give --at once: the map is drawn at one event");
 	/* '-' is an SVG; a file's name says what to draw */
 	if (plot_term(o.out, &cause) == NULL) {
 		cli_error("%s", cause);

@@ -275,8 +275,10 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 		if (c->max_args == 1)
 			return cli_usage_error(c, a->argc == 0 ? "no trace given" :
 			    "more than one trace given");
-		if (a->argc < c->min_args)
+		if (a->argc < c->min_args && c->max_args == 2)
 			return cli_usage_error(c, "%s needs an input and an output", c->name);
+		if (a->argc < c->min_args)
+			return cli_usage_error(c, "%s needs %d traces at least", c->name, c->min_args);
 		return cli_usage_error(c, "too many arguments");
 	}
 	if (a->given[OPT_QUIET])

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "sim/cli/cli.h"
+#include "sim/scale.h"
 
 static const char *const formats[] = { "text", "json", NULL };
 static const char *const check_formats[] = { "text", "json", "tap", NULL };
@@ -105,8 +106,12 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "for --baseline: how much a metric may grow (0.02 or 2%; default: 0)" },
 	[OPT_MAP] = { OPT_MAP, 0, "map", NULL, K_FLAG,
 	    "draw the memory map instead of the timeline" },
-	[OPT_AT] = { OPT_AT, 0, "at", "event", K_INDEX,
-	    "--map: at this event (0-based) instead", .max = UINT64_MAX >> 1 },
+	[OPT_AT] = { OPT_AT, 0, "at", "n", K_INDEX,
+	    "--map: at this event (0-based) instead", .max = UINT64_MAX >> 1, .repeat = 1 },
+	[OPT_VALUE] = { OPT_VALUE, 0, "value", "n", K_COUNT,
+	    "build the job at this value (again for several; default: the recorded values "
+	    "and 2, 4 and 8 times the largest)", .max = (unsigned long long)SCALE_VALUE_MAX *
+	    SCALE_EXTRAPOLATION_MAX, .repeat = 1 },
 	[OPT_TITLE] = { OPT_TITLE, 0, "title", "text", K_STRING, "the picture's title" },
 	[OPT_TOUCH] = { OPT_TOUCH, 0, "touch", NULL, K_FLAG,
 	    "write every block once (cudaMemset), so the memory is truly backed" },
@@ -225,6 +230,15 @@ static const struct cli_use plan_opts[] = {
 	  "placements: the model's and n - 1 with hidden reservations (library "
 	  "workspaces, buffers; doc/placement.md); the GPU table stays the model's", NULL },
 	{ OPT_JOBS, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
+
+static const struct cli_use scale_opts[] = {
+	{ OPT_AT, "the value (batch, sequence length, ...) the trace after it was recorded at; "
+	  "one for each trace, in their order", NULL },
+	{ OPT_VALUE, NULL, NULL },
+	{ OPT_OUTPUT, "write the trace built at the one --value to this file (.json, .jsonl, "
+	  "either .gz; '-': JSON Lines to standard output, the report to standard error)", NULL },
 	{ OPT_NONE, NULL, NULL },
 };
 
@@ -557,6 +571,45 @@ const struct cli_command cli_commands[] = {
 	  "scenario, named in the message.\n",
 	  G_TRACE | G_OUTPUT | G_PROGRESS,
 	  share_opts, 0, 0, 0, cmd_share },
+	{ "scale", "<trace>...",
+	  "the job at a batch size or length not recorded: its peak, the largest that fits",
+	  "Build the trace of a run nobody made. Give recordings of one job at two or more "
+	  "values of one size (batch, sequence length, image side), each after --at and "
+	  "its value; scale aligns their events (the same op at the same site on the same "
+	  "stream, in the same order), fits each allocation's size over the values in the "
+	  "simplest form the recordings support (the same at every value; affine; from two "
+	  "recordings c V^2 when that passes through both exactly, from three any "
+	  "quadratic), and builds the job at each --value after the recording nearest it: "
+	  "its frees, times, streams and marks, every size from its fit. Each trace built "
+	  "is replayed through the policy: the curve of peak reserved against the value.\n\n"
+	  "With --capacity or --gpu, also the largest value that fits, searched over the "
+	  "integers (each candidate replayed) up to 64 times the largest recorded value, "
+	  "and how the value above it runs out of memory.\n\n"
+	  "It says how sure it is: allocations found in the recording followed but not in "
+	  "the others (a workspace, a reduction's buffer that the framework adds above "
+	  "some size) are taken in proportion to the value; sizes that no form passes "
+	  "through, and values beyond the recordings, are named. Recordings that are not "
+	  "one job (fewer than half the allocations align) are refused, saying where they "
+	  "part.",
+	  "gpumemsim scale --at 8 b8.pickle --at 16 b16.pickle --gpu=A10\n"
+	  "gpumemsim scale --at 64 s64.pickle --at 128 s128.pickle --value 512 --value 1024\n"
+	  "# the job at batch 48, to replay with every other command:\n"
+	  "gpumemsim scale --at 8 b8.pickle --at 16 b16.pickle --value 48 -o b48.jsonl.gz\n",
+	  "== OUTPUT\n"
+	  "--format=json prints {recordings: [{trace, value}], policy, capacity, gpu, points, "
+	  "largest_fitting}; each point {value, peak_reserved, peak_allocated, peak_live, "
+	  "oom, follows, beyond, sizes, unaligned_bytes, clamped}: oom null or {event, size, "
+	  "at} (event: its index in the recording followed, follows), beyond the value's "
+	  "ratio to the nearest recorded value when outside them (else 0), sizes the "
+	  "allocations by form (constant, affine, quadratic, no form, unaligned). "
+	  "largest_fitting (with a capacity) is {value (null: not even 1 fits), "
+	  "searched_up_to, fit, next, fits_again_at, replays}: fit and next are points, "
+	  "next the value above the largest that fits.\n"
+	  "== EXIT STATUS\n"
+	  "0; 3 for recordings that cannot be scaled (not one job, cut short, ended by an "
+	  "out-of-memory error) or a value out of range, named in the message.\n",
+	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_PROGRESS,
+	  scale_opts, 2, 64, 1, cmd_scale },
 	{ "info", "<trace>", "describe a trace: counts, live peak, sizes, largest allocations",
 	  "Describe a trace: events, allocations, frees, streams, duration, the live peak "
 	  "and when, a power-of-two size histogram, the largest allocations and where they "

@@ -47,3 +47,4 @@ link fuzz-baseline fuzz-baseline.c
 link fuzz-sim fuzz-sim.c
 link fuzz-eventscan fuzz-eventscan.c
 link fuzz-scenario fuzz-scenario.c
+link fuzz-scale fuzz-scale.c
