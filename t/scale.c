@@ -228,6 +228,33 @@ main(void)
 		free(cause);
 		cause = NULL;
 		scale_model_free(m);
+		{
+			/* ten marks in common, then 1 of 4 allocations: few edits, too few aligned */
+			struct ev h1[14], h2[12];
+			struct trace_mem *p1, *p2;
+			struct scale_rec hr[] = { { "h1", 2, NULL }, { "h2", 4, NULL } };
+			int k;
+
+			for (k = 0; k < 10; k++)
+				h1[k] = h2[k] = (struct ev){ 'm', 0, 0, NULL };
+			h1[10] = h2[10] = (struct ev){ 'a', 1, 100, "a" };
+			h1[11] = (struct ev){ 'a', 2, 100, "b" };
+			h1[12] = (struct ev){ 'a', 3, 100, "c" };
+			h1[13] = (struct ev){ 'a', 4, 100, "d" };
+			h2[11] = (struct ev){ 'a', 2, 100, "x" };
+			hr[0].mem = p1 = make("h1", h1, 14, 0);
+			hr[1].mem = p2 = make("h2", h2, 12, 0);
+			ok(scale_model_new(hr, 2, &m, &cause) == 0 &&
+			    scale_build(m, 2, &t, &b, &cause) == GMS_ETRACE &&
+			    strstr(cause, "fewer than half the allocations align; they part at event 11 "
+			    "(alloc at b)") != NULL, "4 edits among 26 events, but 1 of 4 allocations "
+			    "aligned: refused");
+			free(cause);
+			cause = NULL;
+			scale_model_free(m);
+			trace_mem_free(p1);
+			trace_mem_free(p2);
+		}
 		ok(scale_model_new(same, 2, &m, &cause) == GMS_ECONFIG && strstr(cause, "both at 2"),
 		    "two recordings at one value refused");
 		free(cause);
