@@ -22,6 +22,7 @@
 extern const char asset_plot_timeline_gp[];
 extern const char asset_plot_map_gp[];
 extern const char asset_plot_share_gp[];
+extern const char asset_plot_scale_gp[];
 extern char **environ;
 
 #define GiB 1073741824.0
@@ -451,6 +452,51 @@ plot_share(const char *out, int fd, const char *title, const char *csv,
 	free(qp);
 	free(oomplot);
 	free(labels);
+	free(assigns);
+out:
+	tmp_clean(&t);
+	return err;
+}
+
+int
+plot_scale(const char *out, int fd, const char *title, const uint64_t *values,
+    const uint64_t *reserved, const uint64_t *allocated, const int *recorded, size_t n,
+    uint64_t capacity, uint64_t largest, char **cause)
+{
+	const char *term = plot_term(out, cause);
+	char *data, *script, *pic, *assigns, *qd, *qo, *qt;
+	struct tmp t;
+	size_t i;
+	FILE *f;
+	int err;
+
+	if (term == NULL)
+		return GMS_ECONFIG;
+	if ((err = tmp_dir(&t, cause)) < 0)
+		return err;
+	if ((f = tmp_file(&t, "curve.csv", &data)) == NULL) {
+		err = gms_fail(cause, GMS_EIO, "cannot write %s: %s", data, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fprintf(f, "%llu,%llu,%llu,%d\n", (unsigned long long)values[i],
+		    (unsigned long long)reserved[i], (unsigned long long)allocated[i], recorded[i]);
+	if (fclose(f) != 0) {
+		err = gms_fail(cause, GMS_EIO, "cannot write %s: %s", data, strerror(errno));
+		goto out;
+	}
+	if ((err = write_script(&t, asset_plot_scale_gp, &script, cause)) < 0 ||
+	    (err = picture_path(&t, term, &pic, cause)) < 0)
+		goto out;
+	qd = quoted(data);
+	qo = quoted(pic);
+	qt = quoted(title);
+	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; title=%s; capacity=%.0f; "
+	    "largest=%llu", qd, qo, term, qt, (double)capacity, (unsigned long long)largest);
+	err = gnuplot_in(&t, assigns, script, pic, term, fd, out, cause);
+	free(qd);
+	free(qo);
+	free(qt);
 	free(assigns);
 out:
 	tmp_clean(&t);

@@ -52,6 +52,14 @@ int plot_share(const char *out, int fd, const char *title, const char *csv,
     const char *const *names, size_t njobs, uint64_t capacity, const struct plot_point *ooms,
     size_t nooms, char **cause);
 
+/*
+ * scale: peak reserved and allocated against the value (n points, recorded
+ * ones marked), the capacity (0: none) and the largest value fitting it (0: none).
+ */
+int plot_scale(const char *out, int fd, const char *title, const uint64_t *values,
+    const uint64_t *reserved, const uint64_t *allocated, const int *recorded, size_t n,
+    uint64_t capacity, uint64_t largest, char **cause);
+
 /* Render the segments and blocks a walk of (ops, state) reports. */
 int plot_map(const char *out, int fd, const char *title, const struct policy_ops *ops,
     void *state, char **cause);

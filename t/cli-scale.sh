@@ -153,4 +153,16 @@ gms run "$TMP/b6.jsonl" --format=json
 is "$rc $(json_top peak_reserved) $(grep -c '"op":"alloc"' "$TMP/b6.jsonl")" "0 $want 711" \
     "--output: the trace at 6, the 711 allocations of the recording at 8, replays to scale's own peak"
 
+# --plot: the curve, the capacity and the largest value that fits, drawn
+check_fail 2 "gpumemsim: error: --plot: standard output has the report: name a file (.svg or .png)" \
+    scale --at 4 "$c4" --at 8 "$c8" --plot=-
+if command -v gnuplot >/dev/null 2>&1; then
+	s64=$S/xfmr-seq-64.pickle.gz s128=$S/xfmr-seq-128.pickle.gz
+	gms scale --at 64 "$s64" --at 128 "$s128" --value 256 --value 384 --capacity=489MiB --plot="$TMP/c.svg"
+	is "$rc $(grep -c 'largest that fits: 315' "$TMP/c.svg") $(grep -c 'capacity 0.48 GiB' "$TMP/c.svg") $(tail -c 8 "$TMP/c.svg" | tr -d '\n')" \
+	    "0 1 1 </svg>" "--plot: an SVG, whole, with the capacity and the largest length that fits (315)"
+else
+	ok 0 "# SKIP gnuplot is not installed"
+fi
+
 done_testing

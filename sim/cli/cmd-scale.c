@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/plot.h"
 #include "analysis/scaling.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
@@ -90,6 +91,42 @@ fail:
 	return gms_exit_code(rc);
 }
 
+/* --plot: the curve, opened before the runs (a bad name costs nothing), drawn after. */
+static int
+draw(const char *out, struct outfile *of, const struct scale_report *rep)
+{
+	size_t i, k, n = rep->npoints, nrec = scale_nrecs(rep->model);
+	uint64_t *v = gms_calloc(n + 1, sizeof(*v)), *res = gms_calloc(n + 1, sizeof(*res));
+	uint64_t *al = gms_calloc(n + 1, sizeof(*al));
+	int *rec = gms_calloc(n + 1, sizeof(*rec)), err;
+	char *cause = NULL, *title;
+
+	for (i = 0; i < n; i++) {
+		v[i] = rep->points[i].value;
+		res[i] = rep->points[i].peak_reserved;
+		al[i] = rep->points[i].peak_allocated;
+		for (k = 0; k < nrec; k++)
+			rec[i] |= scale_rec_at(rep->model, k)->value == v[i];
+	}
+	title = gms_asprintf("gpumemsim scale: %s, %s", scale_rec_at(rep->model, nrec - 1)->path,
+	    rep->policy);
+	err = plot_scale(out, of->fd, title, v, res, al, rec, n, rep->capacity,
+	    rep->searched && rep->found ? rep->fit.value : 0, &cause);
+	if (err == 0)
+		err = outfile_commit(of, &cause);
+	else
+		outfile_abort(of);
+	if (err < 0)
+		cli_error("--plot: %s", cause);
+	free(cause);
+	free(title);
+	free(v);
+	free(res);
+	free(al);
+	free(rec);
+	return err < 0 ? gms_exit_code(err) : 0;
+}
+
 int
 cmd_scale(struct cli_args *a)
 {
@@ -102,7 +139,9 @@ cmd_scale(struct cli_args *a)
 	struct scale_model *m = NULL;
 	char *cause = NULL;
 	const char *out = a->given[OPT_OUTPUT] ? a->v[OPT_OUTPUT].s : NULL;
-	int i, rc, err = 0;
+	const char *plot = a->given[OPT_PLOT] ? a->v[OPT_PLOT].s : NULL;
+	struct outfile pof;
+	int i, rc, err = 0, plotting = 0;
 
 	if (a->given[OPT_AT] != a->argc) {
 		rc = cli_usage_error(a->cmd, "give each trace its value: --at VALUE TRACE (%d "
@@ -112,6 +151,17 @@ cmd_scale(struct cli_args *a)
 	if (out != NULL && a->given[OPT_VALUE] != 1) {
 		rc = cli_usage_error(a->cmd, "--output writes the trace at one --value: give "
 		    "exactly one");
+		goto out;
+	}
+	if (plot != NULL && strcmp(plot, "-") == 0) {
+		rc = cli_usage_error(a->cmd, "--plot: standard output has the report: name a file "
+		    "(.svg or .png)");
+		goto out;
+	}
+	if (plot != NULL && plot_term(plot, &cause) == NULL) {
+		cli_error("--plot: %s", cause);
+		free(cause);
+		rc = EXIT_INPUT;
 		goto out;
 	}
 	if ((rc = cli_target(a, &target)) != 0 || (rc = cli_policies(a, "caching", &pols)) != 0)
@@ -138,9 +188,24 @@ cmd_scale(struct cli_args *a)
 	rep.policy = pols.ents[0].label;
 	rep.gpu = target.gpu_name;
 	curve_values(a, m, &rep);
+	if (plot != NULL) {
+		if ((err = outfile_open(plot, (const char *const *)a->argv, (size_t)a->argc, &pof,
+		    &cause)) < 0) {
+			cli_error("--plot: %s", cause);
+			free(cause);
+			rc = gms_exit_code(err);
+			goto out;
+		}
+		plotting = 1;
+	}
 	if ((err = scale_run(&rep, &spec, (uint64_t)SCALE_EXTRAPOLATION_MAX *
 	    scale_rec_at(m, scale_nrecs(m) - 1)->value, &cause)) < 0)
 		goto fail;
+	if (plotting) {
+		plotting = 0;
+		if ((rc = draw(plot, &pof, &rep)) != 0)
+			goto out;
+	}
 	if (a->v[OPT_FORMAT].choice == 1) {
 		cli_print_json(a, scale_json(&rep));
 	} else {
@@ -157,6 +222,8 @@ fail:
 	free(cause);
 	rc = gms_exit_code(err);
 out:
+	if (plotting)
+		outfile_abort(&pof);
 	scale_report_free(&rep);
 	scale_model_free(m);
 	for (i = 0; i < a->argc; i++)

@@ -239,6 +239,8 @@ static const struct cli_use scale_opts[] = {
 	{ OPT_VALUE, NULL, NULL },
 	{ OPT_OUTPUT, "write the trace built at the one --value to this file (.json, .jsonl, "
 	  "either .gz; '-': JSON Lines to standard output, the report to standard error)", NULL },
+	{ OPT_PLOT, "draw the curve: peak reserved and allocated against the value, the "
+	  "capacity and the largest value that fits it (needs gnuplot)", NULL },
 	{ OPT_NONE, NULL, NULL },
 };
 
@@ -593,6 +595,7 @@ const struct cli_command cli_commands[] = {
 	  "part.",
 	  "gpumemsim scale --at 8 b8.pickle --at 16 b16.pickle --gpu=A10\n"
 	  "gpumemsim scale --at 64 s64.pickle --at 128 s128.pickle --value 512 --value 1024\n"
+	  "gpumemsim scale --at 8 b8.pickle --at 16 b16.pickle --gpu=L4 --plot=curve.svg\n"
 	  "# the job at batch 48, to replay with every other command:\n"
 	  "gpumemsim scale --at 8 b8.pickle --at 16 b16.pickle --value 48 -o b48.jsonl.gz\n",
 	  "== OUTPUT\n"
