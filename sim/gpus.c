@@ -24,22 +24,28 @@ const struct gpu_model gpu_catalogue[] = {
 	{ "T4", "t4 t4-16gb", 15095 * MiB, 7, "16 GB GDDR6" },
 	{ "A10", "a10 a10-24gb", 22731 * MiB, 8, "24 GB GDDR6" },
 	{ "A10G", "a10g a10g-24gb", 22731 * MiB, 8, "24 GB GDDR6 (AWS)" },
-	{ "L4", "l4 l4-24gb", 22700 * MiB, 8, "24 GB GDDR6" },
+	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, gls/L4_deviceQuery.py */
+	{ "L4", "l4 l4-24gb", 23570219008ULL, 8, "24 GB GDDR6, deviceQuery (driver 12.4)" },
 	/* deviceQuery, driver 12.6: github.com/thamada/nvidia-smi, gls/RTX3090_deviceQuery.py */
 	{ "RTX3090", "rtx3090 3090 rtx-3090", 25327697920ULL, 8, "24 GB GDDR6X, deviceQuery (driver 12.6)" },
-	{ "RTX4090", "rtx4090 4090 rtx-4090", 24217 * MiB, 8, "24 GB GDDR6X" },
+	/* deviceQuery, driver 12.4, of 8 cards: github.com/thamada/nvidia-smi, gls/RTX4090_deviceQuery.py */
+	{ "RTX4090", "rtx4090 4090 rtx-4090", 25386352640ULL, 8, "24 GB GDDR6X, deviceQuery (driver 12.4)" },
 	{ "V100-32GB", "v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2" },
 	{ "RTX5090", "rtx5090 5090 rtx-5090", 32120 * MiB, 12, "32 GB GDDR7" },
 	{ "A100-40GB", "a100-40gb a100-40", 40339 * MiB, 8, "40 GB HBM2" },
-	{ "A100-80GB", "a100-80gb a100-80", 81038 * MiB, 8, "80 GB HBM2e" },
-	{ "L40S", "l40s l40s-48gb", 45373 * MiB, 8, "48 GB GDDR6" },
+	/* deviceQuery (A100-SXM4-80GB), driver 12.5: github.com/thamada/nvidia-smi, gls/A100SXMx4_deviceQuery.py */
+	{ "A100-80GB", "a100-80gb a100-80", 85100068864ULL, 8, "80 GB HBM2e, deviceQuery (driver 12.5)" },
+	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, nvsim/L40S_deviceQuery.py */
+	{ "L40S", "l40s l40s-48gb", 47803596800ULL, 8, "48 GB GDDR6, deviceQuery (driver 12.4)" },
 	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, nvsim/A40x10_deviceQuery.py */
 	{ "A40", "a40 a40-48gb", 47608692736ULL, 8, "48 GB GDDR6, deviceQuery (driver 12.4)" },
 	/* deviceQuery, driver 12.7, of 8 cards: posted on hpc-community.unige.ch (2024-11-29) */
 	{ "RTX-A6000", "rtx-a6000 rtxa6000 a6000", 51160023040ULL, 8,
 	    "48 GB GDDR6, deviceQuery (driver 12.7)" },
-	{ "H100-80GB", "h100-80gb h100-80 h100-sxm", 81080 * MiB, 9, "80 GB HBM3" },
-	{ "H100-NVL", "h100-nvl h100nvl h100-94gb", 95346 * MiB, 9, "94 GB HBM3" },
+	/* deviceQuery (H100 80GB HBM3, SXM), driver 12.7: github.com/thamada/nvidia-smi, nvsim/H100SXMx8_deviceQuery.py */
+	{ "H100-80GB", "h100-80gb h100-80 h100-sxm", 85045477376ULL, 9, "80 GB HBM3, deviceQuery (driver 12.7)" },
+	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, gls/H100NVLx2_deviceQuery.py */
+	{ "H100-NVL", "h100-nvl h100nvl h100-94gb", 99861594112ULL, 9, "94 GB HBM3, deviceQuery (driver 12.4)" },
 	{ "H200", "h200 h200-141gb", 150109880320ULL, 9, "141 GB HBM3e, read on the H200 here" },
 	{ "B200", "b200 b200-192gb", 182623 * MiB, 10, "192 GB HBM3e" },
 	{ "MI300X", "mi300x mi300x-192gb", 196592 * MiB, 9, "192 GB HBM3 (ROCm)" },
