@@ -228,14 +228,14 @@ if command -v script >/dev/null 2>&1; then
 	grep -q 'gpumemsim plan: [0-9.]*M events simulated, [0-9.]*M/s, [0-9.]* s' "$TMP/tty"
 	ok $? "on a terminal, plan shows how many events it has simulated"
 	# report: what it is doing, and once it knows, of how many, and the time left.
-	# Its phases after the first must outlast the 0.2 s between lines, on a
-	# loaded machine too (two suites side by side in CI): 600000 allocations,
-	# about a second, four lines or more with a total
+	# Its phases after the first must outlast the time between lines, on a
+	# loaded machine too: lines every 0.01 s, and 60000 allocations (about
+	# 0.1 s, several lines with a total)
 	awk 'BEGIN { print "{\"format\":\"gpumemsim-trace\",\"version\":1}";
-		for (i = 1; i <= 600000; i++) {
+		for (i = 1; i <= 60000; i++) {
 			printf "{\"op\":\"alloc\",\"id\":%d,\"size\":%d}\n", i, 512 + (i * 7919) % 4000000;
 			if (i > 50) printf "{\"op\":\"free\",\"id\":%d}\n", i - 50 } }' >"$TMP/longer.jsonl"
-	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 '$GPUMEMSIM' report '$TMP/longer.jsonl' -o '$TMP/r.html' >/dev/null" \
+	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 GPUMEMSIM_PROGRESS_EVERY=0.01 '$GPUMEMSIM' report '$TMP/longer.jsonl' -o '$TMP/r.html' >/dev/null" \
 	    /dev/null >"$TMP/tty" 2>&1
 	tr '\r' '\n' <"$TMP/tty" >"$TMP/lines"
 	grep -q 'gpumemsim report, the policies side by side: [0-9.]*M events simulated' "$TMP/lines" &&

@@ -21,6 +21,12 @@ ok() {
 	else
 		echo "not ok $tap_n - $2"
 		tap_failed=$((tap_failed + 1))
+		# t/mutate.sh needs only a mutant's first failure (in a subshell
+		# this ends the subshell only; the line above is what it reads)
+		if [ -n "${TAP_BAIL:-}" ]; then
+			echo "Bail out! TAP_BAIL: stopped at the first failure"
+			exit 1
+		fi
 	fi
 }
 

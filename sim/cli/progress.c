@@ -3,8 +3,8 @@
  * works, when standard error is a terminal and --quiet was not given: what
  * it is doing, the events simulated so far (every replay's, sim/progress.h)
  * and of how many when the command knows, their rate over the last two
- * seconds, the time and the time left, redrawn five times a second after
- * the first second (or
+ * seconds, the time and the time left, redrawn five times a second (or every
+ * GPUMEMSIM_PROGRESS_EVERY seconds) after the first second (or
  * GPUMEMSIM_PROGRESS_DELAY seconds), and erased when the command is done or
  * has something to say.
  */
@@ -53,7 +53,7 @@ wait_until(double t)
 	return stopping;
 }
 
-#define RATE_SAMPLES 10	/* the rate is over the last 2 s: a pause shows at once */
+#define RATE_SAMPLES 10	/* the rate is over the last ten lines (2 s): a pause shows at once */
 
 /*
  * One line: the phase, the events (of the total, with a percentage and the
@@ -81,20 +81,29 @@ line(double start, const double *ts, const uint64_t *ns, int k, int have)
 	fflush(stderr);
 }
 
+/* Seconds from the environment's NAME, or dflt when unset or out of range. */
+static double
+env_seconds(const char *name, double lo, double dflt)
+{
+	const char *env = getenv(name);
+	double v = env != NULL ? strtod(env, NULL) : dflt;
+
+	return v >= lo && v < 1e6 ? v : dflt;
+}
+
 static void *
 draw(void *arg)
 {
-	const char *env = getenv("GPUMEMSIM_PROGRESS_DELAY");
-	double start = now(), t, delay = env != NULL ? strtod(env, NULL) : 1.0;
+	double start = now(), t;
+	double delay = env_seconds("GPUMEMSIM_PROGRESS_DELAY", 0, 1.0);
+	double every = env_seconds("GPUMEMSIM_PROGRESS_EVERY", 0.01, 0.2);
 	double ts[RATE_SAMPLES];
 	uint64_t ns[RATE_SAMPLES];
 	int k = 0, have = 0;
 
 	(void)arg;
-	if (!(delay >= 0 && delay < 1e6))
-		delay = 1.0;
 	pthread_mutex_lock(&lock);
-	for (t = start + delay; !wait_until(t); t += 0.2) {
+	for (t = start + delay; !wait_until(t); t += every) {
 		ts[k % RATE_SAMPLES] = now();
 		ns[k % RATE_SAMPLES] = progress_events();
 		have++;

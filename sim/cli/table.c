@@ -769,7 +769,9 @@ const char cli_manual_more[] =
     "gnuplot (on PATH) draws plots, run with -d: no start-up file ($HOME/.gnuplot, "
     "gnuplotrc) changes a picture. TMPDIR: where temporary files go. "
     "GPUMEMSIM_PROGRESS_DELAY: seconds before the "
-    "progress line appears on a terminal (default 1; 0 at once). Nothing else is read "
+    "progress line appears on a terminal (default 1; 0 at once); "
+    "GPUMEMSIM_PROGRESS_EVERY: seconds between its redraws (default 0.2, at least "
+    "0.01). Nothing else is read "
     "from the environment; in particular PYTORCH_CUDA_ALLOC_CONF is not: give it as "
     "--alloc-conf.\n";
 
