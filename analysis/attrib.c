@@ -26,6 +26,7 @@ struct attrib_site {
 struct attrib_live {
 	uint64_t id, size, event;
 	long site;
+	uint32_t stack;		/* its node in the stack tree, when kept */
 	UT_hash_handle hh;
 };
 
@@ -56,9 +57,39 @@ attrib_init(struct attrib *a)
 	memset(a, 0, sizeof(*a));
 }
 
+void
+attrib_want_stacks(struct attrib *a)
+{
+	if (a->stacks == NULL)
+		a->stacks = stack_tree_new();
+}
+
+int
+attrib_at(struct attrib *a, uint64_t event)
+{
+	if (a->nat == ATTRIB_MOMENTS - 2)
+		return -1;	/* the peak's and the OOM's places kept */
+	a->at[a->nat++] = event;
+	return 0;
+}
+
+const struct attrib_moment *
+attrib_chosen(const struct attrib *a)
+{
+	static const char *const order[] = { "at", "oom", "peak_reserved" };
+	size_t i, k;
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < a->n; i++)
+			if (strcmp(a->m[i].key, order[k]) == 0 && a->m[i].taken)
+				return &a->m[i];
+	return NULL;
+}
+
 static void
 moment_free(struct attrib_moment *m)
 {
+	stack_values_free(&m->stk);
 	free(m->rows);
 	free(m->segs);
 	free(m->blocks);
@@ -88,6 +119,7 @@ attrib_free(struct attrib *a)
 	free(a->byidx);
 	free(a->cur);
 	free(a->stack_site);
+	stack_tree_free(a->stacks);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -275,7 +307,17 @@ take(struct attrib *a, struct attrib_moment *m, const struct sim_sample *smp)
 {
 	struct policy_stats st;
 
+	/* after the run's OOM the job is dead: nothing chosen past it is a moment of it */
+	if (smp != NULL && smp->stopped && strcmp(m->key, "at") == 0)
+		return;
 	take_rows(a, m);
+	if (a->stacks != NULL) {
+		struct attrib_live *l, *lt;
+
+		stack_values_init(&m->stk, a->stacks);
+		HASH_ITER(hh, a->live, l, lt)
+			stack_values_add(&m->stk, l->stack, l->size);
+	}
 	m->taken = 1;
 	if (smp == NULL || smp->sim == NULL || a->trace_only)
 		return;
@@ -322,7 +364,8 @@ apply(struct attrib *a, uint64_t index, const struct trace_event *ev)
 			return;		/* the engine refused it: cannot happen here */
 		l = gms_malloc(sizeof(*l));
 		*l = (struct attrib_live){ .id = ev->id, .size = ev->size, .event = index,
-		    .site = intern(a, ev->at) };
+		    .site = intern(a, ev->at),
+		    .stack = a->stacks ? stack_tree_intern(a->stacks, ev->stack) : 0 };
 		HASH_ADD(hh, a->live, id, sizeof(l->id), l);
 		a->cur[l->site] += l->size;
 		a->live_bytes += l->size;
@@ -368,12 +411,15 @@ attrib_run(const struct run_spec *spec, const struct sim_result *res,
 {
 	struct run_spec again = *spec;
 	struct run_output out;
+	size_t i;
 	int err;
 
 	if (peak->seen)
 		attrib_add(a, "peak_reserved", "peak reservation", peak->event, 0, want_map);
 	if (res->oomed)
 		attrib_add(a, "oom", "OOM", res->oom.event, 1, want_map);
+	for (i = 0; i < a->nat; i++)
+		attrib_add(a, "at", "chosen event", a->at[i], 0, want_map);
 	if (a->n == 0)
 		return 0;
 	again.sampler = attrib_sample;
@@ -585,4 +631,78 @@ attrib_json(const struct attrib_moment *m, size_t top)
 		cJSON_AddNullToObject(o, "other");
 	}
 	return o;
+}
+
+char *
+attrib_stacks_text(const struct attrib *a, const struct attrib_moment *m, const char *filter,
+    unsigned depth, size_t top)
+{
+	struct stack_view *w;
+	char *s = NULL, live[32], of[32];
+	size_t len = 0;
+	FILE *f;
+
+	if (!m->taken || a->stacks == NULL)
+		return gms_strdup("");
+	if ((f = open_memstream(&s, &len)) == NULL)
+		return gms_strdup("(out of memory)\n");
+	w = stack_view_new(a->stacks, &m->stk, filter, depth);
+	gms_fmt_size(m->stk.live, live, sizeof(live));
+	gms_fmt_size(whole(m), of, sizeof(of));
+	fprintf(f, "At the %s (event %llu, %s %s), the live memory by stack: %s in %llu "
+	    "allocation%s%s%s%s\n", m->what, (unsigned long long)m->event, of,
+	    m->has_policy ? "reserved" : "live", live, (unsigned long long)m->stk.nlive,
+	    m->stk.nlive == 1 ? "" : "s", filter ? " (frames matching '" : "",
+	    filter ? filter : "", filter ? "')" : "");
+	stack_view_text(f, w, top);
+	stack_view_free(w);
+	fclose(f);
+	return s;
+}
+
+cJSON *
+attrib_stacks_json(const struct attrib *a, const struct attrib_moment *m, const char *filter,
+    unsigned depth)
+{
+	cJSON *o = cJSON_CreateObject();
+	struct stack_view *w;
+
+	cJSON_AddStringToObject(o, "moment", m->key);
+	cJSON_AddNumberToObject(o, "event", (double)m->event);
+	cJSON_AddNumberToObject(o, "live", (double)m->stk.live);
+	cJSON_AddNumberToObject(o, "count", (double)m->stk.nlive);
+	if (!m->taken || a->stacks == NULL) {
+		cJSON_AddNullToObject(o, "tree");
+		return o;
+	}
+	w = stack_view_new(a->stacks, &m->stk, filter, depth);
+	cJSON_AddItemToObject(o, "tree", stack_view_json(w));
+	stack_view_free(w);
+	return o;
+}
+
+void
+attrib_folded(FILE *f, const struct attrib *a, const struct attrib_moment *m, const char *filter,
+    unsigned depth)
+{
+	struct stack_view *w;
+
+	if (!m->taken || a->stacks == NULL)
+		return;
+	w = stack_view_new(a->stacks, &m->stk, filter, depth);
+	stack_view_folded(f, w);
+	stack_view_free(w);
+}
+
+void
+attrib_flame(FILE *f, const struct attrib *a, const struct attrib_moment *m, const char *filter,
+    unsigned depth, const char *title)
+{
+	struct stack_view *w;
+
+	if (!m->taken || a->stacks == NULL)
+		return;
+	w = stack_view_new(a->stacks, &m->stk, filter, depth);
+	stack_view_svg(f, w, title);
+	stack_view_free(w);
 }

@@ -12,9 +12,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cJSON.h>
 
+#include "analysis/stacks.h"
 #include "sim/sim.h"
 
 /* The site of allocations whose trace says nothing of where they were made. */
@@ -71,6 +73,7 @@ struct attrib_moment {
 	size_t nsegs;
 	struct attrib_block *blocks;
 	size_t nblocks;
+	struct stack_values stk;	/* by stack, when the attrib keeps stacks */
 };
 
 struct attrib_site;
@@ -87,7 +90,10 @@ struct attrib {
 	struct attrib_site **byidx;	/* by index */
 	size_t nsites, capsites;
 	struct attrib_live *live;	/* by id (uthash) */
+	struct stack_tree *stacks;	/* every stack seen (attrib_want_stacks), or NULL */
 	/* the stack (attrib_stack): live bytes of the chosen sites over time */
+	uint64_t at[ATTRIB_MOMENTS];	/* attrib_at's events, for attrib_run */
+	size_t nat;
 	size_t nstack;			/* sites stacked, the rest as one */
 	long *stack_site;		/* their indices (-1: not seen yet) */
 	const char **stack_names;
@@ -106,6 +112,15 @@ struct attrib_bucket {
 
 void attrib_init(struct attrib *a);
 void attrib_free(struct attrib *a);
+/* Keep each live allocation's stack too: every moment gets its stk. */
+void attrib_want_stacks(struct attrib *a);
+/*
+ * Ask attrib_run for the moment after event too ("at", "chosen event"),
+ * after its peak and OOM; -1 when full.
+ */
+int attrib_at(struct attrib *a, uint64_t event);
+/* The one moment a single picture shows: the first --at, else the OOM, else the peak. */
+const struct attrib_moment *attrib_chosen(const struct attrib *a);
 
 /* Ask for the moment at event (before: ahead of its event); -1 when full. */
 int attrib_add(struct attrib *a, const char *key, const char *what, uint64_t event, int before,
@@ -168,5 +183,22 @@ const char *attrib_site_name(const struct attrib *a, long i);
 char *attrib_text(const struct attrib_moment *m, size_t top);
 /* The same as JSON (caller deletes). */
 cJSON *attrib_json(const struct attrib_moment *m, size_t top);
+
+/*
+ * A moment's live memory by stack (attrib_want_stacks), through a view
+ * (stacks.h: only the frames matching filter, NULL for all; depth frames
+ * from the outermost, 0 for all): as a tree for people, top callees a
+ * frame, under a heading (caller frees); as JSON (caller deletes).
+ */
+char *attrib_stacks_text(const struct attrib *a, const struct attrib_moment *m,
+    const char *filter, unsigned depth, size_t top);
+cJSON *attrib_stacks_json(const struct attrib *a, const struct attrib_moment *m,
+    const char *filter, unsigned depth);
+/* The same as folded stacks (stacks.h), into f. */
+void attrib_folded(FILE *f, const struct attrib *a, const struct attrib_moment *m,
+    const char *filter, unsigned depth);
+/* The same as an icicle graph (stacks.h), into f. */
+void attrib_flame(FILE *f, const struct attrib *a, const struct attrib_moment *m,
+    const char *filter, unsigned depth, const char *title);
 
 #endif /* ANALYSIS_ATTRIB_H */

@@ -56,7 +56,7 @@ check_fail 3 "gpumemsim: error: cannot tell what to draw '$TMP/x.jpg' as: name i
     plot "$RESNET" -o "$TMP/x.jpg"
 check_fail 3 "gpumemsim: error: --at 7787: the trace has 7787 events (0 to 7786)" \
     plot "$RESNET" --map --at=7787 -o "$TMP/x.svg"
-check_fail 2 "gpumemsim: error: --at goes with --map" plot "$RESNET" --at=3 -o "$TMP/x.svg"
+check_fail 2 "gpumemsim: error: --at goes with --map or --flame" plot "$RESNET" --at=3 -o "$TMP/x.svg"
 check_fail 4 "gpumemsim: error: cannot create '$TMP/none/x.svg': No such file or directory" \
     plot "$RESNET" -o "$TMP/none/x.svg"
 test ! -e "$TMP/x.svg"; ok $? "nothing written after an error"

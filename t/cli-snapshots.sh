@@ -44,7 +44,7 @@ case $h in *'"history":false'*'"starts_mid_run":true'*) ok 0 "v20: no history, s
 *) ok 1 "v20: no history, starts mid-run"; echo "# $h" ;; esac
 "$GPUMEMSIM" convert "$SHAPES/v20.pickle" "$TMP/v20.jsonl"
 is "$(sed -n 3p "$TMP/v20.jsonl")" \
-    '{"op":"alloc","id":1,"size":4000000,"stream":0,"addr":139637976727552,"at":"model.py:10 forward","seeded":true}' \
+    '{"op":"alloc","id":1,"size":4000000,"stream":0,"addr":139637976727552,"at":"model.py:10 forward","stack":["model.py:10 forward"],"seeded":true}' \
     "v20: the first block at the segment's address, asked 4000000 (history), its site"
 is "$(sed -n 4p "$TMP/v20.jsonl" | num addr)" $((139637976727552 + 6 * 1048576)) \
     "v20: the second block after 4 + 2 MiB of blocks before it"

@@ -74,8 +74,8 @@ struct site_str {
  */
 struct frames_memo {
 	const struct pk_val *frames;
-	const char *at;
-	int have_at, released;	/* released: released_by(), 2 until asked */
+	const char *at, *stack;
+	int have_at, have_stack, released;	/* released: released_by(), 2 until asked */
 	UT_hash_handle hh;
 };
 
@@ -400,6 +400,138 @@ site_of(struct walk *w, const struct pk_val *frames)
 		    pk_is(name, PK_STR) ? name->u.str.s : "?");
 	return gms_asprintf("%s:%lld %s", base ? base + 1 : path, (long long)line->u.i,
 	    pk_is(name, PK_STR) ? name->u.str.s : "?");
+}
+
+/*
+ * The interpreter's and the C runtime's own frames, by name: CPython's API
+ * ("PyMethod_New", "_PyRun_SimpleFileObject", "Py_RunMain") and libc's
+ * start.  PyTorch symbolizes the interpreter's C frames by the nearest
+ * exported name, which says nothing of the program.
+ */
+static int
+interpreter_frame(const char *fn)
+{
+	if (fn[0] == '_' && fn[1] == 'P' && fn[2] == 'y')
+		fn++;
+	if (fn[0] == 'P' && fn[1] == 'y' && ((fn[2] >= 'A' && fn[2] <= 'Z') || fn[2] == '_'))
+		return 1;
+	return strncmp(fn, "__libc_", 7) == 0 || strcmp(fn, "_start") == 0;
+}
+
+/*
+ * The whole stack of frames, for attribution by stack (trace.h's `stack`):
+ * innermost first, each ended by '\n'.  A Python frame is "path:line name"
+ * (its path as recorded, '/' for '\\'); a C++ frame its name without the
+ * argument list.  The frames that say nothing about who allocated are left
+ * out, as from the site: the unwinder's, the interpreter's, the allocator's
+ * and the dispatcher's C++.  PyTorch lists a stack's C++ frames first, its
+ * Python frames where the interpreter ran them and the rest after the C
+ * stack's end; without the interpreter's frames that reads innermost first.
+ * NULL when no frame is left.
+ */
+/*
+ * A stack keeps at most this many frames: the innermost half and the
+ * outermost half, with STACK_GAP between, so that a recursion thousands
+ * deep (or a hostile file's) costs no more than a deep model's stack.
+ */
+#define STACK_FRAMES 256
+#define STACK_GAP "(frames left out)"
+
+/* Frame f as a stack's line, into out at *len (grown to *cap). */
+static void
+stack_line(const struct pk_val *f, char **out, size_t *len, size_t *cap)
+{
+	const struct pk_val *file = pk_get(f, "filename"), *line = pk_get(f, "line");
+	const struct pk_val *name = pk_get(f, "name");
+	char pathbuf[4096], *fr;
+	size_t n;
+
+	if (!is_python(file))
+		fr = cpp_name(name->u.str.s);
+	else if (pk_is(line, PK_INT) && line->u.i > 0)
+		fr = gms_asprintf("%s:%lld %s", slashed(file->u.str.s, pathbuf, sizeof(pathbuf)),
+		    (long long)line->u.i, name->u.str.s);
+	else
+		fr = gms_asprintf("%s %s", slashed(file->u.str.s, pathbuf, sizeof(pathbuf)),
+		    name->u.str.s);
+	/* a frame of one line, never empty: trace.h's form */
+	for (n = 0; fr[n] != '\0'; n++)
+		if (fr[n] == '\n' || fr[n] == '\r')
+			fr[n] = ' ';
+	if (*len + n + 2 > *cap)
+		*out = gms_realloc(*out, *cap = 2 * (*len + n + 2) + 256);
+	memcpy(*out + *len, fr, n);
+	(*out)[*len + n] = '\n';
+	*len += n + 1;
+	(*out)[*len] = '\0';
+	free(fr);
+}
+
+static char *
+stack_of(struct walk *w, const struct pk_val *frames)
+{
+	const struct pk_val *f, *file, *name;
+	size_t *keep = NULL, nkeep = 0, len = 0, cap = 0, before = 0, i;
+	char *out = NULL;
+	unsigned fc, nc;
+
+	/* which frames: classified by their strings, each read once */
+	for (i = 0; i < pk_len(frames); i++) {
+		f = pk_item(frames, i);
+		if (charge_frame(w, f) < 0)
+			break;
+		file = pk_get(f, "filename");
+		name = pk_get(f, "name");
+		if (!pk_is(file, PK_STR) || !pk_is(name, PK_STR) || name->u.str.s[0] == '\0')
+			continue;
+		fc = str_class(w, file);
+		nc = str_class(w, name);
+		if (w->over != NULL)
+			break;
+		if (!is_python(file) && ((nc & S_CPP_PLUMBING) || (fc & S_NOISE_FILE) ||
+		    interpreter_frame(name->u.str.s)))
+			continue;
+		if (nkeep % 256 == 0)
+			keep = gms_realloc(keep, (nkeep + 256) * sizeof(*keep));
+		keep[nkeep++] = i;
+	}
+	/* then the text of those kept, its length charged */
+	for (i = 0; i < nkeep && w->over == NULL; i++) {
+		if (nkeep > STACK_FRAMES && i == STACK_FRAMES / 2) {
+			if (len + sizeof(STACK_GAP) + 1 > cap)
+				out = gms_realloc(out, cap = 2 * (len + sizeof(STACK_GAP) + 1));
+			len += (size_t)sprintf(out + len, "%s\n", STACK_GAP);
+			i = nkeep - STACK_FRAMES / 2;
+		}
+		/* the text made is charged (a path is cut at 4 KiB): a memo can name
+		   one long path from every frame of every stack */
+		stack_line(pk_item(frames, keep[i]), &out, &len, &cap);
+		charge(w, len - before, "frames");
+		before = len;
+	}
+	free(keep);
+	if (w->over != NULL) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The stack of frames, kept once as the site is; NULL when none. */
+static const char *
+frame_stack(struct pickle_state *st, const struct pk_val *frames)
+{
+	struct frames_memo *m = frames_memo(&st->walk, frames);
+
+	if (m != NULL && m->have_stack)
+		return m->stack;
+	if (st->walk.over != NULL)
+		return NULL;
+	if (m == NULL)
+		return intern_site(st, stack_of(&st->walk, frames));
+	m->stack = intern_site(st, stack_of(&st->walk, frames));
+	m->have_stack = st->walk.over == NULL;
+	return m->stack;
 }
 
 /* The site of frames, kept once (a shared list is read once); NULL when none. */
@@ -1038,6 +1170,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 		pe->flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
 		pe->stream = trace_pool_stream(pool_of(pl, pe->addr, 0), sc->seed[i].stream);
 		pe->at = frame_at(st, sc->seed[i].frames);
+		pe->stack = frame_stack(st, sc->seed[i].frames);
 		map_add(&live, sc->seed[i].addr, id++, 0);
 	}
 	for (i = 0; i < pk_len(tr); i++) {
@@ -1074,6 +1207,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 			pe->stream = trace_pool_stream(pool_of(pl, en.addr, i), en.stream);
 			pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
 			pe->at = frame_at(st, en.frames);
+			pe->stack = frame_stack(st, en.frames);
 			break;
 		case 1:
 			pe->id = a->id;
@@ -1087,6 +1221,7 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
 			pe->stream = en.stream;
 			pe->flags |= TRACE_HAS_ID | TRACE_HAS_STREAM;
 			pe->at = frame_at(st, en.frames);
+			pe->stack = frame_stack(st, en.frames);
 			break;
 		default:
 			pe->addr = en.addr;

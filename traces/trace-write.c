@@ -150,6 +150,24 @@ json_stream(cJSON *o, const struct trace_event *ev)
 		cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
 }
 
+/* "stack": the frames as an array, innermost first. */
+static void
+json_stack(cJSON *o, const struct trace_event *ev)
+{
+	cJSON *arr;
+	const char *p, *nl;
+
+	if (ev->stack == NULL || ev->stack[0] == '\0')
+		return;
+	arr = cJSON_AddArrayToObject(o, "stack");
+	for (p = ev->stack; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		char *f = gms_asprintf("%.*s", (int)(nl - p), p);
+
+		cJSON_AddItemToArray(arr, cJSON_CreateString(f));
+		free(f);
+	}
+}
+
 cJSON *
 trace_event_to_json(const struct trace_event *ev)
 {
@@ -165,6 +183,7 @@ trace_event_to_json(const struct trace_event *ev)
 			cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
 		if (ev->at != NULL)
 			cJSON_AddStringToObject(o, "at", ev->at);
+		json_stack(o, ev);
 		if (ev->flags & TRACE_SEEDED)
 			cJSON_AddBoolToObject(o, "seeded", 1);
 		break;
@@ -182,6 +201,7 @@ trace_event_to_json(const struct trace_event *ev)
 			json_stream(o, ev);
 			if (ev->at != NULL)
 				cJSON_AddStringToObject(o, "at", ev->at);
+			json_stack(o, ev);
 		}
 		break;
 	case TRACE_EMPTY_CACHE:
@@ -294,6 +314,26 @@ add_stream(struct trace_writer *w, const struct trace_event *ev)
 		add_key_num(w, ",\"pool\":", (double)trace_stream_pool(ev->stream));
 }
 
+/* As json_stack. */
+static void
+add_stack(struct trace_writer *w, const struct trace_event *ev)
+{
+	const char *p, *nl;
+	char *f;
+
+	if (ev->stack == NULL || ev->stack[0] == '\0')
+		return;
+	add_str(w, ",\"stack\":[");
+	for (p = ev->stack; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		f = gms_asprintf("%.*s", (int)(nl - p), p);
+		if (p != ev->stack)
+			add(w, ",", 1);
+		add_json_str(w, f);
+		free(f);
+	}
+	add(w, "]", 1);
+}
+
 static void
 event_text(struct trace_writer *w, const struct trace_event *ev)
 {
@@ -311,6 +351,7 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 			add_str(w, ",\"at\":");
 			add_json_str(w, ev->at);
 		}
+		add_stack(w, ev);
 		if (ev->flags & TRACE_SEEDED)
 			add_str(w, ",\"seeded\":true");
 		break;
@@ -331,6 +372,7 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 				add_str(w, ",\"at\":");
 				add_json_str(w, ev->at);
 			}
+			add_stack(w, ev);
 		}
 		break;
 	case TRACE_EMPTY_CACHE:

@@ -48,7 +48,7 @@ trace_event_equal(const struct trace_event *a, const struct trace_event *b)
 	return a->op == b->op && a->flags == b->flags && a->id == b->id && a->size == b->size &&
 	    a->addr == b->addr && a->stream == b->stream && a->t_us == b->t_us &&
 	    a->in_use == b->in_use &&
-	    same_str(a->at, b->at) && same_str(a->label, b->label);
+	    same_str(a->at, b->at) && same_str(a->label, b->label) && same_str(a->stack, b->stack);
 }
 
 int
@@ -120,6 +120,62 @@ get_str(const cJSON *obj, const char *key, const char *op, const char **out, cha
 	if (!cJSON_IsString(it))
 		return gms_fail(cause, GMS_ETRACE, "%s \"%s\" is not a string", op, key);
 	*out = it->valuestring;
+	return 0;
+}
+
+/*
+ * "stack": the frames, innermost first, as an array of strings (or as one
+ * string, each frame ended by a newline, the form trace.h hands out).  The
+ * array is joined in place, its object replaced by the string, so that the
+ * text lives as long as the event's object, as `at` does.
+ */
+static int
+get_stack(const cJSON *obj, const char *op, struct trace_event *ev, char **cause)
+{
+	cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "stack"), *f, *joined;
+	size_t n = 0, len, k = 0, i;
+	char *buf;
+
+	ev->stack = NULL;
+	if (it == NULL || cJSON_IsNull(it))
+		return 0;
+	if (cJSON_IsString(it)) {
+		if (it->valuestring[0] == '\0')
+			return 0;
+		len = strlen(it->valuestring);
+		if (it->valuestring[len - 1] != '\n' || it->valuestring[0] == '\n' ||
+		    strstr(it->valuestring, "\n\n") != NULL)
+			return gms_fail(cause, GMS_ETRACE, "%s \"stack\" as a string must end "
+			    "each frame with a newline, and no frame may be empty", op);
+		ev->stack = it->valuestring;
+		return 0;
+	}
+	if (!cJSON_IsArray(it))
+		return gms_fail(cause, GMS_ETRACE, "%s \"stack\" is not an array of frames", op);
+	for (f = it->child; f != NULL; f = f->next, k++) {
+		if (!cJSON_IsString(f))
+			return gms_fail(cause, GMS_ETRACE, "%s \"stack\" frame %zu is not a string",
+			    op, k);
+		if (f->valuestring[0] == '\0' || strchr(f->valuestring, '\n') != NULL)
+			return gms_fail(cause, GMS_ETRACE, "%s \"stack\" frame %zu is %s", op, k,
+			    f->valuestring[0] == '\0' ? "empty" : "more than one line");
+		n += strlen(f->valuestring) + 1;
+	}
+	if (n == 0)
+		return 0;
+	buf = gms_malloc(n + 1);
+	for (f = it->child, i = 0; f != NULL; f = f->next) {
+		len = strlen(f->valuestring);
+		memcpy(buf + i, f->valuestring, len);
+		buf[i + len] = '\n';
+		i += len + 1;
+	}
+	buf[i] = '\0';
+	joined = cJSON_CreateString(buf);
+	free(buf);
+	/* obj is the reader's own parse of this event: changing it changes no input */
+	cJSON_ReplaceItemViaPointer((cJSON *)obj, it, joined);
+	ev->stack = joined->valuestring;
 	return 0;
 }
 
@@ -210,7 +266,8 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 		if (err == 0)
 			ev->flags |= TRACE_HAS_ADDR;
 		if ((err = get_seeded(obj, op, ev, cause)) < 0 ||
-		    (err = get_in_use(obj, op, ev, cause)) < 0)
+		    (err = get_in_use(obj, op, ev, cause)) < 0 ||
+		    (err = get_stack(obj, op, ev, cause)) < 0)
 			return err;
 		return get_str(obj, "at", op, &ev->at, cause);
 	case TRACE_FREE:
@@ -245,6 +302,8 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 			if (ev->id == 0)
 				return gms_fail(cause, GMS_ETRACE, "oom \"id\" must be at least 1");
 			ev->flags |= TRACE_HAS_ID;
+			if ((err = get_stack(obj, op, ev, cause)) < 0)
+				return err;
 		}
 		return get_str(obj, "at", op, &ev->at, cause);
 	default:

@@ -115,6 +115,9 @@ struct trace_event {
 				   (the BFC allocator's bytes_allocated) */
 	const char *at;		/* alloc: program location, or NULL; owned by the
 				   reader, valid until the next trace_next() */
+	const char *stack;	/* alloc, oom: the whole call stack, or NULL: its
+				   frames innermost first, each ended by '\n'
+				   (none empty or holding one); same lifetime */
 	const char *label;	/* mark: label or ""; same lifetime as at */
 };
 

@@ -1,8 +1,8 @@
 /*
  * tracemem.c - traces held in memory (tracemem.h).  Events are packed, 24
- * bytes each (plus 8 for a time), into growing arrays; `at` and mark labels
- * are interned through a uthash table so a trace that names one place ten
- * thousand times stores it once, and streams the same way.
+ * bytes each (plus 8 for a time), into growing arrays; `at`, stacks and mark
+ * labels are interned through a uthash table so a trace that names one place
+ * ten thousand times stores it once, and streams the same way.
  */
 #include "config.h"
 
@@ -47,6 +47,8 @@ struct trace_mem {
 	int64_t *t_us;		/* parallel to ev; only when the trace has times */
 	uint64_t *in_use;	/* ... only when it has observed bytes in use:
 				   in_use + 1, or 0 for none */
+	uint32_t *stack;	/* ... only when it has stacks: the interned
+				   stack's index, 0 for none */
 	size_t n, cap;
 	struct interned *table;	/* the hash, by string */
 	int64_t *streams;
@@ -149,11 +151,15 @@ trace_mem_append(struct trace_mem *m, const struct trace_event *ev, char **cause
 			m->t_us = gms_realloc(m->t_us, m->cap * sizeof(*m->t_us));
 		if (m->in_use != NULL)
 			m->in_use = gms_realloc(m->in_use, m->cap * sizeof(*m->in_use));
+		if (m->stack != NULL)
+			m->stack = gms_realloc(m->stack, m->cap * sizeof(*m->stack));
 	}
 	if ((ev->flags & TRACE_HAS_TIME) && m->t_us == NULL)
 		m->t_us = gms_calloc(m->cap, sizeof(*m->t_us));
 	if ((ev->flags & TRACE_HAS_INUSE) && m->in_use == NULL)
 		m->in_use = gms_calloc(m->cap, sizeof(*m->in_use));
+	if (ev->stack != NULL && m->stack == NULL)
+		m->stack = gms_calloc(m->cap, sizeof(*m->stack));
 	p = &m->ev[m->n];
 	p->size_op = ev->size | (uint64_t)ev->op << SIZE_BITS |
 	    (uint64_t)(ev->flags & 0xf) << (SIZE_BITS + 4);
@@ -164,6 +170,8 @@ trace_mem_append(struct trace_mem *m, const struct trace_event *ev, char **cause
 		m->t_us[m->n] = ev->t_us;
 	if (m->in_use != NULL)
 		m->in_use[m->n] = (ev->flags & TRACE_HAS_INUSE) ? ev->in_use + 1 : 0;
+	if (m->stack != NULL)
+		m->stack[m->n] = intern(m, ev->stack);
 	m->n++;
 	return 0;
 }
@@ -246,6 +254,8 @@ trace_mem_event(const struct trace_mem *m, size_t i, struct trace_event *ev)
 		ev->in_use = m->in_use[i] - 1;
 		ev->flags |= TRACE_HAS_INUSE;
 	}
+	if (m->stack != NULL && m->stack[i] != 0)
+		ev->stack = m->strs[m->stack[i] - 1];
 }
 
 const struct trace_header *
@@ -283,6 +293,7 @@ trace_mem_free(struct trace_mem *m)
 	free(m->ev);
 	free(m->t_us);
 	free(m->in_use);
+	free(m->stack);
 	cJSON_Delete(m->hdr_json);
 	free(m->path);
 	free(m);

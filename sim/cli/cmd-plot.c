@@ -3,7 +3,8 @@
  * default a timeline of live bytes and each policy's allocated and reserved
  * bytes, with the capacity, the trace's marks and where each policy ran out
  * of memory; with --map, the segments and blocks of one policy at its peak
- * reservation (or its OOM, or --at an event): where the fragmentation is.
+ * reservation (or its OOM, or --at an event): where the fragmentation is;
+ * with --flame, the live memory by call stack there, as an icicle graph.
  */
 #include "config.h"
 
@@ -37,7 +38,9 @@ struct plot_opts {
 	const struct gpu_model *model;
 	int placement;
 	long points;
-	int map;
+	int map, flame;
+	const char *frames;		/* --flame: --frames, --depth */
+	unsigned depth;
 	uint64_t at;
 	int has_at;
 	int threads;
@@ -147,6 +150,87 @@ out:
 	return rc;
 }
 
+/*
+ * The live memory by stack of the first policy's run at its moment (--at,
+ * else its OOM, else its peak reservation), drawn here: SVG needs no gnuplot.
+ */
+static int
+draw_flame(const struct trace_mem *m, const struct cli_policies *pols, const struct plot_opts *o)
+{
+	const struct cli_entry *e = &pols->ents[0];
+	const struct attrib_moment *mo;
+	struct batch_job job = { 0 };
+	struct run_watch w;
+	struct attrib at;
+	char *title = NULL, *cause = NULL, *what, size[32];
+	uint64_t n = trace_mem_count(m);
+	FILE *f;
+	int rc, fd;
+
+	if (o->has_at && o->at >= n) {
+		cli_error("--at %llu: the trace has %llu events (0 to %llu)",
+		    (unsigned long long)o->at, (unsigned long long)n,
+		    (unsigned long long)(n ? n - 1 : 0));
+		return EXIT_INPUT;
+	}
+	attrib_init(&at);
+	attrib_want_stacks(&at);
+	if (o->has_at)
+		attrib_at(&at, o->at);
+	job.spec = spec_for(m, e, o);
+	run_watch(&w, WATCH_PEAK, 0, &job.spec);
+	batch_run(&job, 1, 1);
+	if ((rc = job_error(&job)) != 0)
+		goto out;
+	if ((rc = attrib_run(&job.spec, &job.out.res, &w.peak, 0, &at, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(rc);
+		goto out;
+	}
+	if ((mo = attrib_chosen(&at)) == NULL || (o->has_at && strcmp(mo->key, "at") != 0)) {
+		if (o->has_at)
+			cli_error("--at %llu: the run ran out of memory at event %llu and did not "
+			    "get past it",
+			    (unsigned long long)o->at, (unsigned long long)job.out.res.oom.event);
+		else
+			cli_error("%s: nothing was ever live: no stacks to draw", job.out.hdr->name);
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	if (o->title != NULL) {
+		title = gms_strdup(o->title);
+	} else {
+		gms_fmt_size(mo->stk.live, size, sizeof(size));
+		what = gms_asprintf("live memory by stack, %s, %s %llu (%s live)", e->label,
+		    strcmp(mo->key, "oom") == 0 ? "out of memory at event" :
+		    strcmp(mo->key, "at") == 0 ? "at event" : "peak reserved at event",
+		    (unsigned long long)mo->event, size);
+		title = default_title(job.out.hdr, what, o);
+		free(what);
+	}
+	if ((fd = dup(o->fd)) < 0 || (f = fdopen(fd, "w")) == NULL) {
+		cli_error("cannot write '%s': %s", o->out, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		rc = EXIT_SYSTEM;
+		goto out;
+	}
+	attrib_flame(f, &at, mo, o->frames, o->depth, title);
+	if (ferror(f) | (fclose(f) != 0)) {
+		cli_error("cannot write '%s': %s", o->out, strerror(errno));
+		rc = EXIT_SYSTEM;
+		goto out;
+	}
+	rc = EXIT_DONE;
+out:
+	free(title);
+	run_watch_free(&w);
+	attrib_free(&at);
+	batch_free(&job, 1);
+	return rc;
+}
+
 static int
 draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
     const struct plot_opts *o)
@@ -237,6 +321,9 @@ cmd_plot(struct cli_args *a)
 	if (a->given[OPT_POINTS])
 		o.points = (long)a->v[OPT_POINTS].n;
 	o.map = a->given[OPT_MAP] > 0;
+	o.flame = a->given[OPT_FLAME] > 0;
+	o.frames = a->given[OPT_FRAMES] ? a->v[OPT_FRAMES].s : NULL;
+	o.depth = a->given[OPT_DEPTH] ? (unsigned)a->v[OPT_DEPTH].n : 0;
 	o.has_at = a->given[OPT_AT] > 0;
 	o.at = a->v[OPT_AT].n;
 	o.threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
@@ -251,8 +338,14 @@ cmd_plot(struct cli_args *a)
 		free(cause);
 		return EXIT_INPUT;
 	}
-	if (o.has_at && !o.map)
-		return cli_usage_error(a->cmd, "--at goes with --map");
+	if (o.has_at && !o.map && !o.flame)
+		return cli_usage_error(a->cmd, "--at goes with --map or --flame");
+	if (o.map && o.flame)
+		return cli_usage_error(a->cmd, "--map and --flame are two pictures: give one");
+	if ((o.frames != NULL || a->given[OPT_DEPTH]) && !o.flame)
+		return cli_usage_error(a->cmd, "--depth and --frames go with --flame");
+	if (o.flame && strcmp(plot_term(o.out, &cause), "svg") != 0)
+		return cli_usage_error(a->cmd, "--flame draws SVG: name the output .svg (or '-')");
 	if (strcmp(o.out, "-") == 0) {
 		o.fd = STDOUT_FILENO;
 		fflush(stdout);
@@ -299,12 +392,13 @@ draw(struct cli_args *a, struct plot_opts *o)
 		rc = gms_exit_code(rc);
 		goto out;
 	}
-	if (!o->map && trace_mem_count(m) == 0) {
+	if (!o->map && !o->flame && trace_mem_count(m) == 0) {
 		cli_error("%s: the trace has no events: no timeline to draw", a->argv[0]);
 		rc = EXIT_INPUT;
 		goto out;
 	}
-	rc = o->map ? draw_map(m, &pols, o) : draw_timeline(m, &pols, o);
+	rc = o->map ? draw_map(m, &pols, o) : o->flame ? draw_flame(m, &pols, o) :
+	    draw_timeline(m, &pols, o);
 out:
 	trace_mem_free(m);
 	cli_policies_free(&pols);

@@ -22,6 +22,46 @@
 #include "sim/run.h"
 #include "traces/tracemem.h"
 
+/* --at, --depth, --frames and --folded, with what they need. */
+static int
+run_moments_check(struct cli_args *a)
+{
+	int moments = a->given[OPT_BY_SITE] || a->given[OPT_BY_STACK] || a->given[OPT_FOLDED];
+
+	if (a->given[OPT_AT] && !moments)
+		return cli_usage_error(a->cmd, "--at goes with --by-site, --by-stack or --folded");
+	if (a->given[OPT_AT] > 2)
+		return cli_usage_error(a->cmd, "give --at twice at most");
+	if ((a->given[OPT_DEPTH] || a->given[OPT_FRAMES]) && !a->given[OPT_BY_STACK] &&
+	    !a->given[OPT_FOLDED])
+		return cli_usage_error(a->cmd, "--depth and --frames go with --by-stack or --folded");
+	if (a->given[OPT_FOLDED] && (a->given[OPT_BY_SITE] || a->given[OPT_BY_STACK] ||
+	    a->v[OPT_FORMAT].choice == 1 || a->given[OPT_PLACEMENTS]))
+		return cli_usage_error(a->cmd, "--folded writes the stacks alone: it does not go "
+		    "with --by-site, --by-stack, --placements or --format=json");
+	return 0;
+}
+
+/* Every --at reached by the run, or a GMS_ECONFIG code saying where it stopped. */
+static int
+moments_reached(const struct attrib *at, const struct sim_result *res, char **cause)
+{
+	size_t i;
+
+	for (i = 0; i < at->n; i++) {
+		if (at->m[i].taken || strcmp(at->m[i].key, "at") != 0)
+			continue;
+		if (res->oomed)
+			return gms_fail(cause, GMS_ECONFIG, "--at %llu: the run ran out of memory "
+			    "at event %llu and did not get past it", (unsigned long long)at->m[i].event,
+			    (unsigned long long)res->oom.event);
+		return gms_fail(cause, GMS_ECONFIG, "--at %llu: the trace has %llu events (0 to "
+		    "%llu)", (unsigned long long)at->m[i].event, (unsigned long long)res->events,
+		    (unsigned long long)(res->events ? res->events - 1 : 0));
+	}
+	return 0;
+}
+
 int
 cmd_run(struct cli_args *a)
 {
@@ -35,11 +75,15 @@ cmd_run(struct cli_args *a)
 	size_t nopts;
 	int fail_on_oom = a->given[OPT_FAIL_ON_OOM] > 0, json = a->v[OPT_FORMAT].choice == 1;
 	int err, rc;
+	size_t i;
 	const char *timeline_path = a->given[OPT_TIMELINE] ? a->v[OPT_TIMELINE].s : NULL;
 	const char *gpu_name;
 	struct run_watch w;
 	struct cli_out tout = { 0 };
-	int by_site = a->given[OPT_BY_SITE] > 0;
+	int by_stack = a->given[OPT_BY_STACK] > 0, folded = a->given[OPT_FOLDED] > 0;
+	int by_site = a->given[OPT_BY_SITE] > 0 || by_stack || folded;
+	const char *frames = a->given[OPT_FRAMES] ? a->v[OPT_FRAMES].s : NULL;
+	unsigned depth = a->given[OPT_DEPTH] ? (unsigned)a->v[OPT_DEPTH].n : 0;
 	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
 	struct attrib at;
 	struct trace_mem *mem = NULL;
@@ -51,6 +95,8 @@ cmd_run(struct cli_args *a)
 	if (nplace > 0 && cli_placement(a) == RUN_PLACEMENT_RECORDED)
 		return cli_usage_error(a->cmd, "--placements samples the placement model's "
 		    "placements: it does not go with --placement=recorded");
+	if ((rc = run_moments_check(a)) != 0)
+		return rc;
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
 	if ((rc = cli_policies(a, "caching", &pols)) != 0) {
@@ -68,6 +114,10 @@ cmd_run(struct cli_args *a)
 	run_watch(&w, (timeline_path ? WATCH_TIMELINE : 0) | (by_site ? WATCH_PEAK : 0),
 	    (size_t)a->v[OPT_POINTS].n, &spec);
 	attrib_init(&at);
+	if (by_stack || folded)
+		attrib_want_stacks(&at);
+	for (i = 0; i < (size_t)a->given[OPT_AT]; i++)
+		attrib_at(&at, strtoull(a->all[OPT_AT][i], NULL, 10));
 	/* --by-site reads the trace twice: standard input is held for it */
 	if (by_site && trace_mem_worth(spec.path)) {
 		cli_trace_opts(a, &topts);
@@ -100,6 +150,8 @@ cmd_run(struct cli_args *a)
 	}
 	if (err == 0 && by_site)
 		err = attrib_run(&spec, &out.res, &w.peak, 0, &at, &cause);
+	if (err == 0 && by_site)
+		err = moments_reached(&at, &out.res, &cause);
 	if (err < 0) {
 		cli_error("%s", cause);
 		free(cause);
@@ -152,21 +204,29 @@ cmd_run(struct cli_args *a)
 		.hdr = out.hdr,
 		.res = &out.res,
 	};
-	if (json) {
+	if (folded) {
+		const struct attrib_moment *m = attrib_chosen(&at);
+
+		if (m != NULL)
+			attrib_folded(a->report, &at, m, frames, depth);
+	} else if (json) {
 		cJSON *o = report_run_json(&rep), *sites;
-		size_t i;
 
 		if (nplace > 0)
 			cJSON_AddItemToObject(o, "placements", placements_json(&pl));
-		if (by_site) {
+		if (a->given[OPT_BY_SITE]) {
 			sites = cJSON_AddArrayToObject(o, "sites");
 			for (i = 0; i < at.n; i++)
 				cJSON_AddItemToArray(sites, attrib_json(&at.m[i], top));
 		}
+		if (by_stack) {
+			sites = cJSON_AddArrayToObject(o, "stacks");
+			for (i = 0; i < at.n; i++)
+				cJSON_AddItemToArray(sites, attrib_stacks_json(&at, &at.m[i], frames,
+				    depth));
+		}
 		cli_print_json(a, o);
 	} else {
-		size_t i;
-
 		text = report_run_text(&rep);
 		fputs(text, a->report);
 		free(text);
@@ -177,8 +237,13 @@ cmd_run(struct cli_args *a)
 		}
 		if (by_site && at.n == 0)
 			fputs("\nNothing holds any memory: the trace has no events.\n", a->report);
-		for (i = 0; i < at.n; i++) {
+		for (i = 0; i < at.n && a->given[OPT_BY_SITE]; i++) {
 			text = attrib_text(&at.m[i], top);
+			fprintf(a->report, "\n%s", text);
+			free(text);
+		}
+		for (i = 0; i < at.n && by_stack; i++) {
+			text = attrib_stacks_text(&at, &at.m[i], frames, depth, top);
 			fprintf(a->report, "\n%s", text);
 			free(text);
 		}

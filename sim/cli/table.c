@@ -160,6 +160,25 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "reserves what the trace does not show (library workspaces, buffers), drawn "
 	    "from seeds 1 .. n-1; report the range of peak reserved and, under a capacity, "
 	    "how many run out of memory and where (doc/placement.md)", .max = 4096 },
+	[OPT_BY_STACK] = { OPT_BY_STACK, 0, "by-stack", NULL, K_FLAG,
+	    "say what holds the memory at the peak reservation (and at the OOM, and at "
+	    "each --at) as a tree of call stacks, callers above callees, each frame with "
+	    "the live bytes under it (a second pass over the trace; the stacks are the "
+	    "trace's: a snapshot's frames, a native trace's \"stack\")" },
+	[OPT_DEPTH] = { OPT_DEPTH, 0, "depth", "n", K_COUNT,
+	    "keep the n outermost frames of each stack: the bytes under deeper frames stay "
+	    "with the last one kept (default: every frame)", .max = 100000 },
+	[OPT_FRAMES] = { OPT_FRAMES, 0, "frames", "pattern", K_STRING,
+	    "keep only the frames that match this shell pattern (fnmatch), e.g. "
+	    "'*/myproject/*': a frame left out passes its bytes to the callers kept" },
+	[OPT_FOLDED] = { OPT_FOLDED, 0, "folded", NULL, K_FLAG,
+	    "write folded stacks instead of the report, for flame-graph tools (flamegraph.pl, "
+	    "speedscope, inferno): a line per stack, \"outer;...;inner BYTES\", at the first "
+	    "--at, else at the OOM, else at the peak reservation" },
+	[OPT_FLAME] = { OPT_FLAME, 0, "flame", NULL, K_FLAG,
+	    "draw the live memory by call stack as an icicle graph (callers on top, widths "
+	    "in bytes, each frame's bytes on hover; SVG), at --at, else at the OOM, else at "
+	    "the peak reservation" },
 	[OPT_HELP] = { OPT_HELP, 'h', "help", NULL, K_FLAG, "show this help" },
 };
 
@@ -188,7 +207,14 @@ static const struct cli_use run_opts[] = {
 	  "under any placement)", NULL },
 	{ OPT_CHECK, NULL, NULL },
 	{ OPT_BY_SITE, NULL, NULL },
-	{ OPT_TOP, NULL, NULL },
+	{ OPT_BY_STACK, NULL, NULL },
+	{ OPT_TOP, "call sites listed before the rest are folded into one row; with "
+	  "--by-stack, callees listed under each frame (default: 10)", NULL },
+	{ OPT_DEPTH, NULL, NULL },
+	{ OPT_FRAMES, NULL, NULL },
+	{ OPT_FOLDED, NULL, NULL },
+	{ OPT_AT, "with --by-site, --by-stack or --folded: the live memory after this event "
+	  "(0-based) too (twice at most)", NULL },
 	{ OPT_NONE, NULL, NULL },
 };
 
@@ -250,7 +276,10 @@ static const struct cli_use plot_opts[] = {
 	{ OPT_PLACEMENT, NULL, NULL },
 	{ OPT_POINTS, "timeline rows kept, peaks included (default: 2000)", NULL },
 	{ OPT_MAP, NULL, NULL },
-	{ OPT_AT, NULL, NULL },
+	{ OPT_FLAME, NULL, NULL },
+	{ OPT_DEPTH, NULL, NULL },
+	{ OPT_FRAMES, NULL, NULL },
+	{ OPT_AT, "--map, --flame: at this event (0-based) instead", NULL },
 	{ OPT_TITLE, NULL, NULL },
 	{ OPT_JOBS, NULL, NULL },
 	{ OPT_NONE, NULL, NULL },

@@ -1,0 +1,192 @@
+#!/bin/sh
+# t/cli-stacks.sh - what holds the memory, all the way down (issue 31): the
+# whole call stack of every allocation, from a native trace's "stack" and a
+# snapshot's frames, as `run --by-stack` (a tree), its JSON, `run --folded`
+# (flame-graph tools' input) and `plot --flame` (an icicle graph).  A small
+# trace worked by hand (below) for every view; real recordings of the H200
+# (t/data/users) for the sum of every view against the live bytes the site
+# table counts, and for the program's own lines above the library's.
+# Exercises analysis/stacks.c, analysis/attrib.c, traces/trace.c (the
+# "stack" key), traces/trace-write.c, traces/tracemem.c,
+# traces/trace-pickle.c (stack_of), sim/cli/cmd-run.c, sim/cli/cmd-plot.c.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+# The trace, by hand.  Live after each event (bytes):
+#   0 +1000 [a.py:3 inner < b.py:2 mid < main.py:1]          1000
+#   1 +500  [c.py:9 other < b.py:2 mid < main.py:1]          1500
+#   2 +300  [main.py:1]                                      1800
+#   3 +200  (no stack)                                       2000
+#   4 -500  (id 2)                                           1500
+#   5 +4000 [lib;x.py:7 f < main.py:5]                       5500  the peak
+#   6 -4000                                                  1500
+# Under `ideal` the reservation is the live bytes: its peak is event 5,
+# where main.py:5 holds 4000 (72.7%), main.py:1 1300 (23.6%: 300 its own,
+# 1000 through b.py:2 mid and a.py:3 inner), (no stack) 200 (3.6%).
+S=$TMP/s.jsonl
+cat >"$S" <<'EOF'
+{"format":"gpumemsim-trace","version":1,"name":"stacks"}
+{"op":"alloc","id":1,"size":1000,"stack":["a.py:3 inner","b.py:2 mid","main.py:1 <module>"]}
+{"op":"alloc","id":2,"size":500,"stack":["c.py:9 other","b.py:2 mid","main.py:1 <module>"]}
+{"op":"alloc","id":3,"size":300,"stack":["main.py:1 <module>"]}
+{"op":"alloc","id":4,"size":200}
+{"op":"free","id":2}
+{"op":"alloc","id":5,"size":4000,"stack":["lib;x.py:7 f","main.py:5 <module>"]}
+{"op":"free","id":5}
+EOF
+
+gms run "$S" --policy=ideal --by-stack
+is "$rc" 0 "run --by-stack: exit 0"
+sed -n '/^At the peak reservation/,$p' "$TMP/out" >"$TMP/tree"
+cat >"$TMP/want" <<'EOF'
+At the peak reservation (event 5, 5.37 KiB reserved), the live memory by stack: 5.37 KiB in 4 allocations
+       bytes   share   count  stack (callers above callees, one space deeper per call)
+    3.91 KiB   72.7%       1  main.py:5 <module>
+    3.91 KiB   72.7%       1   lib;x.py:7 f
+    1.27 KiB   23.6%       2  main.py:1 <module>
+      1000 B   18.2%       1   b.py:2 mid
+      1000 B   18.2%       1    a.py:3 inner
+       200 B    3.6%       1  (no stack)
+EOF
+cmp -s "$TMP/tree" "$TMP/want"; ok $? "run --by-stack: the tree at the peak, largest first, callers above callees"
+[ $? -eq 0 ] || diff "$TMP/want" "$TMP/tree" | sed 's/^/# /'
+
+gms run "$S" --policy=ideal --folded
+cat >"$TMP/want" <<'EOF'
+main.py:5 <module>;lib,x.py:7 f 4000
+main.py:1 <module> 300
+main.py:1 <module>;b.py:2 mid;a.py:3 inner 1000
+(no stack) 200
+EOF
+cmp -s "$TMP/out" "$TMP/want"; ok $? "run --folded: a line per stack with its own bytes, a frame's ';' as ','"
+# parsed back as flame-graph tools read it: the sum is the live bytes
+is "$(awk '{ s += $NF } END { print s }' "$TMP/out")" 5500 "run --folded: the lines add up to the 5500 bytes live"
+
+gms run "$S" --policy=ideal --folded --depth=1
+printf 'main.py:5 <module> 4000\nmain.py:1 <module> 1300\n(no stack) 200\n' >"$TMP/want"
+cmp -s "$TMP/out" "$TMP/want"; ok $? "--depth=1: each stack cut at its outermost frame, the bytes kept"
+
+# --frames: a frame left out passes its bytes to the callers kept; bytes with
+# no frame kept at all are "(no frame matches)"; "(no stack)" stays itself
+gms run "$S" --policy=ideal --folded --frames='*mid*'
+printf '(no frame matches) 4300\nb.py:2 mid 1000\n(no stack) 200\n' >"$TMP/want"
+cmp -s "$TMP/out" "$TMP/want"; ok $? "--frames='*mid*': only the matching frames, every byte still counted"
+
+# under a capacity: the OOM is the moment, before the request that failed
+# (event 5: 1500 bytes live and 4000 more do not fit in 5000)
+gms run "$S" --policy=ideal --folded --capacity=5000B
+printf 'main.py:1 <module> 300\nmain.py:1 <module>;b.py:2 mid;a.py:3 inner 1000\n(no stack) 200\n' \
+    >"$TMP/want"
+cmp -s "$TMP/out" "$TMP/want"; ok $? "--folded under a capacity: the stacks at the OOM, before its request"
+
+# --at: any event; event 1 holds ids 1 and 2, both under b.py:2 mid
+gms run "$S" --policy=ideal --folded --at=1
+printf 'main.py:1 <module>;b.py:2 mid;a.py:3 inner 1000\nmain.py:1 <module>;b.py:2 mid;c.py:9 other 500\n' \
+    >"$TMP/want"
+cmp -s "$TMP/out" "$TMP/want"; ok $? "--folded --at=1: the stacks after event 1"
+gms run "$S" --policy=ideal --by-stack --at=1 --top=1
+grep -A5 '^At the chosen event (event 1' "$TMP/out" | tail -n 3 >"$TMP/got"
+printf '    1.46 KiB  100.0%%       2   b.py:2 mid\n      1000 B   66.7%%       1    a.py:3 inner\n       500 B   33.3%%       1    (1 other frame)\n' \
+    >"$TMP/want"
+cmp -s "$TMP/got" "$TMP/want"; ok $? "--by-stack --top=1: one callee a frame, the rest folded into one line"
+[ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
+
+# JSON: the tree nested, each node the sum of its own and its children's
+gms run "$S" --policy=ideal --by-stack --format=json
+python3 - "$TMP/out" >"$TMP/got" <<'EOF' 2>&1
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["stacks"][0]
+def walk(n, path):
+    kids = n["children"]
+    assert n["bytes"] >= sum(k["bytes"] for k in kids)
+    if not kids or n["bytes"] > sum(k["bytes"] for k in kids):
+        if path:
+            print(";".join(path), n["bytes"] - sum(k["bytes"] for k in kids))
+    for k in kids:
+        walk(k, path + [k["frame"]])
+print(t["moment"], t["event"], t["live"], t["count"], t["tree"]["bytes"])
+walk(t["tree"], [])
+EOF
+cat >"$TMP/want" <<'EOF'
+peak_reserved 5 5500 4 5500
+main.py:5 <module>;lib;x.py:7 f 4000
+main.py:1 <module> 300
+main.py:1 <module>;b.py:2 mid;a.py:3 inner 1000
+(no stack) 200
+EOF
+cmp -s "$TMP/got" "$TMP/want"; ok $? "run --by-stack --format=json: \"stacks\", each a tree whose nodes sum"
+[ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
+
+# The options' company and their limits.
+check_fail 2 "gpumemsim: error: --at goes with --by-site, --by-stack or --folded" run "$S" --at=1
+check_fail 2 "gpumemsim: error: --depth and --frames go with --by-stack or --folded" run "$S" --depth=2
+check_fail 2 "gpumemsim: error: --folded writes the stacks alone: it does not go with --by-site, --by-stack, --placements or --format=json" \
+    run "$S" --folded --format=json
+check_fail 3 "gpumemsim: error: --at 7: the trace has 7 events (0 to 6)" run "$S" --folded --at=7
+check_fail 3 "gpumemsim: error: --at 6: the run ran out of memory at event 5 and did not get past it" \
+    run "$S" --policy=ideal --capacity=5000B --by-stack --at=6
+
+# A native trace's stacks are read whole, and refused when malformed, by event.
+bad() {
+	printf '{"format":"gpumemsim-trace","version":1}\n%s\n' "$1" >"$TMP/bad.jsonl"
+	check_fail 3 "gpumemsim: error: $TMP/bad.jsonl:2: $2" info "$TMP/bad.jsonl"
+}
+bad '{"op":"alloc","id":1,"size":8,"stack":"main.py:1 f"}' \
+    'alloc "stack" as a string must end each frame with a newline, and no frame may be empty'
+bad '{"op":"alloc","id":1,"size":8,"stack":{"a":1}}' 'alloc "stack" is not an array of frames'
+bad '{"op":"alloc","id":1,"size":8,"stack":["a.py:1 f",7]}' 'alloc "stack" frame 1 is not a string'
+bad '{"op":"alloc","id":1,"size":8,"stack":["a.py:1 f\ng.py:2 h"]}' 'alloc "stack" frame 0 is more than one line'
+bad '{"op":"alloc","id":1,"size":8,"stack":[""]}' 'alloc "stack" frame 0 is empty'
+# the string form, as trace.h hands stacks out, is the array's equal
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":1,"size":8,"stack":"a.py:1 f\\nmain.py:2 g\\n"}\n' \
+    >"$TMP/str.jsonl"
+gms run "$TMP/str.jsonl" --folded --policy=ideal
+is "$(cat "$TMP/out")" "main.py:2 g;a.py:1 f 8" "\"stack\" as one string of lines: the same stack"
+
+# convert keeps the stacks: the copy's folded stacks are the original's
+gms convert "$S" "$TMP/copy.json"
+gms run "$TMP/copy.json" --policy=ideal --folded
+cp "$TMP/out" "$TMP/copy.folded"
+gms run "$S" --policy=ideal --folded
+cmp -s "$TMP/out" "$TMP/copy.folded"; ok $? "convert to a JSON document keeps every stack"
+
+# plot --flame: one rectangle a frame, the widths in proportion to the bytes
+gms plot "$S" --policy=ideal --flame -o "$TMP/f.svg"
+is "$rc" 0 "plot --flame: exit 0"
+tail -n 1 "$TMP/f.svg" | grep -q '^</svg>$'; ok $? "plot --flame: a whole SVG"
+# the drawing is 1180 px wide for 5500 bytes: main.py:5 is 4000 of them
+grep -A1 '<title>main.py:5 &lt;module&gt;' "$TMP/f.svg" | grep -q 'width="858.18"'
+ok $? "plot --flame: main.py:5's rectangle is 4000/5500 of 1180 px"
+grep -q '<title>lib;x.py:7 f' "$TMP/f.svg"; ok $? "plot --flame: a frame's own text in its title"
+is "$(grep -c '<rect x=' "$TMP/f.svg")" 6 "plot --flame: six frames, six rectangles"
+check_fail 2 "gpumemsim: error: --flame draws SVG: name the output .svg (or '-')" \
+    plot "$S" --flame -o "$TMP/f.png"
+check_fail 2 "gpumemsim: error: --depth and --frames go with --flame" plot "$S" --frames='*' -o "$TMP/f.svg"
+
+# Real recordings (PyTorch 2.11 on the H200, _record_memory_history()'s
+# defaults: Python and C++ frames).  The stacks' sum is the live bytes the
+# site table counts at the same moment, and the program's own lines stand
+# above the library's and the C++ below them.
+U=$TOP_SRCDIR/t/data/users
+for n in oom-except set-roundup emptycache-server compile-ro; do
+	gms run "$U/$n.pickle.gz" --by-site --format=json
+	live=$(sed -n 's/^\t\t\t"live":\t\([0-9]*\),$/\1/p' "$TMP/out" | head -n 1)
+	gms run "$U/$n.pickle.gz" --folded
+	is "$(awk '{ s += $NF } END { printf "%d", s }' "$TMP/out")" "$live" \
+	    "$n: the folded stacks add up to the live bytes at the peak reservation"
+done
+gms run "$U/oom-except.pickle.gz" --folded
+# the transformer's attention: the job's line, then torch's modules, then C++
+grep -q '^[^ ]*record_users.py:287 <module>;[^ ]*record_users.py:100 child;[^ ]*record_users.py:53 xfmr_job;.*torch/nn/modules/transformer.py:968 _sa_block;.*torch/nn/functional.py:6478 multi_head_attention_forward;.*;at::native::matmul;' \
+    "$TMP/out"
+ok $? "oom-except: <module> > child > xfmr_job (the job's lines) > the library's > its C++"
+grep -q 'PyEval\|_PyRun\|unwind::unwind\|__libc' "$TMP/out"
+ok $((!$?)) "oom-except: no interpreter, unwinder or libc frames in the stacks"
+# a snapshot's stacks survive convert to the native format
+gms run "$U/oom-except.pickle.gz" --folded
+cp "$TMP/out" "$TMP/snap.folded"
+gms convert "$U/oom-except.pickle.gz" "$TMP/snap.jsonl.gz"
+gms run "$TMP/snap.jsonl.gz" --folded
+cmp -s "$TMP/out" "$TMP/snap.folded"; ok $? "oom-except: converted to JSON Lines, the same stacks"
+
+done_testing
