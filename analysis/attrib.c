@@ -316,7 +316,7 @@ take(struct attrib *a, struct attrib_moment *m, const struct sim_sample *smp)
 
 		stack_values_init(&m->stk, a->stacks);
 		HASH_ITER(hh, a->live, l, lt)
-			stack_values_add(&m->stk, l->stack, l->size);
+			stack_values_add(&m->stk, l->stack, l->size, l->event);
 	}
 	m->taken = 1;
 	if (smp == NULL || smp->sim == NULL || a->trace_only)

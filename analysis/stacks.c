@@ -60,6 +60,7 @@ struct vnode {
 	uint32_t first, next;		/* first child, next sibling (0: none) */
 	uint64_t bytes, count;		/* with the callees' */
 	uint64_t self_bytes, self_count;
+	uint64_t ev_first, ev_last;	/* the events of its own allocations */
 };
 
 struct stack_view {
@@ -201,13 +202,19 @@ stack_values_init(struct stack_values *v, const struct stack_tree *t)
 	v->nnodes = t->nnodes;
 	v->bytes = gms_calloc(v->nnodes, sizeof(*v->bytes));
 	v->count = gms_calloc(v->nnodes, sizeof(*v->count));
+	v->first = gms_calloc(v->nnodes, sizeof(*v->first));
+	v->last = gms_calloc(v->nnodes, sizeof(*v->last));
 }
 
 void
-stack_values_add(struct stack_values *v, uint32_t node, uint64_t bytes)
+stack_values_add(struct stack_values *v, uint32_t node, uint64_t bytes, uint64_t event)
 {
 	if (node >= v->nnodes)
 		return;		/* made after the values were: cannot be live in them */
+	if (v->count[node] == 0 || event < v->first[node])
+		v->first[node] = event;
+	if (v->count[node] == 0 || event > v->last[node])
+		v->last[node] = event;
 	v->bytes[node] += bytes;
 	v->count[node]++;
 	v->live += bytes;
@@ -219,6 +226,8 @@ stack_values_free(struct stack_values *v)
 {
 	free(v->bytes);
 	free(v->count);
+	free(v->first);
+	free(v->last);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -294,6 +303,10 @@ stack_view_new(const struct stack_tree *t, const struct stack_values *v, const c
 		}
 		if (kept == 0)
 			id = vchild(w, 0, STACKS_FILTERED);
+		if (w->n[id].self_count == 0 || v->first[i] < w->n[id].ev_first)
+			w->n[id].ev_first = v->first[i];
+		if (w->n[id].self_count == 0 || v->last[i] > w->n[id].ev_last)
+			w->n[id].ev_last = v->last[i];
 		w->n[id].self_bytes += v->bytes[i];
 		w->n[id].self_count += v->count[i];
 	}
@@ -352,8 +365,8 @@ stack_view_count(const struct stack_view *w)
  * path from its package on ("torch/nn/modules/module.py:1779 ...", not the
  * site-packages directory before it).  Into buf.
  */
-static const char *
-shown(const char *frame, char *buf, size_t len)
+const char *
+stack_frame_shown(const char *frame, char *buf, size_t len)
 {
 	const char *p, *from = frame;
 	size_t i;
@@ -396,7 +409,7 @@ text_children(FILE *f, const struct stack_view *w, uint32_t node, size_t top)
 			continue;
 		}
 		text_line(f, w, w->n[c].bytes, w->n[c].count, w->n[c].depth - 1,
-		    shown(w->n[c].frame, buf, sizeof(buf)));
+		    stack_frame_shown(w->n[c].frame, buf, sizeof(buf)));
 		text_children(f, w, c, top);
 	}
 	if (rest > 0) {
@@ -490,6 +503,44 @@ stack_view_folded(FILE *f, const struct stack_view *w)
 	free(buf);
 }
 
+struct leaves {
+	const struct stack_view *w;
+	void (*fn)(void *arg, const struct stack_leaf *l);
+	void *arg;
+	const char **frames;
+	size_t cap;
+};
+
+static void
+leaves_walk(struct leaves *lv, uint32_t node)
+{
+	const struct vnode *n = &lv->w->n[node];
+	uint32_t c, k;
+
+	if (node != 0 && n->self_count > 0) {
+		if (n->depth > lv->cap)
+			lv->frames = gms_realloc(lv->frames, (lv->cap = 2 * n->depth) *
+			    sizeof(*lv->frames));
+		for (c = node, k = n->depth; c != 0; c = lv->w->n[c].parent)
+			lv->frames[--k] = lv->w->n[c].frame;
+		lv->fn(lv->arg, &(struct stack_leaf){ .frames = lv->frames, .nframes = n->depth,
+		    .bytes = n->self_bytes, .count = n->self_count, .first = n->ev_first,
+		    .last = n->ev_last });
+	}
+	for (c = n->first; c != 0; c = lv->w->n[c].next)
+		leaves_walk(lv, c);
+}
+
+void
+stack_view_leaves(const struct stack_view *w, void (*fn)(void *arg, const struct stack_leaf *l),
+    void *arg)
+{
+	struct leaves lv = { .w = w, .fn = fn, .arg = arg };
+
+	leaves_walk(&lv, 0);
+	free(lv.frames);
+}
+
 /* --- the icicle graph --------------------------------------------------- */
 
 #define SVG_WIDTH 1200.0
@@ -559,7 +610,7 @@ svg_node(FILE *f, const struct stack_view *w, uint32_t node, double x, double sc
 	fputs("\"/>", f);
 	fit = (size_t)((width - 6) / SVG_CHAR);
 	if (fit >= 3) {
-		shown(v->frame, buf, sizeof(buf));
+		stack_frame_shown(v->frame, buf, sizeof(buf));
 		if (strlen(buf) > fit)
 			snprintf(buf + fit - 2, 3, "..");
 		fprintf(f, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + SVG_ROW - 5);

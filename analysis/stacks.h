@@ -43,11 +43,13 @@ size_t stack_tree_nodes(const struct stack_tree *t);
  */
 struct stack_values {
 	uint64_t *bytes, *count;
+	uint64_t *first, *last;	/* the events that made the oldest and newest */
 	size_t nnodes;
 	uint64_t live, nlive;	/* their sums */
 };
 void stack_values_init(struct stack_values *v, const struct stack_tree *t);
-void stack_values_add(struct stack_values *v, uint32_t node, uint64_t bytes);
+/* One live allocation of bytes, made at event, on node's stack. */
+void stack_values_add(struct stack_values *v, uint32_t node, uint64_t bytes, uint64_t event);
 void stack_values_free(struct stack_values *v);
 
 /*
@@ -84,5 +86,23 @@ void stack_view_folded(FILE *f, const struct stack_view *w);
 
 /* An icicle graph (callers on top, widths in bytes), titles on hover. */
 void stack_view_svg(FILE *f, const struct stack_view *w, const char *title);
+
+/*
+ * A frame as shown to people (buf, len): control characters as '?', and a
+ * library's path from its package on ("torch/nn/modules/module.py:1779 f",
+ * without the site-packages directory before it).
+ */
+const char *stack_frame_shown(const char *frame, char *buf, size_t len);
+
+/* A stack of the view that holds bytes itself: its frames, outermost first. */
+struct stack_leaf {
+	const char *const *frames;
+	size_t nframes;
+	uint64_t bytes, count;	/* its own */
+	uint64_t first, last;	/* the events that made its oldest and newest */
+};
+/* fn for every such stack, largest first as the folded lines are. */
+void stack_view_leaves(const struct stack_view *w,
+    void (*fn)(void *arg, const struct stack_leaf *l), void *arg);
 
 #endif /* ANALYSIS_STACKS_H */

@@ -2,13 +2,16 @@
 # t/cli-stacks.sh - what holds the memory, all the way down (issue 31): the
 # whole call stack of every allocation, from a native trace's "stack" and a
 # snapshot's frames, as `run --by-stack` (a tree), its JSON, `run --folded`
-# (flame-graph tools' input) and `plot --flame` (an icicle graph).  A small
-# trace worked by hand (below) for every view; real recordings of the H200
-# (t/data/users) for the sum of every view against the live bytes the site
-# table counts, and for the program's own lines above the library's.
-# Exercises analysis/stacks.c, analysis/attrib.c, traces/trace.c (the
-# "stack" key), traces/trace-write.c, traces/tracemem.c,
-# traces/trace-pickle.c (stack_of), sim/cli/cmd-run.c, sim/cli/cmd-plot.c.
+# (flame-graph tools' input), `plot --flame` (an icicle graph) and
+# `compare BEFORE AFTER` (what grew, by stack).  Small traces worked by hand
+# (below) for every view; real recordings of the H200 (t/data/users,
+# t/data/scale) for the sum of every view against the live bytes the site
+# table counts, the program's own lines above the library's, and attention's
+# L^2 between two sequence lengths.
+# Exercises analysis/stacks.c, analysis/stackdiff.c, analysis/tracediff.c,
+# analysis/attrib.c, traces/trace.c (the "stack" key), traces/trace-write.c,
+# traces/tracemem.c, traces/trace-pickle.c (stack_of), sim/cli/cmd-run.c,
+# sim/cli/cmd-plot.c, sim/cli/cmd-compare.c.
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
 # The trace, by hand.  Live after each event (bytes):
@@ -91,31 +94,12 @@ cmp -s "$TMP/got" "$TMP/want"; ok $? "--by-stack --top=1: one callee a frame, th
 [ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
 
 # JSON: the tree nested, each node the sum of its own and its children's
+# (cJSON's layout flattened: its tabs and newlines are none of the values')
 gms run "$S" --policy=ideal --by-stack --format=json
-python3 - "$TMP/out" >"$TMP/got" <<'EOF' 2>&1
-import json, sys
-r = json.load(open(sys.argv[1]))
-t = r["stacks"][0]
-def walk(n, path):
-    kids = n["children"]
-    assert n["bytes"] >= sum(k["bytes"] for k in kids)
-    if not kids or n["bytes"] > sum(k["bytes"] for k in kids):
-        if path:
-            print(";".join(path), n["bytes"] - sum(k["bytes"] for k in kids))
-    for k in kids:
-        walk(k, path + [k["frame"]])
-print(t["moment"], t["event"], t["live"], t["count"], t["tree"]["bytes"])
-walk(t["tree"], [])
-EOF
-cat >"$TMP/want" <<'EOF'
-peak_reserved 5 5500 4 5500
-main.py:5 <module>;lib;x.py:7 f 4000
-main.py:1 <module> 300
-main.py:1 <module>;b.py:2 mid;a.py:3 inner 1000
-(no stack) 200
-EOF
+tr -d '\n\t' <"$TMP/out" | grep -o '"stacks":.*' >"$TMP/got"
+printf '%s\n' '"stacks":[{"moment":"peak_reserved","event":5,"live":5500,"count":4,"tree":{"bytes":5500,"count":4,"children":[{"frame":"main.py:5 <module>","bytes":4000,"count":1,"children":[{"frame":"lib;x.py:7 f","bytes":4000,"count":1,"children":[]}]}, {"frame":"main.py:1 <module>","bytes":1300,"count":2,"children":[{"frame":"b.py:2 mid","bytes":1000,"count":1,"children":[{"frame":"a.py:3 inner","bytes":1000,"count":1,"children":[]}]}]}, {"frame":"(no stack)","bytes":200,"count":1,"children":[]}]}}]}' \
+    >"$TMP/want"
 cmp -s "$TMP/got" "$TMP/want"; ok $? "run --by-stack --format=json: \"stacks\", each a tree whose nodes sum"
-[ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
 
 # The options' company and their limits.
 check_fail 2 "gpumemsim: error: --at goes with --by-site, --by-stack or --folded" run "$S" --at=1
@@ -163,6 +147,79 @@ check_fail 2 "gpumemsim: error: --flame draws SVG: name the output .svg (or '-')
     plot "$S" --flame -o "$TMP/f.png"
 check_fail 2 "gpumemsim: error: --depth and --frames go with --flame" plot "$S" --frames='*' -o "$TMP/f.svg"
 
+# compare, two traces: the same job after a change.  By hand, at each
+# trace's peak (event 5 in both):
+#   a.py:3 inner           1000 -> 3000  (+2000, made at event 0)
+#   d.py:1 new                0 ->  100  (+100, a stack only after has, event 5)
+#   main.py:1 itself        300 ->  300  (the same)
+#   (no stack)              200 ->    0  (-200, before's event 3)
+#   lib;x.py:7 f           4000 -> 2000  (-2000)
+A=$TMP/after.jsonl
+cat >"$A" <<'EOF'
+{"format":"gpumemsim-trace","version":1,"name":"stacks-after"}
+{"op":"alloc","id":1,"size":3000,"stack":["a.py:3 inner","b.py:2 mid","main.py:1 <module>"]}
+{"op":"alloc","id":2,"size":500,"stack":["c.py:9 other","b.py:2 mid","main.py:1 <module>"]}
+{"op":"alloc","id":3,"size":300,"stack":["main.py:1 <module>"]}
+{"op":"free","id":2}
+{"op":"alloc","id":5,"size":2000,"stack":["lib;x.py:7 f","main.py:5 <module>"]}
+{"op":"alloc","id":6,"size":100,"stack":["d.py:1 new","main.py:1 <module>"]}
+{"op":"free","id":5}
+EOF
+gms compare "$S" "$A" --policy=ideal --folded
+cat >"$TMP/want" <<'EOF'
+main.py:1 <module>;b.py:2 mid;a.py:3 inner 1000 3000
+main.py:1 <module>;d.py:1 new 0 100
+main.py:1 <module> 300 300
+(no stack) 200 0
+main.py:5 <module>;lib,x.py:7 f 4000 2000
+EOF
+cmp -s "$TMP/out" "$TMP/want"; ok $? "compare two traces --folded: every stack before and after, largest growth first"
+[ $? -eq 0 ] || diff "$TMP/want" "$TMP/out" | sed 's/^/# /'
+gms compare "$S" "$A" --policy=ideal
+sed -n '/^What grew/,$p' "$TMP/out" >"$TMP/got"
+cat >"$TMP/want" <<'EOF'
+What grew, by stack (before at its peak, event 5, after at its peak, event 5):
+      before      after      change  events                 stack (innermost first)
+      1000 B   2.93 KiB   +1.95 KiB  0-0                    a.py:3 inner < b.py:2 mid < main.py:1 <module>
+         0 B      100 B      +100 B  5-5                    d.py:1 new < main.py:1 <module>
+    3.91 KiB   1.95 KiB   -1.95 KiB  4-4                    lib;x.py:7 f < main.py:5 <module>
+       200 B        0 B      -200 B  was 3-3                (no stack)
+  (1 stack the same)
+EOF
+cmp -s "$TMP/got" "$TMP/want"; ok $? "compare two traces: what grew, then what shrank, with the events that made them"
+[ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
+grep -q '^  peak reserved        5.37 KiB     5.27 KiB  -100 B (-1.8%)$' "$TMP/out"
+ok $? "compare two traces: 5500 then 5400 bytes at the peak, -100 B"
+gms compare "$S" "$A" --policy=ideal --format=json --top=1
+tr -d '\n\t' <"$TMP/out" | grep -o '"stacks":.*' >"$TMP/got"
+printf '%s\n' '"stacks":{"before":5500,"after":5400,"grew":[{"stack":["a.py:3 inner", "b.py:2 mid", "main.py:1 <module>"],"before":1000,"after":3000,"change":2000,"count_before":1,"count_after":1,"events_of":"after","first_event":0,"last_event":0}],"shrank":[{"stack":["lib;x.py:7 f", "main.py:5 <module>"],"before":4000,"after":2000,"change":-2000,"count_before":1,"count_after":1,"events_of":"after","first_event":4,"last_event":4}],"stacks_grew":2,"stacks_shrank":2,"stacks_unchanged":1}}' \
+    >"$TMP/want"
+cmp -s "$TMP/got" "$TMP/want"; ok $? "compare two traces --format=json: the rows, --top of each, the counts"
+tr -d '\n\t' <"$TMP/out" | grep -q '"after":{"trace":"[^"]*after.jsonl","peak_reserved":5400,"peak_allocated":5400,"peak_live":5400,"fragmentation":0,"device_allocs":5,"oom_event":null,"moment":"peak_reserved","moment_event":5}'
+ok $? "compare two traces --format=json: each side's numbers and moment"
+check_fail 2 "gpumemsim: error: two traces are compared under one policy: give --policy once" \
+    compare "$S" "$A" --policies=caching,ideal
+check_fail 2 "gpumemsim: error: --depth, --frames and --folded compare two traces' stacks: give two traces" \
+    compare "$S" --folded
+check_fail 2 "gpumemsim: error: with two traces, --by-site, --timeline, --by and --time-bound have nothing to rank: the stacks are compared" \
+    compare "$S" "$A" --by-site
+
+# Two real runs of one job, a small GPT-2 with eager attention at sequence
+# lengths 64 and 128 (t/data/scale): the attention's probabilities are
+# batch x heads x L x L, so softmax's output is 4 times larger at twice L;
+# each column adds up to its run's live bytes at its peak.
+X=$TOP_SRCDIR/t/data/scale
+gms compare "$X/xfmr-seq-64.pickle.gz" "$X/xfmr-seq-128.pickle.gz" --folded --frames='*.py*'
+awk '{ b += $(NF - 1); a += $NF } END { printf "%d %d\n", b, a }' "$TMP/out" >"$TMP/sums"
+grep 'functional.py:2159 softmax [0-9]' "$TMP/out" | awk '{ print ($NF == 4 * $(NF - 1)) }' >"$TMP/softmax"
+live() {
+	gms run "$1" --by-site --format=json
+	sed -n 's/^\t\t\t"live":\t\([0-9]*\),$/\1/p' "$TMP/out" | head -n 1
+}
+is "$(cat "$TMP/sums")" "$(live "$X/xfmr-seq-64.pickle.gz") $(live "$X/xfmr-seq-128.pickle.gz")" \
+    "xfmr-seq 64 -> 128: each column adds up to its run's live bytes at its peak"
+is "$(cat "$TMP/softmax")" 1 "xfmr-seq 64 -> 128: softmax's stack holds four times the bytes (L^2)"
+
 # Real recordings (PyTorch 2.11 on the H200, _record_memory_history()'s
 # defaults: Python and C++ frames).  The stacks' sum is the live bytes the
 # site table counts at the same moment, and the program's own lines stand
@@ -175,6 +232,15 @@ for n in oom-except set-roundup emptycache-server compile-ro; do
 	is "$(awk '{ s += $NF } END { printf "%d", s }' "$TMP/out")" "$live" \
 	    "$n: the folded stacks add up to the live bytes at the peak reservation"
 done
+# a recursion 300 frames deep (t/data/gen/deep_stack.py): 256 frames kept,
+# the outermost 128 and the innermost 128, "(frames left out)" between
+gms run "$TOP_SRCDIR/t/data/stacks/deep.pickle.gz" --folded
+{ awk 'BEGIN { for (i = 299; i >= 172; i--) printf "f%d.py:%d f%d;", i, i + 1, i
+	printf "(frames left out)"
+	for (i = 127; i >= 0; i--) printf ";f%d.py:%d f%d", i, i + 1, i
+	print " 1024" }'; } >"$TMP/want"
+cmp -s "$TMP/out" "$TMP/want"; ok $? "a stack 300 frames deep: the outermost and innermost 128, the gap said"
+
 gms run "$U/oom-except.pickle.gz" --folded
 # the transformer's attention: the job's line, then torch's modules, then C++
 grep -q '^[^ ]*record_users.py:287 <module>;[^ ]*record_users.py:100 child;[^ ]*record_users.py:53 xfmr_job;.*torch/nn/modules/transformer.py:968 _sa_block;.*torch/nn/functional.py:6478 multi_head_attention_forward;.*;at::native::matmul;' \

@@ -121,6 +121,7 @@ while IFS="$tab" read -r file orig mut note nth <&3; do
 		bad=$((bad + 1))
 		continue
 	fi
+	started=$(date +%s)
 	cp "$file" "$file.orig"
 	# through the environment: awk -v would read backslashes as escapes
 	O=$orig M=$mut NTH=${nth:-1} awk 'BEGIN { o = ENVIRON["O"]; m = ENVIRON["M"]; n = ENVIRON["NTH"] }
@@ -148,8 +149,9 @@ while IFS="$tab" read -r file orig mut note nth <&3; do
 	fi
 	mv "$file.orig" "$file"
 	touch "$file"
-	printf '%-9s %s: %s -> %s  [%s]\n' "$(echo "$verdict" | cut -d' ' -f1)" "$file" "$orig" \
-	    "$mut" "$(echo "$verdict" | cut -d' ' -f2-)"
+	# the seconds each took: where mutation testing's time goes (CI's budget)
+	printf '%-9s %s: %s -> %s  [%s] (%s s)\n' "$(echo "$verdict" | cut -d' ' -f1)" "$file" \
+	    "$orig" "$mut" "$(echo "$verdict" | cut -d' ' -f2-)" "$(($(date +%s) - started))"
 done
 exec 3<&-
 make -j"$(nproc)" >/dev/null 2>&1

@@ -1,6 +1,7 @@
 /*
  * cmd-compare.c - `gpumemsim compare`: every policy (or --policies) on one
- * trace, side by side, run concurrently, with the winner and why.
+ * trace, side by side, run concurrently, with the winner and why; or two
+ * traces under one policy, and what grew between them by call stack.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include "analysis/attrib.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
+#include "analysis/tracediff.h"
 #include "analysis/watch.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
@@ -31,6 +33,75 @@ csv_label(const char *label)
 		if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_'))
 			*p = '_';
 	return s;
+}
+
+/*
+ * Two traces under one policy: their numbers, then what grew by stack (a
+ * second pass over each: standard input is held for it).
+ */
+static int
+compare_traces(struct cli_args *a)
+{
+	struct cli_policies pols = { 0 };
+	struct cli_target target;
+	struct run_spec specs[2];
+	struct trace_mem *mem[2] = { NULL, NULL };
+	struct trace_opts topts;
+	struct trace_diff td = { 0 };
+	const char *names[2];
+	const char *frames = a->given[OPT_FRAMES] ? a->v[OPT_FRAMES].s : NULL;
+	unsigned depth = a->given[OPT_DEPTH] ? (unsigned)a->v[OPT_DEPTH].n : 0;
+	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	char *cause = NULL, *text;
+	int rc, err = 0, i;
+
+	if (a->given[OPT_POLICIES] || a->given[OPT_POLICY] > 1)
+		return cli_usage_error(a->cmd, "two traces are compared under one policy: give "
+		    "--policy once");
+	if (a->given[OPT_BY_SITE] || a->given[OPT_TIMELINE] || a->given[OPT_BY] ||
+	    a->given[OPT_TIME_BOUND])
+		return cli_usage_error(a->cmd, "with two traces, --by-site, --timeline, --by and "
+		    "--time-bound have nothing to rank: the stacks are compared");
+	if (a->given[OPT_FOLDED] && a->v[OPT_FORMAT].choice == 1)
+		return cli_usage_error(a->cmd, "--folded writes the stacks alone: it does not go "
+		    "with --format=json");
+	if ((rc = cli_target(a, &target)) != 0)
+		return rc;
+	if ((rc = cli_policies(a, "caching", &pols)) != 0) {
+		cli_policies_free(&pols);
+		return rc;
+	}
+	cli_trace_opts(a, &topts);
+	for (i = 0; i < 2 && err == 0; i++) {
+		specs[i] = (struct run_spec){ .path = a->argv[i], .policy = pols.ents[0].ops,
+		    .opts = pols.ents[0].opts, .nopts = pols.ents[0].nopts };
+		cli_run_spec(a, &target, &specs[i]);
+		specs[i].policy_as_recorded = pols.defaulted;
+		if (trace_mem_worth(a->argv[i]) &&
+		    (err = trace_mem_load(a->argv[i], &topts, &mem[i], &cause)) == 0)
+			specs[i].mem = mem[i];
+		names[i] = a->argv[i];
+	}
+	if (err == 0)
+		err = trace_diff_run(specs, frames, depth, &td, &cause);
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(err);
+	} else if (a->given[OPT_FOLDED]) {
+		stack_diff_folded(a->report, &td.d);
+	} else if (a->v[OPT_FORMAT].choice == 1) {
+		cli_print_json(a, trace_diff_json(&td, names, top));
+	} else {
+		text = trace_diff_text(&td, names, top);
+		fputs(text, a->report);
+		free(text);
+	}
+	trace_diff_free(&td);
+	for (i = 0; i < 2; i++)
+		trace_mem_free(mem[i]);
+	cli_policies_free(&pols);
+	return rc;
 }
 
 int
@@ -61,6 +132,11 @@ cmd_compare(struct cli_args *a)
 	char *cause = NULL;
 	int err;
 
+	if (a->argc == 2)
+		return compare_traces(a);
+	if (a->given[OPT_DEPTH] || a->given[OPT_FRAMES] || a->given[OPT_FOLDED])
+		return cli_usage_error(a->cmd, "--depth, --frames and --folded compare two traces' "
+		    "stacks: give two traces");
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
 	capacity = target.capacity;

@@ -275,6 +275,8 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 		if (c->max_args == 1)
 			return cli_usage_error(c, a->argc == 0 ? "no trace given" :
 			    "more than one trace given");
+		if (a->argc == 0 && c->min_args == 1)
+			return cli_usage_error(c, "no trace given");
 		if (a->argc < c->min_args && c->max_args == 2)
 			return cli_usage_error(c, "%s needs an input and an output", c->name);
 		if (a->argc < c->min_args)

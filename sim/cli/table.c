@@ -223,7 +223,14 @@ static const struct cli_use compare_opts[] = {
 	{ OPT_BY_SITE, "say, for each policy, what holds the memory at its peak reservation "
 	  "(and at its OOM): the live bytes by call site beside what it reserved and did not "
 	  "allocate (JSON: \"sites\" in each result, as run's)", NULL },
-	{ OPT_TOP, NULL, NULL },
+	{ OPT_TOP, "call sites listed before the rest are folded into one row; with two "
+	  "traces, stacks listed that grew and that shrank (default: 10)", NULL },
+	{ OPT_DEPTH, "two traces: stacks compared by their n outermost frames", NULL },
+	{ OPT_FRAMES, "two traces: stacks compared by the frames that match this shell pattern "
+	  "alone (fnmatch), e.g. '*/myproject/*'", NULL },
+	{ OPT_FOLDED, "two traces: write every stack's bytes before and after, \"outer;...;inner "
+	  "BEFORE AFTER\", instead of the report (flamegraph.pl draws it as a differential "
+	  "flame graph)", NULL },
 	{ OPT_BY, NULL, NULL },
 	{ OPT_TIME_BOUND, NULL, NULL },
 	{ OPT_JOBS, NULL, NULL },
@@ -392,8 +399,8 @@ const struct cli_command cli_commands[] = {
 	  "retry. A call site is the trace's \"at\"; allocations without one are \"(no call site)\".\n",
 	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_TIMELINE | G_PROGRESS,
 	  run_opts, 1, 1, 0, cmd_run },
-	{ "compare", "<trace>",
-	  "run several policies on a trace, side by side, and name the winner",
+	{ "compare", "<trace> [<after>]",
+	  "run several policies on a trace side by side, or two traces, and say what grew",
 	  "Run several allocator policies on one trace, read once and replayed through every "
 	  "policy on every core, and compare "
 	  "peak reservation, overhead over the live peak, fragmentation, device calls, the "
@@ -408,11 +415,18 @@ const struct cli_command cli_commands[] = {
 	  "--time-bound of the least, reserves least (--by=memory: least memory "
 	  "alone); ties go to fewer device calls. 'ideal' is the bound, never the winner; "
 	  "'preallocate' without --capacity or --gpu has no size to take, and says so.\n\n"
-	  "Several settings of one policy go side by side: give --policy once for each.",
+	  "Several settings of one policy go side by side: give --policy once for each.\n\n"
+	  "Two traces (before and after a change, two batch sizes, two ranks) are "
+	  "compared under one policy (caching unless --policy says): their numbers side by "
+	  "side, then what grew by call stack, each trace at its OOM, else at its peak "
+	  "reservation: every stack's live bytes before and after, the largest growth first "
+	  "and the events that made them (a second pass over each).",
 	  "gpumemsim compare traces/resnet50-train-b32.json --capacity=3.2GiB\n"
 	  "# two PyTorch settings side by side:\n"
 	  "gpumemsim compare traces/resnet50-train-b32.json --policy=caching \\\n"
-	  "    --policy 'caching alloc_conf=expandable_segments:True'\n",
+	  "    --policy 'caching alloc_conf=expandable_segments:True'\n"
+	  "# what grew between two runs of a job, by your own lines:\n"
+	  "gpumemsim compare before.pickle after.pickle --frames='*/myproject/*'\n",
 	  "== OUTPUT\n"
 	  "--format=json prints {trace, capacity, peak_live, results, by, time_bound, winner, "
 	  "why, incomplete}; each result has the keys of run --format=json (but incomplete, "
@@ -420,9 +434,16 @@ const struct cli_command cli_commands[] = {
 	  "could not run has {policy, error, label}, preallocate without a size {policy, "
 	  "needs, label}.\n\n"
 	  "--timeline writes a column pair (allocated, reserved) per policy beside the live "
-	  "bytes, labelled by the policies' labels with other characters as '_'.\n",
+	  "bytes, labelled by the policies' labels with other characters as '_'.\n\n"
+	  "Two traces: --format=json prints {before, after, stacks}: each side {trace, "
+	  "peak_reserved, peak_allocated, peak_live, fragmentation, device_allocs, oom_event, "
+	  "moment, moment_event}; stacks {before, after, grew, shrank, stacks_grew, "
+	  "stacks_shrank, stacks_unchanged}, each row {stack (innermost first), before, after, "
+	  "change, count_before, count_after, events_of, first_event, last_event}. --folded "
+	  "prints \"outer;...;inner BEFORE AFTER\" for every stack, the differential form "
+	  "flamegraph.pl draws.\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_TIMELINE | G_PROGRESS,
-	  compare_opts, 1, 1, 0, cmd_compare },
+	  compare_opts, 1, 2, 0, cmd_compare },
 	{ "check", "<trace>",
 	  "check a run against thresholds or a baseline, for CI (exit 1 if not)",
 	  "Run a trace and check the result against thresholds, for CI: exit 0 when every "

@@ -1,5 +1,6 @@
 /*
- * fuzz.c - the shared part of the harnesses (fuzz.h).
+ * fuzz.c - the shared part of the harnesses (fuzz.h): a reader's trace replayed,
+ * written and read back, and its stacks summed.
  */
 #include "config.h"
 
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/stacks.h"
 #include "sim/device.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
@@ -76,6 +78,64 @@ round_trip(const char *path, uint64_t nevents)
 	free(cause);
 }
 
+/*
+ * Every stack the trace names goes into a stack tree, each allocation's
+ * bytes onto its stack, and the views (whole, cut, filtered) must hold
+ * every byte: what the attribution by stack would show of it.
+ */
+static void
+stacks_sum(const char *path)
+{
+	struct stack_tree *t = stack_tree_new();
+	struct trace_reader *r = NULL;
+	struct stack_values v;
+	struct stack_view *w;
+	struct trace_event ev;
+	uint32_t *node = NULL;
+	uint64_t *bytes = NULL, sum = 0;
+	size_t n = 0, cap = 0, i;
+	char *cause = NULL;
+	FILE *f;
+
+	fuzz_assert(trace_open(path, &r, &cause) == 0, "a trace that opened once does not", cause);
+	while (trace_next(r, &ev, &cause) == 1 && n < 4096) {
+		if (ev.op != TRACE_ALLOC)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			node = gms_realloc(node, cap * sizeof(*node));
+			bytes = gms_realloc(bytes, cap * sizeof(*bytes));
+		}
+		node[n] = stack_tree_intern(t, ev.stack);
+		bytes[n] = ev.size;
+		sum += ev.size;
+		n++;
+	}
+	trace_close(r);
+	free(cause);
+	stack_values_init(&v, t);
+	for (i = 0; i < n; i++)
+		stack_values_add(&v, node[i], bytes[i], i);
+	fuzz_assert(v.live == sum, "stack values lost bytes", NULL);
+	w = stack_view_new(t, &v, NULL, 0);
+	fuzz_assert(stack_view_bytes(w) == sum && stack_view_count(w) == n,
+	    "a stack view lost bytes", NULL);
+	if ((f = fopen("/dev/null", "w")) != NULL) {
+		stack_view_text(f, w, 3);
+		stack_view_folded(f, w);
+		stack_view_svg(f, w, "fuzz");
+		fclose(f);
+	}
+	stack_view_free(w);
+	w = stack_view_new(t, &v, "*a*", 2);
+	fuzz_assert(stack_view_bytes(w) == sum, "a filtered stack view lost bytes", NULL);
+	stack_view_free(w);
+	stack_values_free(&v);
+	stack_tree_free(t);
+	free(node);
+	free(bytes);
+}
+
 uint64_t
 fuzz_read(const char *path, int flags)
 {
@@ -110,6 +170,7 @@ fuzz_read(const char *path, int flags)
 	if (rc == 0) {
 		n = trace_index(r);	/* after the last read: the count */
 		round_trip(path, n);
+		stacks_sum(path);
 	}
 	trace_close(r);
 	return n;
