@@ -366,6 +366,7 @@ apply(struct attrib *a, uint64_t index, const struct trace_event *ev)
 		*l = (struct attrib_live){ .id = ev->id, .size = ev->size, .event = index,
 		    .site = intern(a, ev->at),
 		    .stack = a->stacks ? stack_tree_intern(a->stacks, ev->stack) : 0 };
+		a->saw_stack |= ev->stack != NULL;
 		HASH_ADD(hh, a->live, id, sizeof(l->id), l);
 		a->cur[l->site] += l->size;
 		a->live_bytes += l->size;
@@ -694,15 +695,21 @@ attrib_folded(FILE *f, const struct attrib *a, const struct attrib_moment *m, co
 	stack_view_free(w);
 }
 
+int
+attrib_has_stacks(const struct attrib *a)
+{
+	return a->stacks != NULL && a->saw_stack;
+}
+
 void
 attrib_flame(FILE *f, const struct attrib *a, const struct attrib_moment *m, const char *filter,
-    unsigned depth, const char *title)
+    unsigned depth, const char *title, double min_px, int in_html)
 {
 	struct stack_view *w;
 
 	if (!m->taken || a->stacks == NULL)
 		return;
 	w = stack_view_new(a->stacks, &m->stk, filter, depth);
-	stack_view_svg(f, w, title);
+	stack_view_svg(f, w, title, min_px, in_html);
 	stack_view_free(w);
 }

@@ -91,6 +91,7 @@ struct attrib {
 	size_t nsites, capsites;
 	struct attrib_live *live;	/* by id (uthash) */
 	struct stack_tree *stacks;	/* every stack seen (attrib_want_stacks), or NULL */
+	int saw_stack;			/* ... and whether any allocation had one */
 	/* the stack (attrib_stack): live bytes of the chosen sites over time */
 	uint64_t at[ATTRIB_MOMENTS];	/* attrib_at's events, for attrib_run */
 	size_t nat;
@@ -197,8 +198,10 @@ cJSON *attrib_stacks_json(const struct attrib *a, const struct attrib_moment *m,
 /* The same as folded stacks (stacks.h), into f. */
 void attrib_folded(FILE *f, const struct attrib *a, const struct attrib_moment *m,
     const char *filter, unsigned depth);
-/* The same as an icicle graph (stacks.h), into f. */
+/* The same as an icicle graph (stacks.h), into f: a file, or an element of a page. */
 void attrib_flame(FILE *f, const struct attrib *a, const struct attrib_moment *m,
-    const char *filter, unsigned depth, const char *title);
+    const char *filter, unsigned depth, const char *title, double min_px, int in_html);
+/* Whether a took stacks and any allocation had one. */
+int attrib_has_stacks(const struct attrib *a);
 
 #endif /* ANALYSIS_ATTRIB_H */

@@ -102,6 +102,7 @@ report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of 
 	for (i = 0; i < n; i++) {
 		run_watch(&p->watch[i], WATCH_TIMELINE | WATCH_PEAK, points, &jobs[i].spec);
 		attrib_init(&p->ats[i]);
+		attrib_want_stacks(&p->ats[i]);
 	}
 
 	/* 1. the policies side by side */

@@ -662,6 +662,45 @@ sites(FILE *f, const struct html_report *r)
 	fputs("</section>\n", f);
 }
 
+/*
+ * Each policy's live memory by call stack at its moments, as icicle graphs
+ * (frames under a pixel left out: the page stays bounded); none when the
+ * trace has no stacks.
+ */
+static void
+flames(FILE *f, const struct html_report *r)
+{
+	size_t i, k, n = 0;
+	char *title;
+
+	for (i = 0; i < r->n; i++) {
+		const struct attrib *at = r->pols[i].at;
+
+		if (!run_of(&r->pols[i]) || at == NULL || !attrib_has_stacks(at))
+			continue;
+		for (k = 0; k < at->n; k++) {
+			const struct attrib_moment *m = &at->m[k];
+
+			if (!m->taken)
+				continue;
+			if (n++ == 0)
+				fputs("<section id=\"stacks\"><h2>By call stack</h2>\n<p>The live "
+				    "bytes at each moment by the whole call stack that allocated them, "
+				    "callers above callees, each frame as wide as the bytes under it "
+				    "(frames narrower than a pixel left out). Point at a frame for its "
+				    "bytes.</p>\n", f);
+			title = gms_asprintf("%s at its %s (event %llu)", r->pols[i].row->label,
+			    m->what, (unsigned long long)m->event);
+			fputs("<figure>", f);
+			attrib_flame(f, at, m, NULL, 0, title, 1.0, 1);
+			fputs("</figure>\n", f);
+			free(title);
+		}
+	}
+	if (n > 0)
+		fputs("</section>\n", f);
+}
+
 int
 report_html(FILE *f, const struct html_report *r)
 {
@@ -682,6 +721,7 @@ report_html(FILE *f, const struct html_report *r)
 	timeline(f, r);
 	stories(f, r);
 	sites(f, r);
+	flames(f, r);
 	maps(f, r);
 	fputs("<footer><p class=\"sub\">Made by <code>", f);
 	esc(f, r->command);

@@ -163,8 +163,11 @@ row_text(FILE *f, const struct stack_diff_row *r)
 	gms_fmt_size(r->before, a, sizeof(a));
 	gms_fmt_size(r->after, b, sizeof(b));
 	signed_size(change(r), c, sizeof(c));
-	snprintf(ev, sizeof(ev), "%s%llu-%llu", r->first_in_after ? "" : "was ",
-	    (unsigned long long)r->first, (unsigned long long)r->last);
+	if (r->first == UINT64_MAX)
+		ev[0] = '\0';	/* a saved run's: its events are not known */
+	else
+		snprintf(ev, sizeof(ev), "%s%llu-%llu", r->first_in_after ? "" : "was ",
+		    (unsigned long long)r->first, (unsigned long long)r->last);
 	fprintf(f, "  %10s %10s %11s  %-21s  ", a, b, c, ev);
 	for (i = r->nframes; i-- > 0 && shown < SHOWN_FRAMES; shown++)
 		fprintf(f, "%s%s", shown ? " < " : "", stack_frame_shown(r->frames[i], buf,
@@ -248,8 +251,13 @@ row_json(const struct stack_diff_row *r)
 	cJSON_AddNumberToObject(o, "count_before", (double)r->nbefore);
 	cJSON_AddNumberToObject(o, "count_after", (double)r->nafter);
 	cJSON_AddStringToObject(o, "events_of", r->first_in_after ? "after" : "before");
-	cJSON_AddNumberToObject(o, "first_event", (double)r->first);
-	cJSON_AddNumberToObject(o, "last_event", (double)r->last);
+	if (r->first == UINT64_MAX) {
+		cJSON_AddNullToObject(o, "first_event");
+		cJSON_AddNullToObject(o, "last_event");
+	} else {
+		cJSON_AddNumberToObject(o, "first_event", (double)r->first);
+		cJSON_AddNumberToObject(o, "last_event", (double)r->last);
+	}
 	return o;
 }
 

@@ -22,7 +22,8 @@ struct stack_diff_row {
 	size_t nframes;
 	uint64_t before, after;		/* the stack's own bytes in each */
 	uint64_t nbefore, nafter;	/* ... allocations */
-	uint64_t first, last;		/* the events that made them: after's, else before's */
+	uint64_t first, last;		/* the events that made them: after's, else
+					   before's; UINT64_MAX: not known (a saved run) */
 	int first_in_after;		/* which run first and last are of */
 };
 

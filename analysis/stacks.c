@@ -231,6 +231,131 @@ stack_values_free(struct stack_values *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* --- a saved tree, read back ------------------------------------------- */
+
+#define JSON_DEPTH_MAX 4096	/* deeper than any stack a reader keeps */
+
+struct from_json {
+	struct stack_tree *t;
+	const cJSON **path;		/* the frames' nodes, outermost first */
+	uint32_t *node;			/* ... and each one's own, once made */
+	uint64_t *bytes, *count;	/* each node's own, as they are read */
+	size_t n, cap;
+	const char *why;
+};
+
+static const cJSON *
+json_num(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(it) && it->valuedouble >= 0 && it->valuedouble <= 9e15 ? it : NULL;
+}
+
+/* The stack of the path's first depth frames, in trace.h's form (caller frees). */
+static char *
+path_stack(const struct from_json *j, size_t depth)
+{
+	size_t len = 0, i, k = 0, n;
+	char *s;
+
+	for (i = 0; i < depth; i++)
+		len += strlen(cJSON_GetObjectItemCaseSensitive(j->path[i], "frame")->valuestring) + 1;
+	s = gms_malloc(len + 1);
+	for (i = depth; i-- > 0;) {
+		const char *f = cJSON_GetObjectItemCaseSensitive(j->path[i], "frame")->valuestring;
+
+		n = strlen(f);
+		memcpy(s + k, f, n);
+		s[k + n] = '\n';
+		k += n + 1;
+	}
+	s[k] = '\0';
+	return s;
+}
+
+/* Node o at depth (0: the root): its own bytes, the rest its children's. */
+static int
+json_node_read(struct from_json *j, const cJSON *o, size_t depth, uint64_t *bytes,
+    uint64_t *count)
+{
+	const cJSON *b = json_num(o, "bytes"), *c = json_num(o, "count"), *kids, *k, *fr;
+	uint64_t kb = 0, kc = 0, cb, cc;
+	char *stack;
+
+	if (!cJSON_IsObject(o) || b == NULL || c == NULL)
+		return j->why = "a node without its bytes and count", -1;
+	kids = cJSON_GetObjectItemCaseSensitive(o, "children");
+	if (kids != NULL && !cJSON_IsArray(kids))
+		return j->why = "children that are not an array", -1;
+	if (depth > 0) {
+		fr = cJSON_GetObjectItemCaseSensitive(o, "frame");
+		if (!cJSON_IsString(fr) || fr->valuestring[0] == '\0' ||
+		    strchr(fr->valuestring, '\n') != NULL)
+			return j->why = "a frame that is not a string of one line", -1;
+		if (depth > JSON_DEPTH_MAX)
+			return j->why = "stacks deeper than any recording's", -1;
+		if (depth > j->cap)
+			j->path = gms_realloc(j->path, (j->cap = 2 * depth) * sizeof(*j->path));
+		j->path[depth - 1] = o;
+	}
+	cJSON_ArrayForEach(k, kids) {
+		if (json_node_read(j, k, depth + 1, &cb, &cc) < 0)
+			return -1;
+		kb += cb;
+		kc += cc;
+	}
+	*bytes = (uint64_t)b->valuedouble;
+	*count = (uint64_t)c->valuedouble;
+	if (kb > *bytes || kc > *count)
+		return j->why = "a node that holds less than its children", -1;
+	if (depth > 0 && *count > kc) {
+		/* what the node holds itself: one stack, its own allocations */
+		stack = path_stack(j, depth);
+		if (j->n % 256 == 0) {
+			j->node = gms_realloc(j->node, (j->n + 256) * sizeof(*j->node));
+			j->bytes = gms_realloc(j->bytes, (j->n + 256) * sizeof(*j->bytes));
+			j->count = gms_realloc(j->count, (j->n + 256) * sizeof(*j->count));
+		}
+		j->node[j->n] = strcmp(stack, STACKS_NONE "\n") == 0 ?
+		    stack_tree_intern(j->t, NULL) : stack_tree_intern(j->t, stack);
+		j->bytes[j->n] = *bytes - kb;
+		j->count[j->n] = *count - kc;
+		j->n++;
+		free(stack);
+	}
+	return 0;
+}
+
+int
+stack_values_from_json(struct stack_tree *t, const cJSON *json, struct stack_values *v,
+    const char **why)
+{
+	struct from_json j = { .t = t };
+	uint64_t b, c;
+	size_t i;
+	int rc = json_node_read(&j, json, 0, &b, &c);
+
+	if (rc == 0) {
+		stack_values_init(v, t);
+		for (i = 0; i < j.n; i++) {
+			/* a saved tree keeps no events: unknown */
+			v->first[j.node[i]] = v->last[j.node[i]] = UINT64_MAX;
+			v->bytes[j.node[i]] += j.bytes[i];
+			v->count[j.node[i]] += j.count[i];
+			v->live += j.bytes[i];
+			v->nlive += j.count[i];
+		}
+	} else {
+		*why = j.why;
+	}
+	free(j.path);
+	free(j.node);
+	free(j.bytes);
+	free(j.count);
+	return rc;
+}
+
 /* --- views ------------------------------------------------------------- */
 
 static uint32_t
@@ -589,7 +714,8 @@ fill(FILE *f, const char *frame)
 }
 
 static void
-svg_node(FILE *f, const struct stack_view *w, uint32_t node, double x, double scale)
+svg_node(FILE *f, const struct stack_view *w, uint32_t node, double x, double scale,
+    double min_px)
 {
 	const struct vnode *v = &w->n[node];
 	double width = (double)v->bytes * scale, y = SVG_TOP + (v->depth - 1) * SVG_ROW;
@@ -597,7 +723,7 @@ svg_node(FILE *f, const struct stack_view *w, uint32_t node, double x, double sc
 	size_t fit;
 	uint32_t c;
 
-	if (width < 0.1)
+	if (width < min_px)
 		return;		/* nor anything under it: narrower still */
 	gms_fmt_size(v->bytes, size, sizeof(size));
 	fputs("<g><title>", f);
@@ -619,13 +745,14 @@ svg_node(FILE *f, const struct stack_view *w, uint32_t node, double x, double sc
 	}
 	fputs("</g>\n", f);
 	for (c = v->first; c != 0; c = w->n[c].next) {
-		svg_node(f, w, c, x, scale);
+		svg_node(f, w, c, x, scale, min_px);
 		x += (double)w->n[c].bytes * scale;
 	}
 }
 
 void
-stack_view_svg(FILE *f, const struct stack_view *w, const char *title)
+stack_view_svg(FILE *f, const struct stack_view *w, const char *title, double min_px,
+    int in_html)
 {
 	double height = SVG_TOP + (w->maxdepth ? w->maxdepth : 1) * SVG_ROW + 30;
 	double scale = w->n[0].bytes ? (SVG_WIDTH - 20) / (double)w->n[0].bytes : 0;
@@ -634,19 +761,19 @@ stack_view_svg(FILE *f, const struct stack_view *w, const char *title)
 	uint32_t c;
 
 	gms_fmt_size(w->n[0].bytes, size, sizeof(size));
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	fprintf(f, "%s<svg %sxmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 	    "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"11\">\n"
 	    "<rect width=\"100%%\" height=\"100%%\" fill=\"#fdfdfd\"/>\n"
-	    "<text x=\"%.0f\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">", SVG_WIDTH, height,
-	    SVG_WIDTH, height, SVG_WIDTH / 2);
+	    "<text x=\"%.0f\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">",
+	    in_html ? "" : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
+	    in_html ? "class=\"flame\" " : "", SVG_WIDTH, height, SVG_WIDTH, height, SVG_WIDTH / 2);
 	xml_text(f, title);
 	fprintf(f, "</text>\n<text x=\"%.0f\" y=\"36\" text-anchor=\"middle\" fill=\"#555\">"
 	    "%s live in %llu allocation%s; callers above callees, widths in bytes; hover for "
 	    "each frame's bytes</text>\n", SVG_WIDTH / 2, size, (unsigned long long)w->n[0].count,
 	    w->n[0].count == 1 ? "" : "s");
 	for (c = w->n[0].first; c != 0; c = w->n[c].next) {
-		svg_node(f, w, c, x, scale);
+		svg_node(f, w, c, x, scale, min_px);
 		x += (double)w->n[c].bytes * scale;
 	}
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">blue: the program's own Python; "

@@ -53,6 +53,14 @@ void stack_values_add(struct stack_values *v, uint32_t node, uint64_t bytes, uin
 void stack_values_free(struct stack_values *v);
 
 /*
+ * The tree stack_view_json wrote (a saved run's "tree"), read back: its
+ * stacks into t, their own bytes and counts into v (events UINT64_MAX: not
+ * known), made for t as it is after.  0, or -1 with *why when json is not such a tree.
+ */
+int stack_values_from_json(struct stack_tree *t, const cJSON *json, struct stack_values *v,
+    const char **why);
+
+/*
  * A view: the stacks of v with only the frames that match filter (an
  * fnmatch(3) pattern, NULL: every frame), cut at depth frames from the
  * outermost (0: whole), each node holding what it and its callees hold,
@@ -84,8 +92,13 @@ cJSON *stack_view_json(const struct stack_view *w);
  */
 void stack_view_folded(FILE *f, const struct stack_view *w);
 
-/* An icicle graph (callers on top, widths in bytes), titles on hover. */
-void stack_view_svg(FILE *f, const struct stack_view *w, const char *title);
+/*
+ * An icicle graph (callers on top, widths in bytes), titles on hover; a
+ * frame narrower than min_px pixels is left out with its callees (which
+ * bounds the picture); in_html: an <svg> element for a page, no XML prolog.
+ */
+void stack_view_svg(FILE *f, const struct stack_view *w, const char *title, double min_px,
+    int in_html);
 
 /*
  * A frame as shown to people (buf, len): control characters as '?', and a

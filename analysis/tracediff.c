@@ -160,3 +160,60 @@ trace_diff_json(const struct trace_diff *td, const char *const names[2], size_t 
 	cJSON_AddItemToObject(o, "stacks", stack_diff_json(&td->d, top));
 	return o;
 }
+
+int
+trace_diff_baseline(const struct run_spec *spec, const cJSON *stacks, struct stack_diff *d,
+    char **cause)
+{
+	const cJSON *m, *tree = NULL, *key;
+	struct stack_tree *bt;
+	struct stack_values bv, none = { 0 };
+	struct stack_view *w[2];
+	struct run_spec again = *spec;
+	struct run_output out;
+	struct run_watch watch;
+	struct attrib at;
+	const struct attrib_moment *mo = NULL;
+	const char *why = NULL;
+	size_t i;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	if (!cJSON_IsArray(stacks))
+		return gms_fail(cause, GMS_ETRACE, "\"stacks\" is not a list");
+	cJSON_ArrayForEach(m, stacks) {
+		key = cJSON_GetObjectItemCaseSensitive(m, "moment");
+		if (cJSON_IsString(key) && strcmp(key->valuestring, "peak_reserved") == 0)
+			tree = cJSON_GetObjectItemCaseSensitive(m, "tree");
+	}
+	if (tree == NULL || cJSON_IsNull(tree))
+		return 1;
+	bt = stack_tree_new();
+	if (stack_values_from_json(bt, tree, &bv, &why) < 0) {
+		stack_tree_free(bt);
+		return gms_fail(cause, GMS_ETRACE, "\"stacks\" at the peak reservation is not a "
+		    "tree as run --by-stack writes it: %s", why);
+	}
+	attrib_init(&at);
+	attrib_want_stacks(&at);
+	run_watch(&watch, WATCH_PEAK, 0, &again);
+	err = run_simulate(&again, &out, cause);
+	if (err == 0)
+		err = attrib_run(spec, &out.res, &watch.peak, 0, &at, cause);
+	run_watch_free(&watch);
+	run_output_free(&out);
+	for (i = 0; err == 0 && i < at.n; i++)
+		if (strcmp(at.m[i].key, "peak_reserved") == 0 && at.m[i].taken)
+			mo = &at.m[i];
+	if (err == 0) {
+		w[0] = stack_view_new(bt, &bv, NULL, 0);
+		w[1] = stack_view_new(at.stacks, mo ? &mo->stk : &none, NULL, 0);
+		stack_diff_build(w[0], w[1], d);
+		stack_view_free(w[0]);
+		stack_view_free(w[1]);
+	}
+	attrib_free(&at);
+	stack_values_free(&bv);
+	stack_tree_free(bt);
+	return err < 0 ? err : 0;
+}

@@ -37,4 +37,15 @@ char *trace_diff_text(const struct trace_diff *td, const char *const names[2], s
 /* {"before": {...}, "after": {...}, "stacks": stack_diff_json}. */
 cJSON *trace_diff_json(const struct trace_diff *td, const char *const names[2], size_t top);
 
+/*
+ * What grew since a baseline, by stack: the saved run's stacks (stacks, the
+ * "stacks" list `run --by-stack --format=json` writes) at its peak
+ * reservation, against spec's run at its own (a run and a second pass).
+ * 0 with d filled; 1 when the baseline holds no stacks at its peak; or a
+ * GMS_E* code with *cause (GMS_ETRACE: the baseline's stacks are not such
+ * a list).
+ */
+int trace_diff_baseline(const struct run_spec *spec, const cJSON *stacks,
+    struct stack_diff *d, char **cause);
+
 #endif /* ANALYSIS_TRACEDIFF_H */

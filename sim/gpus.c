@@ -21,8 +21,14 @@
 #define MiB ((uint64_t)1 << 20)
 
 const struct gpu_model gpu_catalogue[] = {
-	{ "T4", "t4 t4-16gb", 15095 * MiB, 7, "16 GB GDDR6" },
-	{ "A10", "a10 a10-24gb", 22731 * MiB, 8, "24 GB GDDR6" },
+	/*
+	 * deviceQuery on Colab, driver 12.4, "15095 MBytes" (MiB, rounded):
+	 * github.com/sylvia-ymlin/cuda-kernels-from-scratch, README.md.  Other
+	 * drivers report 15642329088 (12.5) to 15843721216 (11.2) bytes.
+	 */
+	{ "T4", "t4 t4-16gb", 15095 * MiB, 7, "16 GB GDDR6, deviceQuery (driver 12.4)" },
+	/* deviceQuery, driver 12.2: github.com/aalanwyr/face2cuda, step2cuda/README.md */
+	{ "A10", "a10 a10-24gb", 23609475072ULL, 8, "24 GB GDDR6, deviceQuery (driver 12.2)" },
 	{ "A10G", "a10g a10g-24gb", 22731 * MiB, 8, "24 GB GDDR6 (AWS)" },
 	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, gls/L4_deviceQuery.py */
 	{ "L4", "l4 l4-24gb", 23570219008ULL, 8, "24 GB GDDR6, deviceQuery (driver 12.4)" },

@@ -204,6 +204,41 @@ check_fail 2 "gpumemsim: error: --depth, --frames and --folded compare two trace
 check_fail 2 "gpumemsim: error: with two traces, --by-site, --timeline, --by and --time-bound have nothing to rank: the stacks are compared" \
     compare "$S" "$A" --by-site
 
+# check --baseline: a baseline saved with its stacks says what grew when a
+# check fails.  The job (named as the baseline's) after a change: a.py:3
+# inner 1000 -> 3000 bytes, d.py:1 new 100, (no stack) 200 gone; at its peak
+# (event 5) 7400 bytes against the baseline's 5500.
+C=$TMP/c.jsonl
+sed 's/"stacks-after"/"stacks"/; s/"size":2000/"size":4000/' "$A" >"$C"
+"$GPUMEMSIM" run "$S" --policy=ideal --by-stack --format=json >"$TMP/base.json"
+gms check "$C" --baseline="$TMP/base.json" --policy=ideal
+is "$rc" 1 "check --baseline: 7400 bytes at the peak against 5500: exit 1"
+sed -n '/^What grew since the baseline/,$p' "$TMP/out" >"$TMP/got"
+cat >"$TMP/want" <<'EOF'
+What grew since the baseline, by stack (each at its peak reservation):
+      before      after      change  events                 stack (innermost first)
+      1000 B   2.93 KiB   +1.95 KiB  0-0                    a.py:3 inner < b.py:2 mid < main.py:1 <module>
+         0 B      100 B      +100 B  5-5                    d.py:1 new < main.py:1 <module>
+       200 B        0 B      -200 B                         (no stack)
+  (2 stacks the same)
+EOF
+cmp -s "$TMP/got" "$TMP/want"; ok $? "check --baseline fails: what grew since, by stack (the baseline's events unknown)"
+[ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
+gms check "$C" --baseline="$TMP/base.json" --policy=ideal --format=tap
+grep -q '^#       1000 B   2.93 KiB   +1.95 KiB  0-0  ' "$TMP/out"
+ok $? "check --format=tap: the same, as diagnostics"
+gms check "$C" --baseline="$TMP/base.json" --policy=ideal --format=json
+tr -d '\n\t' <"$TMP/out" | grep -q '"stacks_since_baseline":{"before":5500,"after":7400,"grew":\[{"stack":\["a.py:3 inner", "b.py:2 mid", "main.py:1 <module>"\],"before":1000,"after":3000,"change":2000,'
+ok $? "check --format=json: \"stacks_since_baseline\""
+gms check "$S" --baseline="$TMP/base.json" --policy=ideal
+is "$rc $(grep -c 'What grew' "$TMP/out")" "0 0" "check --baseline that holds: nothing to explain"
+"$GPUMEMSIM" run "$S" --policy=ideal --format=json >"$TMP/plain.json"
+gms check "$C" --baseline="$TMP/plain.json" --policy=ideal
+is "$rc $(grep -c 'What grew' "$TMP/out")" "1 0" "a baseline saved without its stacks: the checks alone"
+sed 's/"bytes":	1300,/"bytes":	500,/' "$TMP/base.json" >"$TMP/bad.json"
+check_fail 3 "gpumemsim: error: $TMP/bad.json: \"stacks\" at the peak reservation is not a tree as run --by-stack writes it: a node that holds less than its children" \
+    check "$C" --baseline="$TMP/bad.json" --policy=ideal
+
 # Two real runs of one job, a small GPT-2 with eager attention at sequence
 # lengths 64 and 128 (t/data/scale): the attention's probabilities are
 # batch x heads x L x L, so softmax's output is 4 times larger at twice L;
@@ -254,5 +289,20 @@ cp "$TMP/out" "$TMP/snap.folded"
 gms convert "$U/oom-except.pickle.gz" "$TMP/snap.jsonl.gz"
 gms run "$TMP/snap.jsonl.gz" --folded
 cmp -s "$TMP/out" "$TMP/snap.folded"; ok $? "oom-except: converted to JSON Lines, the same stacks"
+
+# report: an icicle graph for each policy's moment, when the trace has stacks
+gms report "$U/oom-except.pickle.gz" -o "$TMP/r.html"
+is "$rc $(grep -c '<svg class="flame"' "$TMP/r.html")" "0 4" "report: an icicle graph for each of the four policies' peaks"
+grep -q '<text x="600" y="20" font-size="15" text-anchor="middle">caching at its peak reservation (event 894)</text>' "$TMP/r.html"
+ok $? "report: each graph says whose and when"
+# under 5000 bytes: ideal's peak at event 3 (2000 live, before the free of
+# event 4) and its OOM at event 5; caching's first request takes a 2 MiB
+# segment, out of memory at event 0 with no peak before it: three graphs
+gms report "$S" --policies=ideal,caching --capacity=5000B -o "$TMP/r.html"
+grep -o '<text x="600" y="20" font-size="15" text-anchor="middle">[^<]*' "$TMP/r.html" | sed 's/.*>//' >"$TMP/got"
+printf 'ideal at its peak reservation (event 3)\nideal at its OOM (event 5)\ncaching at its OOM (event 0)\n' >"$TMP/want"
+cmp -s "$TMP/got" "$TMP/want"; ok $? "report: each policy's peak and OOM that it reached, three graphs"
+gms report "$TRACES/resnet50-train-b32.json" -o "$TMP/r.html"
+grep -q 'id="stacks"' "$TMP/r.html"; ok $((!$?)) "report: no section by stack for a trace without stacks"
 
 done_testing

@@ -47,7 +47,7 @@ svg(const struct stack_view *w)
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 
-	stack_view_svg(f, w, "t<&>");
+	stack_view_svg(f, w, "t<&>", 0.1, 0);
 	fclose(f);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "analysis/check.h"
 #include "analysis/placements.h"
 #include "analysis/report.h"
+#include "analysis/tracediff.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
 #include "sim/gpus.h"
@@ -194,6 +195,22 @@ out:
 	return rc;
 }
 
+/* What grew since the baseline, under its heading (caller frees). */
+static char *
+diff_text(const struct stack_diff *d, size_t top)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (f == NULL)
+		return NULL;
+	fputs("What grew since the baseline, by stack (each at its peak reservation):\n", f);
+	stack_diff_text(f, d, top);
+	fclose(f);
+	return s;
+}
+
 int
 cmd_check(struct cli_args *a)
 {
@@ -208,6 +225,9 @@ cmd_check(struct cli_args *a)
 	int format = a->v[OPT_FORMAT].choice, rc = 0;
 	char *cause = NULL, *text, *note, *what = NULL, *tmp, title[1024];
 	cJSON *base = NULL, *o, *arr;
+	const cJSON *bst;
+	struct stack_diff sd = { 0 };
+	char *grew = NULL;
 	size_t i;
 
 	memset(&out, 0, sizeof(out));
@@ -263,6 +283,25 @@ cmd_check(struct cli_args *a)
 		what = tmp;
 	}
 
+	/* a baseline saved with its stacks says what grew, when a check failed */
+	bst = base != NULL ? cJSON_GetObjectItemCaseSensitive(base, "stacks") : NULL;
+	if (bst != NULL && check_failed(&l)) {
+		struct run_spec again = spec;
+		int err;
+
+		again.policy = pols.ents[0].ops;
+		again.opts = pols.ents[0].opts;
+		again.nopts = pols.ents[0].nopts;
+		if ((err = trace_diff_baseline(&again, bst, &sd, &cause)) < 0) {
+			cli_error("%s: %s", baseline, cause);
+			free(cause);
+			rc = gms_exit_code(err);
+			goto out;
+		}
+		grew = err == 0 ? diff_text(&sd, a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n :
+		    10) : NULL;
+	}
+
 	snprintf(title, sizeof(title), "check %s: polic%s %s, capacity %s%s", out.hdr->name,
 	    pols.n > 1 ? "ies" : "y", what, spec.capacity ?
 	    gms_fmt_size(spec.capacity, (char[32]){ 0 }, 32) : "unlimited",
@@ -281,6 +320,9 @@ cmd_check(struct cli_args *a)
 		if (a->given[OPT_PLACEMENTS])
 			cJSON_AddNumberToObject(o, "placements", (double)a->v[OPT_PLACEMENTS].n);
 		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(out.hdr));
+		if (grew != NULL)
+			cJSON_AddItemToObject(o, "stacks_since_baseline", stack_diff_json(&sd,
+			    a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10));
 		cli_print_json(a, o);
 		text = NULL;
 	} else if (format == 2) {
@@ -289,9 +331,19 @@ cmd_check(struct cli_args *a)
 			fprintf(a->report, "# %s", note);
 		free(note);
 		fputs(text, a->report);
+		if (grew != NULL) {
+			/* TAP: diagnostics, a line each */
+			char *line, *save = NULL;
+
+			for (line = strtok_r(grew, "\n", &save); line != NULL;
+			    line = strtok_r(NULL, "\n", &save))
+				fprintf(a->report, "# %s\n", line);
+		}
 	} else {
 		text = check_text(&l, title);
 		fputs(text, a->report);
+		if (grew != NULL)
+			fprintf(a->report, "\n%s", grew);
 		if ((note = report_incomplete_text(out.hdr)) != NULL)
 			fprintf(a->report, "\n%s", note);
 		free(note);
@@ -300,6 +352,8 @@ cmd_check(struct cli_args *a)
 	rc = check_failed(&l) ? EXIT_CHECK : EXIT_DONE;
 out:
 	free(what);
+	free(grew);
+	stack_diff_free(&sd);
 	run_output_free(&out);
 	check_free(&l);
 	cJSON_Delete(base);

@@ -216,7 +216,7 @@ draw_flame(const struct trace_mem *m, const struct cli_policies *pols, const str
 		rc = EXIT_SYSTEM;
 		goto out;
 	}
-	attrib_flame(f, &at, mo, o->frames, o->depth, title);
+	attrib_flame(f, &at, mo, o->frames, o->depth, title, 0.1, 0);
 	if (ferror(f) | (fclose(f) != 0)) {
 		cli_error("cannot write '%s': %s", o->out, strerror(errno));
 		rc = EXIT_SYSTEM;

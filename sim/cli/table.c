@@ -459,7 +459,11 @@ const struct cli_command cli_commands[] = {
 	  "A baseline is a saved 'run --format=json' of the same trace and policy: peak "
 	  "reserved, peak allocated, fragmentation, device allocations and retries may each "
 	  "grow by --tolerance at most, and a baseline that fitted must still fit. --format=tap "
-	  "prints one TAP test per check, with what an incomplete trace means as a comment.\n",
+	  "prints one TAP test per check, with what an incomplete trace means as a comment.\n\n"
+	  "A baseline saved with its stacks ('run --by-stack --format=json') also says, when a "
+	  "check fails, what grew since, by call stack at each run's peak reservation (a "
+	  "second pass over the trace): a table after the checks, diagnostics in TAP, "
+	  "\"stacks_since_baseline\" in JSON (compare's rows).\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS,
 	  check_opts, 1, 1, 0, cmd_check },
 	{ "plan", "<trace>", "the smallest capacity each policy needs, and which GPUs fit",
@@ -501,17 +505,21 @@ const struct cli_command cli_commands[] = {
 	  "memory_limit and XLA_PYTHON_CLIENT_MEM_FRACTION.\n",
 	  G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS,
 	  tune_opts, 1, 1, 0, cmd_tune },
-	{ "plot", "-o <file.svg|file.png> <trace>", "draw a run: a timeline per policy, or a memory map (SVG or PNG)",
+	{ "plot", "-o <file.svg|file.png> <trace>", "draw a run: a timeline per policy, a memory map, or the live memory by stack",
 	  "Draw a run. By default: live bytes and each policy's allocated (dashed) and "
 	  "reserved bytes over the trace's events, with the capacity, the trace's marks "
 	  "and a red point where a policy ran out of memory. With --map: one policy's "
 	  "segments (one row each) and their blocks, allocated in blue and cached free in "
-	  "red, at its peak reservation, at its out-of-memory, or --at an event.\n\n"
+	  "red, at its peak reservation, at its out-of-memory, or --at an event. With "
+	  "--flame: the live memory there by the whole call stack that allocated it, an "
+	  "icicle graph (SVG, drawn without gnuplot; --frames and --depth as run "
+	  "--by-stack's).\n\n"
 	  "The format follows the output's name: .svg or .png. Needs gnuplot. Without "
-	  "--policy it draws caching; --map draws the first policy.",
+	  "--policy it draws caching; --map and --flame draw the first policy.",
 	  "gpumemsim plot traces/resnet50-train-b32.json --policies=caching,grow-only "
 	  "-o resnet.svg\n"
-	  "gpumemsim plot traces/gpt2-train-varlen-bf16.jsonl.gz --map -o map.png\n",
+	  "gpumemsim plot traces/gpt2-train-varlen-bf16.jsonl.gz --map -o map.png\n"
+	  "gpumemsim plot traces/gpt2-train-varlen-bf16.pickle --flame -o flame.svg\n",
 	  "== TIMELINES\n"
 	  "The numbers behind a timeline come from run --timeline=FILE.csv (compare "
 	  "--timeline: a column pair per policy): event,t_us,live,allocated,reserved at "

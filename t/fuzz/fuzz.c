@@ -123,7 +123,7 @@ stacks_sum(const char *path)
 	if ((f = fopen("/dev/null", "w")) != NULL) {
 		stack_view_text(f, w, 3);
 		stack_view_folded(f, w);
-		stack_view_svg(f, w, "fuzz");
+		stack_view_svg(f, w, "fuzz", 0.1, 1);
 		fclose(f);
 	}
 	stack_view_free(w);
