@@ -276,6 +276,15 @@ gms run "$TOP_SRCDIR/t/data/stacks/deep.pickle.gz" --folded
 	print " 1024" }'; } >"$TMP/want"
 cmp -s "$TMP/out" "$TMP/want"; ok $? "a stack 300 frames deep: the outermost and innermost 128, the gap said"
 
+# a memo bomb of stacks (fuzz-pickle-shared's find): 2047 entries of 21 KB
+# name one list of long frames, 195 KB of stack each, 400 MB unfolded.
+# Stacks stop after 16 MiB of them (32 bytes for each byte of the file, 16 MiB
+# at least; PyTorch's own hand out under 3): the rest of the trace is read.
+gms convert "$TOP_SRCDIR/t/data/stacks/memo-bomb.pickle" "$TMP/bomb.jsonl"
+n=$(grep -c '"stack"' "$TMP/bomb.jsonl")
+test "$rc" -eq 0 && test "$n" -gt 0 && test "$n" -lt 2047 && test "$(wc -c <"$TMP/bomb.jsonl")" -lt 33554432
+ok $? "a memo bomb of stacks: read whole, its stacks stopped after 16 MiB ($n of 2047 have one)"
+
 gms run "$U/oom-except.pickle.gz" --folded
 # the transformer's attention: the job's line, then torch's modules, then C++
 grep -q '^[^ ]*record_users.py:287 <module>;[^ ]*record_users.py:100 child;[^ ]*record_users.py:53 xfmr_job;.*torch/nn/modules/transformer.py:968 _sa_block;.*torch/nn/functional.py:6478 multi_head_attention_forward;.*;at::native::matmul;' \

@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,7 @@ struct pickle_state {
 	size_t n, cap, next;
 	struct site_str *sites;		/* the events' at, each text once */
 	struct walk walk;
+	uint64_t stack_bytes;		/* stack text handed out so far (frame_stack) */
 };
 
 /* Charge n steps of what; 0, or -1 once the walk is past its budget. */
@@ -517,21 +519,47 @@ stack_of(struct walk *w, const struct pk_val *frames)
 	return out;
 }
 
-/* The stack of frames, kept once as the site is; NULL when none. */
+/*
+ * Stack text handed out, summed over the events: every reader of the trace
+ * (convert, the attribution) reads it again for each event, so a list of
+ * long frames named by thousands of entries through the memo would make a
+ * small file gigabytes of stacks.  Past STACK_BYTES_PER_BYTE bytes for each
+ * byte of the file (STACK_BYTES_MIN at least) events get no stack; PyTorch's
+ * own snapshots hand out 0.85 to 2.8 bytes per byte.
+ */
+#define STACK_BYTES_PER_BYTE 32u
+#define STACK_BYTES_MIN ((uint64_t)16 << 20)
+
+/* The length of an interned string (intern_site's). */
+static size_t
+interned_len(const char *s)
+{
+	return ((const struct site_str *)(const void *)(s - offsetof(struct site_str, s)))->hh.keylen;
+}
+
+/* The stack of frames, kept once as the site is; NULL when none (or past the allowance). */
 static const char *
 frame_stack(struct pickle_state *st, const struct pk_val *frames)
 {
 	struct frames_memo *m = frames_memo(&st->walk, frames);
+	uint64_t allowed = GMS_MAX(STACK_BYTES_MIN, (uint64_t)st->walk.len * STACK_BYTES_PER_BYTE);
+	const char *stack;
 
-	if (m != NULL && m->have_stack)
-		return m->stack;
-	if (st->walk.over != NULL)
+	if (st->stack_bytes >= allowed)
 		return NULL;
-	if (m == NULL)
-		return intern_site(st, stack_of(&st->walk, frames));
-	m->stack = intern_site(st, stack_of(&st->walk, frames));
-	m->have_stack = st->walk.over == NULL;
-	return m->stack;
+	if (m != NULL && m->have_stack) {
+		stack = m->stack;
+	} else if (st->walk.over != NULL) {
+		return NULL;
+	} else if (m == NULL) {
+		stack = intern_site(st, stack_of(&st->walk, frames));
+	} else {
+		stack = m->stack = intern_site(st, stack_of(&st->walk, frames));
+		m->have_stack = st->walk.over == NULL;
+	}
+	if (stack != NULL)
+		st->stack_bytes += interned_len(stack);
+	return stack;
 }
 
 /* The site of frames, kept once (a shared list is read once); NULL when none. */
