@@ -26,25 +26,6 @@ struct build {
 	int after;
 };
 
-static char *
-folded_path(const struct stack_leaf *l)
-{
-	size_t n = 0, i, k = 0;
-	char *s, *p;
-
-	for (i = 0; i < l->nframes; i++)
-		n += strlen(l->frames[i]) + 1;
-	s = gms_malloc(n + 1);
-	for (i = 0; i < l->nframes; i++) {
-		if (i > 0)
-			s[k++] = ';';
-		for (p = (char *)l->frames[i]; *p != '\0'; p++)
-			s[k++] = *p == ';' ? ',' : *p;
-	}
-	s[k] = '\0';
-	return s;
-}
-
 static void
 add_leaf(void *arg, const struct stack_leaf *l)
 {
@@ -52,7 +33,7 @@ add_leaf(void *arg, const struct stack_leaf *l)
 	struct stack_diff *d = b->d;
 	struct stack_diff_row *r;
 	struct by_path *e;
-	char *path = folded_path(l);
+	char *path = stack_leaf_folded(l);
 	size_t i;
 
 	HASH_FIND_STR(b->h, path, e);

@@ -576,58 +576,6 @@ stack_view_json(const struct stack_view *w)
 	return json_node(w, 0);
 }
 
-/* The frames from the outermost down to node, ';' between, into *buf. */
-static void
-folded_path(const struct stack_view *w, uint32_t node, char **buf, size_t *cap)
-{
-	size_t len = 0, n, i;
-	uint32_t c, chain[1024];
-	size_t depth = 0;
-
-	for (c = node; c != 0 && depth < 1024; c = w->n[c].parent)
-		chain[depth++] = c;
-	for (i = depth; i-- > 0;) {
-		const char *fr = w->n[chain[i]].frame;
-
-		n = strlen(fr);
-		if (len + n + 2 > *cap)
-			*buf = gms_realloc(*buf, *cap = 2 * (len + n + 2));
-		memcpy(*buf + len, fr, n);
-		for (; n > 0; n--, len++)
-			if ((*buf)[len] == ';')
-				(*buf)[len] = ',';
-		(*buf)[len++] = i ? ';' : '\0';
-	}
-	if (len == 0) {
-		if (*cap == 0)
-			*buf = gms_realloc(*buf, *cap = 1);
-		(*buf)[0] = '\0';
-	}
-}
-
-static void
-folded_walk(FILE *f, const struct stack_view *w, uint32_t node, char **buf, size_t *cap)
-{
-	uint32_t c;
-
-	if (node != 0 && w->n[node].self_count > 0) {
-		folded_path(w, node, buf, cap);
-		fprintf(f, "%s %llu\n", *buf, (unsigned long long)w->n[node].self_bytes);
-	}
-	for (c = w->n[node].first; c != 0; c = w->n[c].next)
-		folded_walk(f, w, c, buf, cap);
-}
-
-void
-stack_view_folded(FILE *f, const struct stack_view *w)
-{
-	char *buf = NULL;
-	size_t cap = 0;
-
-	folded_walk(f, w, 0, &buf, &cap);
-	free(buf);
-}
-
 struct leaves {
 	const struct stack_view *w;
 	void (*fn)(void *arg, const struct stack_leaf *l);
@@ -664,6 +612,41 @@ stack_view_leaves(const struct stack_view *w, void (*fn)(void *arg, const struct
 
 	leaves_walk(&lv, 0);
 	free(lv.frames);
+}
+
+char *
+stack_leaf_folded(const struct stack_leaf *l)
+{
+	size_t n = 0, i, k = 0;
+	const char *p;
+	char *s;
+
+	for (i = 0; i < l->nframes; i++)
+		n += strlen(l->frames[i]) + 1;
+	s = gms_malloc(n + 1);
+	for (i = 0; i < l->nframes; i++) {
+		if (i > 0)
+			s[k++] = ';';
+		for (p = l->frames[i]; *p != '\0'; p++)
+			s[k++] = *p == ';' ? ',' : *p;
+	}
+	s[k] = '\0';
+	return s;
+}
+
+static void
+folded_line(void *arg, const struct stack_leaf *l)
+{
+	char *path = stack_leaf_folded(l);
+
+	fprintf(arg, "%s %llu\n", path, (unsigned long long)l->bytes);
+	free(path);
+}
+
+void
+stack_view_folded(FILE *f, const struct stack_view *w)
+{
+	stack_view_leaves(w, folded_line, f);
 }
 
 /* --- the icicle graph --------------------------------------------------- */

@@ -117,5 +117,7 @@ struct stack_leaf {
 /* fn for every such stack, largest first as the folded lines are. */
 void stack_view_leaves(const struct stack_view *w,
     void (*fn)(void *arg, const struct stack_leaf *l), void *arg);
+/* Its frames as one folded line's stack: ';' between, a frame's own ';' as ',' (caller frees). */
+char *stack_leaf_folded(const struct stack_leaf *l);
 
 #endif /* ANALYSIS_STACKS_H */
