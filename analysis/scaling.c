@@ -161,12 +161,25 @@ scale_report_free(struct scale_report *rep)
 	rep->npoints = 0;
 }
 
+void
+scale_built_json(cJSON *o, const struct scale_model *m, const struct scale_built *b)
+{
+	cJSON *f;
+	size_t k;
+
+	cJSON_AddStringToObject(o, "follows", scale_rec_at(m, b->base)->path);
+	cJSON_AddNumberToObject(o, "beyond", b->beyond);
+	f = cJSON_AddObjectToObject(o, "sizes");
+	for (k = 0; k < SCALE_NFORMS; k++)
+		cJSON_AddNumberToObject(f, scale_form_name((enum scale_form)k), (double)b->forms[k]);
+	cJSON_AddNumberToObject(o, "unaligned_bytes", (double)b->unaligned_bytes);
+	cJSON_AddNumberToObject(o, "clamped", (double)b->clamped);
+}
+
 static cJSON *
 point_json(const struct scale_report *rep, const struct scale_point *p)
 {
-	cJSON *o = cJSON_CreateObject(), *f, *oom;
-	const struct scale_built *b = &p->built;
-	size_t k;
+	cJSON *o = cJSON_CreateObject(), *oom;
 
 	cJSON_AddNumberToObject(o, "value", (double)p->value);
 	cJSON_AddNumberToObject(o, "peak_reserved", (double)p->peak_reserved);
@@ -181,13 +194,7 @@ point_json(const struct scale_report *rep, const struct scale_point *p)
 	} else {
 		cJSON_AddNullToObject(o, "oom");
 	}
-	cJSON_AddStringToObject(o, "follows", scale_rec_at(rep->model, b->base)->path);
-	cJSON_AddNumberToObject(o, "beyond", b->beyond);
-	f = cJSON_AddObjectToObject(o, "sizes");
-	for (k = 0; k < SCALE_NFORMS; k++)
-		cJSON_AddNumberToObject(f, scale_form_name((enum scale_form)k), (double)b->forms[k]);
-	cJSON_AddNumberToObject(o, "unaligned_bytes", (double)b->unaligned_bytes);
-	cJSON_AddNumberToObject(o, "clamped", (double)b->clamped);
+	scale_built_json(o, rep->model, &p->built);
 	return o;
 }
 
@@ -234,17 +241,19 @@ scale_json(const struct scale_report *rep)
 	return o;
 }
 
-static void
-sureness(FILE *f, const struct scale_report *rep, const struct scale_point *p)
+void
+scale_built_text(FILE *f, const struct scale_model *m, const struct scale_built *b)
 {
-	const struct scale_built *b = &p->built;
-
 	if (b->forms[SCALE_UNALIGNED])
 		fprintf(f, "    %zu allocations (%s at %llu) are only in the recording at %llu: "
 		    "taken in proportion to the value (first: event %zu)\n",
-		    b->forms[SCALE_UNALIGNED], SZ(b->unaligned_bytes), (unsigned long long)p->value,
-		    (unsigned long long)scale_rec_at(rep->model, b->base)->value, b->first_unaligned);
-	if (b->forms[SCALE_NOFIT])
+		    b->forms[SCALE_UNALIGNED], SZ(b->unaligned_bytes), (unsigned long long)b->value,
+		    (unsigned long long)scale_rec_at(m, b->base)->value, b->first_unaligned);
+	if (b->forms[SCALE_NOFIT] && scale_nrecs(m) == 2)
+		fprintf(f, "    %zu sizes shrink, or grow faster than the value but not as its "
+		    "square: a library's choice per shape (a cuDNN workspace, say), the larger "
+		    "recorded kept (first: event %zu)\n", b->forms[SCALE_NOFIT], b->first_nofit);
+	else if (b->forms[SCALE_NOFIT])
 		fprintf(f, "    %zu sizes fit no form through every recording: the quadratic "
 		    "through the three nearest (first: event %zu)\n", b->forms[SCALE_NOFIT],
 		    b->first_nofit);
@@ -307,7 +316,7 @@ scale_text(const struct scale_report *rep)
 			fprintf(f, "%s %zu %s", k ? "," : "", b->forms[k],
 			    scale_form_name((enum scale_form)k));
 		fprintf(f, "\n");
-		sureness(f, rep, &rep->points[rep->npoints - 1]);
+		scale_built_text(f, rep->model, &rep->points[rep->npoints - 1].built);
 	}
 	if (rep->searched) {
 		fprintf(f, "\n");
@@ -335,7 +344,7 @@ scale_text(const struct scale_report *rep)
 			fprintf(f, "  (%.1fx beyond the recordings: record nearer it to be sure)\n",
 			    rep->fit.built.beyond);
 		if (rep->found)
-			sureness(f, rep, &rep->fit);
+			scale_built_text(f, rep->model, &rep->fit.built);
 	}
 	fclose(f);
 	return out;

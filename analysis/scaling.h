@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <cJSON.h>
 
@@ -61,6 +62,10 @@ int scale_run(struct scale_report *rep, const struct run_spec *spec, uint64_t se
 void scale_report_free(struct scale_report *rep);
 
 cJSON *scale_json(const struct scale_report *rep);
+/* How one trace was built, into o: follows, beyond, sizes, unaligned_bytes, clamped. */
+void scale_built_json(cJSON *o, const struct scale_model *m, const struct scale_built *b);
+/* ... and as text: a line for each thing that makes it less sure (none: nothing). */
+void scale_built_text(FILE *f, const struct scale_model *m, const struct scale_built *b);
 char *scale_text(const struct scale_report *rep);
 
 #endif /* ANALYSIS_SCALING_H */

@@ -298,6 +298,20 @@ scale_alignment(struct scale_model *m, size_t base, size_t r, size_t *aligned, s
 	return 0;
 }
 
+int
+scale_model_align(struct scale_model *m, char **cause)
+{
+	size_t base, r, aligned, allocs;
+	long edits;
+	int rc;
+
+	for (base = 0; base < m->n; base++)
+		for (r = 0; r < m->n; r++)
+			if ((rc = scale_alignment(m, base, r, &aligned, &allocs, &edits, cause)) < 0)
+				return rc;
+	return 0;
+}
+
 struct pt {
 	uint64_t v, s;
 };

@@ -86,6 +86,13 @@ int scale_alignment(struct scale_model *m, size_t base, size_t r, size_t *aligne
 int scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
     struct scale_built *info, char **cause);
 
+/*
+ * Align every pair of recordings now (building aligns lazily, the pairs it
+ * needs).  After it succeeds scale_build only reads the model, so several
+ * threads may build from it at once.  0, or scale_alignment's error.
+ */
+int scale_model_align(struct scale_model *m, char **cause);
+
 /* Event i of a trace built after recording base: its index in that recording. */
 uint64_t scale_event_of(const struct scale_model *m, size_t base, uint64_t i);
 

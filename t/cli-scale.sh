@@ -165,4 +165,77 @@ else
 	ok 0 "# SKIP gnuplot is not installed"
 fi
 
+# --- plan, check and tune take the recordings in place of a trace ---
+s64=$S/xfmr-seq-64.pickle.gz s128=$S/xfmr-seq-128.pickle.gz
+b2=$S/xfmr-batch-2.pickle.gz b4=$S/xfmr-batch-4.pickle.gz
+# plan with no --value: each card's largest value, searched as scale searches;
+# each family's capacity as a card with no context taken off
+gms plan --at 64 "$s64" --at 128 "$s128" --gpus=489MiB,1GiB --context-overhead=0 --policy=caching --format=json
+got=$(sed -n "s/^$TAB$TAB$TAB$TAB$TAB\"value\":$TAB\([0-9]*\),*/\1/p" "$TMP/out" | tr '\n' ' ')
+set -- $got
+is "$rc $1" "0 315" \
+    "plan --at: the largest length on a 489 MiB card is 315, as scale says (real: 256 fits, 384 ran out)"
+# on 1 GiB: PyTorch reserved under 1 GiB at 512 and over it at 768
+r512=$(num "$S/xfmr-seq-512.facts.json" reserved_bytes.all.peak)
+r768=$(num "$S/xfmr-seq-768.facts.json" reserved_bytes.all.peak)
+is "$([ "$r512" -le 1073741824 ] && [ "$r768" -gt 1073741824 ] && [ "$2" -ge 512 ] && [ "$2" -lt 768 ] && echo between)" \
+    between "... on 1 GiB $2, between the real 512 ($r512 B) and 768 ($r768 B)"
+gms plan --at 2 "$b2" --at 4 "$b4" --at 8 "$S/xfmr-batch-8.pickle.gz" --gpus=608MiB --context-overhead=0 --policy=caching
+is "$rc $(grep -c '^  608MiB     608.00 MiB  10 (' "$TMP/out")" "0 1" \
+    "plan --at, three recordings: the largest batch on 608 MiB is 10 (real: 8 fits, 12 ran out)"
+gms plan --at 4 "$c4" --at 8 "$c8" --gpus=310MiB,300MiB --context-overhead=100MiB --policy=caching
+is "$rc $(grep -c '^  310MiB     310.00 MiB  ' "$TMP/out") $(grep -c '^  -: 300MiB: its memory (300.00 MiB) is all context overhead$' "$TMP/out")" \
+    "0 1 0" "plan --at: a card with room left is a row"
+gms plan --at 4 "$c4" --at 8 "$c8" --gpus=310MiB,64MiB --context-overhead=100MiB --policy=caching --policy=grow-only
+is "$rc $(grep -c '^  64MiB       64.00 MiB  -  ' "$TMP/out") $(grep -c '^  -: 64MiB: its memory (64.00 MiB) is all context overhead$' "$TMP/out")" \
+    "0 1 1" "plan --at: a card all context overhead is a row of '-', said once for its two policies"
+# plan --value: the plan of the job built there, whose minimum is what the
+# written trace needs
+gms plan --at 64 "$s64" --at 128 "$s128" --value 256 --policy=caching --gpus=A10 --format=json
+min=$(sed -n "s/^$TAB$TAB$TAB\"min_capacity\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")
+is "$rc $(json_in scaled value) $(json_in scaled follows)" "0 256 \"$s128\"" \
+    "plan --value: JSON says the trace was built at 256, following the recording at 128"
+gms scale --at 64 "$s64" --at 128 "$s128" --value 256 -o "$TMP/s256.jsonl"
+gms plan "$TMP/s256.jsonl" --policy=caching --gpus=A10 --format=json
+is "$(sed -n "s/^$TAB$TAB$TAB\"min_capacity\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" "$min" \
+    "... its smallest capacity ($min B) is the written trace's"
+# check: a CI gate on the job at a batch nobody ran, held to the real runs
+# under the family's capacity (256 fitted, 384 ran out)
+gms check --at 64 "$s64" --at 128 "$s128" --value 256 --must-fit=489MiB
+is "$rc $(grep -c '^  PASS  must_fit' "$TMP/out") $(grep -c '^Built, not recorded: the job at 256 from recordings at 64 and 128' "$TMP/out")" \
+    "0 1 1" "check --at --value 256 --must-fit=489MiB: passes, as the real run fitted, and says the job was built"
+gms check --at 64 "$s64" --at 128 "$s128" --value 384 --must-fit=489MiB --format=tap
+is "$rc $(grep -c '^not ok 1 - must_fit' "$TMP/out") $(grep -c '^#   3.0x beyond the recordings: record nearer it to be sure' "$TMP/out")" \
+    "1 1 1" "check --value 384: fails (exit 1), as the real run ran out; TAP says how far beyond the recordings"
+gms check --at 4 "$c4" --at 8 "$c8" --value 8 --max-peak-reserved=1GiB --format=json
+at8="$(json_deep scaled sizes unaligned) $(json_in scaled unaligned_bytes)"
+gms check --at 4 "$c4" --at 8 "$c8" --value 16 --max-peak-reserved=1GiB --format=json
+set -- $at8
+is "$rc $(json_in scaled value) $(json_deep scaled sizes unaligned) $(json_in scaled unaligned_bytes)" \
+    "0 16 $1 $(($2 * 2))" \
+    "check --format=json: how the job was built (the $1 allocations only at 8 taken in proportion: twice their bytes at 16)"
+# tune the job at 384 for the capacity it ran out of
+gms tune --at 64 "$s64" --at 128 "$s128" --value 384 --capacity=489MiB
+is "$rc $(grep -c '^  no PyTorch setting fits in 489.00 MiB' "$TMP/out") $(grep -c '^Built, not recorded: the job at 384' "$TMP/out")" \
+    "1 1 1" "tune --at --value 384 in 489 MiB: no setting fits (exit 1), the trace said to be built"
+# what they refuse
+check_fail 2 "gpumemsim: error: more than one trace given (recordings of one job at several values: --at VALUE TRACE for each)" \
+    plan "$c4" "$c8"
+check_fail 2 "gpumemsim: error: --at: one recording cannot say how the job scales: give two or more (--at VALUE TRACE each)" \
+    check --at 4 "$c4" --must-fit=1GiB
+check_fail 2 "gpumemsim: error: give each trace its value: --at VALUE TRACE (2 traces, 1 --at)" \
+    tune --at 4 "$c4" "$c8"
+check_fail 2 "gpumemsim: error: --at: say the value to check the job at (--value N)" \
+    check --at 4 "$c4" --at 8 "$c8" --must-fit=1GiB
+check_fail 2 "gpumemsim: error: --at: say the value to tune the job at (--value N)" \
+    tune --at 4 "$c4" --at 8 "$c8"
+check_fail 2 "gpumemsim: error: --value builds the job from recordings at other values: give them with --at VALUE TRACE" \
+    tune "$c4" --value 8
+check_fail 2 "gpumemsim: error: --value: give one (scale draws the curve over several)" \
+    plan --at 4 "$c4" --at 8 "$c8" --value 8 --value 16
+check_fail 2 "gpumemsim: error: --placements plans one trace: give --value (or run each value's plan)" \
+    plan --at 4 "$c4" --at 8 "$c8" --placements=3
+check_fail 3 "gpumemsim: error: value 600 is outside what the recordings can say (1 to 512: 64 times the largest recorded, 8)" \
+    check --at 4 "$c4" --at 8 "$c8" --value 600 --must-fit=1GiB
+
 done_testing

@@ -102,8 +102,10 @@ enum cli_group {
 	G_OUTPUT = 1 << 4,	/* --format --output */
 	G_TIMELINE = 1 << 5,	/* --timeline --points */
 	G_PROGRESS = 1 << 6,	/* --quiet */
+	G_SCALED = 1 << 7,	/* --at --value: the job built at a value nobody
+				   recorded, from recordings at others (scale) */
 };
-#define CLI_NGROUPS 7
+#define CLI_NGROUPS 8
 extern const char *const cli_group_names[CLI_NGROUPS];
 extern const enum cli_opt *const cli_group_opts[CLI_NGROUPS];
 
@@ -146,6 +148,8 @@ struct cli_args {
 	int argc;			/* positional arguments */
 	char **argv;
 	FILE *report;			/* stdout, or stderr when --timeline=- has it */
+	const struct cli_scaled *scaled;	/* the trace was built (cli_load_trace):
+					   every report says how */
 };
 
 /* The table's lookups (table.c): does the command take the option?  In a shared group? */
@@ -220,6 +224,29 @@ void cli_gpu_list(FILE *f);
 /* --device and --unknown-frees. */
 struct trace_opts;
 void cli_trace_opts(const struct cli_args *a, struct trace_opts *o);
+
+/*
+ * A G_SCALED command's trace: argv[0] read whole, or, with --at, the
+ * recordings read and modelled (sim/scale.h) and the job built at the one
+ * --value.  need_value 0 (plan): without --value *mem stays NULL and the
+ * model is the command's.  Sets a->scaled, so that the report says how
+ * the trace was built.  0, or an exit status after saying why.
+ */
+struct scale_model;
+struct scale_rec;
+struct scale_built;
+struct trace_mem;
+struct cli_scaled {
+	struct scale_rec *recs;
+	size_t n;
+	struct scale_model *model;
+	struct scale_built *built;	/* how the trace at --value was made */
+};
+int cli_load_trace(struct cli_args *a, const struct trace_opts *topts, int need_value,
+    struct cli_scaled *s, struct trace_mem **mem);
+void cli_scaled_free(struct cli_scaled *s);
+/* How the trace was built, as a paragraph for a text report (NULL: it was read). */
+char *cli_scaled_text(const struct cli_args *a);
 
 /* The trace, target and placement options into a run spec. */
 void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);

@@ -22,6 +22,8 @@
 #include "sim/gpus.h"
 #include "sim/policy.h"
 #include "sim/run.h"
+#include "sim/scale.h"
+#include "traces/tracemem.h"
 
 /* A saved run result is about 1 KiB. */
 #define BASELINE_MAX (1u << 20)
@@ -227,6 +229,9 @@ cmd_check(struct cli_args *a)
 	cJSON *base = NULL, *o, *arr;
 	const cJSON *bst;
 	struct stack_diff sd = { 0 };
+	struct cli_scaled sc = { 0 };
+	struct trace_mem *built = NULL;
+	struct trace_opts topts;
 	char *grew = NULL;
 	size_t i;
 
@@ -240,6 +245,13 @@ cmd_check(struct cli_args *a)
 		goto out;
 	cli_run_spec(a, &target, &spec);
 	spec.path = a->argv[0];
+	if (a->given[OPT_AT]) {	/* the job built at --value; a read trace streams */
+		cli_trace_opts(a, &topts);
+		if ((rc = cli_load_trace(a, &topts, 1, &sc, &built)) != 0)
+			goto out;
+		spec.mem = built;
+		spec.path = scale_rec_at(sc.model, sc.built->base)->path;
+	}
 	if (must_fit != NULL) {
 		const struct gpu_model *g;
 
@@ -330,6 +342,14 @@ cmd_check(struct cli_args *a)
 		if ((note = report_incomplete_text(out.hdr)) != NULL)
 			fprintf(a->report, "# %s", note);
 		free(note);
+		if ((note = cli_scaled_text(a)) != NULL) {
+			char *line, *save = NULL;
+
+			for (line = strtok_r(note, "\n", &save); line != NULL;
+			    line = strtok_r(NULL, "\n", &save))
+				fprintf(a->report, "# %s\n", line);
+		}
+		free(note);
 		fputs(text, a->report);
 		if (grew != NULL) {
 			/* TAP: diagnostics, a line each */
@@ -344,6 +364,9 @@ cmd_check(struct cli_args *a)
 		fputs(text, a->report);
 		if (grew != NULL)
 			fprintf(a->report, "\n%s", grew);
+		if ((note = cli_scaled_text(a)) != NULL)
+			fprintf(a->report, "\n%s", note);
+		free(note);
 		if ((note = report_incomplete_text(out.hdr)) != NULL)
 			fprintf(a->report, "\n%s", note);
 		free(note);
@@ -358,5 +381,7 @@ out:
 	check_free(&l);
 	cJSON_Delete(base);
 	cli_policies_free(&pols);
+	trace_mem_free(built);
+	cli_scaled_free(&sc);
 	return rc;
 }

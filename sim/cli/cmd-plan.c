@@ -1,6 +1,8 @@
 /*
  * cmd-plan.c - `gpumemsim plan TRACE`: the smallest capacity each policy
- * needs, and which GPU models the trace fits on.
+ * needs, and which GPU models the trace fits on.  Given recordings at
+ * several values (--at) instead: the largest value that fits each GPU, or
+ * with --value, the plan of the job built at that value.
  */
 #include "config.h"
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/plan.h"
+#include "analysis/scale-plan.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "traces/tracemem.h"
@@ -24,6 +27,8 @@ cmd_plan(struct cli_args *a)
 	struct plan_report rep = { .overhead = GPU_CONTEXT_OVERHEAD };
 	struct cli_policies pols = { 0 };
 	struct trace_mem *m = NULL;
+	struct cli_scaled sc = { 0 };
+	struct scale_plan sp = { 0 };
 	const char *gpus = a->given[OPT_GPUS] ? a->v[OPT_GPUS].s : a->given[OPT_GPU] ?
 	    a->v[OPT_GPU].s : NULL;
 	struct gpu_model *sized = NULL;	/* --gpus entries given as sizes */
@@ -72,8 +77,34 @@ cmd_plan(struct cli_args *a)
 	for (i = 0; i < pols.n; i++)
 		rep.pols[i] = (struct plan_policy){ .label = pols.ents[i].label,
 		    .ops = pols.ents[i].ops, .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts };
-	if ((rc = trace_mem_load(a->argv[0], &topts, &m, &cause)) < 0 ||
-	    (rc = plan_run(m, &rep, threads, &cause)) < 0) {
+	if ((rc = cli_load_trace(a, &topts, 0, &sc, &m)) != 0)
+		goto out;
+	if (m == NULL) {	/* recordings at values, no --value: each GPU's largest */
+		if (rep.placements > 1) {
+			rc = cli_usage_error(a->cmd, "--placements plans one trace: give --value "
+			    "(or run each value's plan)");
+			goto out;
+		}
+		sp = (struct scale_plan){ .model = sc.model, .pols = rep.pols, .npols = rep.npols,
+		    .gpus = rep.gpus, .ngpus = rep.ngpus, .overhead = rep.overhead };
+		if ((rc = scale_plan_run(&sp, threads, &cause)) < 0) {
+			cli_error("%s", cause);
+			free(cause);
+			rc = gms_exit_code(rc);
+			goto out;
+		}
+		if (a->v[OPT_FORMAT].choice == 1) {
+			cli_print_json(a, scale_plan_json(&sp));
+		} else {
+			char *text = scale_plan_text(&sp);
+
+			fputs(text, a->report);
+			free(text);
+		}
+		rc = EXIT_DONE;
+		goto out;
+	}
+	if ((rc = plan_run(m, &rep, threads, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		rc = gms_exit_code(rc);
@@ -85,6 +116,8 @@ cmd_plan(struct cli_args *a)
 		cli_print_report(a, NULL, plan_text(&rep), trace_mem_header(m));
 	rc = EXIT_DONE;
 out:
+	scale_plan_free(&sp);
+	cli_scaled_free(&sc);
 	plan_free(&rep);
 	free(rep.pols);
 	free(rep.gpus);

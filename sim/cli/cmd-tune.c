@@ -2,7 +2,8 @@
  * cmd-tune.c - `gpumemsim tune TRACE`: the PyTorch allocator setting that
  * reserves least and fits, as a ready PYTORCH_CUDA_ALLOC_CONF line, with the
  * runner-ups, and what TensorFlow's and JAX's allocator modes would cost.
- * Exit 1 when no setting fits.
+ * Exit 1 when no setting fits.  The trace may be built at a value nobody
+ * recorded (--at, --value).
  */
 #include "config.h"
 
@@ -22,17 +23,20 @@ cmd_tune(struct cli_args *a)
 	struct cli_target target;
 	struct tune_report rep;
 	struct trace_mem *m = NULL;
+	struct cli_scaled sc;
 	char *cause = NULL;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads(), rc;
 
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
 	cli_trace_opts(a, &topts);
-	if ((rc = trace_mem_load(a->argv[0], &topts, &m, &cause)) < 0 ||
-	    (rc = tune_run(m, target.capacity, threads, &rep, &cause)) < 0) {
+	if ((rc = cli_load_trace(a, &topts, 1, &sc, &m)) != 0)
+		return rc;
+	if ((rc = tune_run(m, target.capacity, threads, &rep, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		trace_mem_free(m);
+		cli_scaled_free(&sc);
 		return gms_exit_code(rc);
 	}
 	if (a->v[OPT_FORMAT].choice == 1)
@@ -42,5 +46,6 @@ cmd_tune(struct cli_args *a)
 	rc = tune_fits(&rep) ? EXIT_DONE : EXIT_CHECK;
 	tune_free(&rep);
 	trace_mem_free(m);
+	cli_scaled_free(&sc);
 	return rc;
 }

@@ -191,11 +191,13 @@ static const enum cli_opt g_policies[] = { OPT_POLICY, OPT_POLICIES, OPT_OPTION,
 static const enum cli_opt g_output[] = { OPT_FORMAT, OPT_OUTPUT, OPT_NONE };
 static const enum cli_opt g_timeline[] = { OPT_TIMELINE, OPT_POINTS, OPT_NONE };
 static const enum cli_opt g_progress[] = { OPT_QUIET, OPT_NONE };
+static const enum cli_opt g_scaled[] = { OPT_AT, OPT_VALUE, OPT_NONE };
 
 const char *const cli_group_names[CLI_NGROUPS] = { "The trace", "Where it runs",
-	"The policy", "The policies", "Output", "Timeline", "Progress" };
+	"The policy", "The policies", "Output", "Timeline", "Progress",
+	"The job at a value nobody recorded" };
 const enum cli_opt *const cli_group_opts[CLI_NGROUPS] = { g_trace, g_target, g_policy,
-	g_policies, g_output, g_timeline, g_progress };
+	g_policies, g_output, g_timeline, g_progress, g_scaled };
 
 /* --- the commands ------------------------------------------------------ */
 
@@ -237,7 +239,15 @@ static const struct cli_use compare_opts[] = {
 	{ OPT_NONE, NULL, NULL },
 };
 
+/* --at and --value where a command takes recordings at several values for its trace */
+#define SCALED_AT "instead of one trace: recordings of the job at several values of " \
+	"one size (batch, sequence length), each trace after --at and its value, as scale " \
+	"takes them"
+#define SCALED_VALUE(what) "with --at: " what " the job built at this value (once)"
+
 static const struct cli_use check_opts[] = {
+	{ OPT_AT, SCALED_AT, NULL },
+	{ OPT_VALUE, SCALED_VALUE("check"), NULL },
 	{ OPT_MAX_PEAK_RESERVED, NULL, NULL },
 	{ OPT_MAX_FRAGMENTATION, NULL, NULL },
 	{ OPT_MAX_OVERHEAD, NULL, NULL },
@@ -255,6 +265,9 @@ static const struct cli_use check_opts[] = {
 };
 
 static const struct cli_use plan_opts[] = {
+	{ OPT_AT, SCALED_AT, NULL },
+	{ OPT_VALUE, SCALED_VALUE("plan") "; without it, the largest value that fits each GPU",
+	  NULL },
 	{ OPT_GPUS, NULL, NULL },
 	{ OPT_GPU, "the one GPU model to tabulate (--gpus for several)", NULL },
 	{ OPT_CONTEXT_OVERHEAD, "taken off each GPU's memory for the CUDA context and "
@@ -304,7 +317,12 @@ static const struct cli_use report_opts[] = {
 	{ OPT_NONE, NULL, NULL },
 };
 
-static const struct cli_use tune_opts[] = { { OPT_JOBS, NULL, NULL }, { OPT_NONE, NULL, NULL } };
+static const struct cli_use tune_opts[] = {
+	{ OPT_AT, SCALED_AT, NULL },
+	{ OPT_VALUE, SCALED_VALUE("tune"), NULL },
+	{ OPT_JOBS, NULL, NULL },
+	{ OPT_NONE, NULL, NULL },
+};
 static const struct cli_use info_opts[] = {
 	{ OPT_TOP, "call sites listed at the live peak before the rest are folded into "
 	  "one row (default: 10)", NULL },
@@ -451,10 +469,14 @@ const struct cli_command cli_commands[] = {
 	  "or a baseline; under --capacity or --gpu the run must also fit. With several "
 	  "--policy (two settings of caching, say), every check applies to each, named by "
 	  "the policy's label.\n\n"
-	  "Ratios are written 0.15 or 15%; a bare number above 1 is refused as ambiguous.",
+	  "Ratios are written 0.15 or 15%; a bare number above 1 is refused as ambiguous.\n\n"
+	  "With --at VALUE TRACE for each of several recordings of one job and --value, the "
+	  "job built at that value (as scale builds it) is checked: a gate on a batch size "
+	  "nobody has run.",
 	  "gpumemsim check trace.json --max-fragmentation=15% --baseline=base.json "
 	  "--tolerance=2% --format=tap\n"
-	  "gpumemsim check trace.json --must-fit=A10 --max-overhead=0.25\n",
+	  "gpumemsim check trace.json --must-fit=A10 --max-overhead=0.25\n"
+	  "gpumemsim check --at 8 b8.pickle --at 16 b16.pickle --value 64 --must-fit=A100-80GB\n",
 	  "== CHECKS\n"
 	  "A baseline is a saved 'run --format=json' of the same trace and policy: peak "
 	  "reserved, peak allocated, fragmentation, device allocations and retries may each "
@@ -464,14 +486,18 @@ const struct cli_command cli_commands[] = {
 	  "check fails, what grew since, by call stack at each run's peak reservation (a "
 	  "second pass over the trace): a table after the checks, diagnostics in TAP, "
 	  "\"stacks_since_baseline\" in JSON (compare's rows).\n",
-	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS,
-	  check_opts, 1, 1, 0, cmd_check },
+	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
+	  check_opts, 1, 64, 0, cmd_check },
 	{ "plan", "<trace>", "the smallest capacity each policy needs, and which GPUs fit",
 	  "For each policy, the smallest capacity at which the trace runs without running "
 	  "out of memory, to 2 MiB (found by bisection, checked, and probed above: a "
 	  "caching allocator can fail with more memory where it fits with less), and a "
-	  "table of which GPU models it fits on, with the headroom or the failing event.",
-	  "gpumemsim plan traces/resnet50-train-b32.json --gpus=T4,A10,A100-40GB\n",
+	  "table of which GPU models it fits on, with the headroom or the failing event.\n\n"
+	  "Given recordings of one job at several values of one size instead (--at VALUE "
+	  "TRACE for each, as scale takes them): the largest value that fits each GPU, every "
+	  "candidate built and replayed, or with --value the plan of the job built there.",
+	  "gpumemsim plan traces/resnet50-train-b32.json --gpus=T4,A10,A100-40GB\n"
+	  "gpumemsim plan --at 8 b8.pickle --at 16 b16.pickle --gpus=T4,L4,A100-80GB\n",
 	  "== OUTPUT\n"
 	  "The smallest capacity is checked: it fits and 2 MiB less does not. A caching "
 	  "allocator can fail with more memory where it fits with less (its retries free "
@@ -484,17 +510,19 @@ const struct cli_command cli_commands[] = {
 	  "every_placement_verified): the largest of the placements' own minimums, "
 	  "checked under each and raised by 2 MiB while one still fails. It costs about N "
 	  "plans.\n",
-	  G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS,
-	  plan_opts, 1, 1, 0, cmd_plan },
+	  G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
+	  plan_opts, 1, 64, 0, cmd_plan },
 	{ "tune", "<trace>", "find the PyTorch allocator setting that reserves least and fits",
 	  "Search PyTorch's allocator settings (PYTORCH_CUDA_ALLOC_CONF: expandable "
 	  "segments, max_split_size_mb, roundup_power2_divisions and, under a capacity, "
 	  "garbage_collection_threshold) for the one that reserves least and fits, and say "
 	  "what TensorFlow's and JAX's allocator modes (growth, preallocation, a memory "
 	  "limit) would cost. The trace is read once and replayed on all cores. Exit 1 "
-	  "when no setting fits.",
+	  "when no setting fits. With --at VALUE TRACE for several recordings of one job and "
+	  "--value, the job built at that value is tuned.",
 	  "gpumemsim tune traces/resnet50-train-b32.json --capacity=3.3GiB\n"
-	  "gpumemsim tune snapshot.pickle --gpu=L4\n",
+	  "gpumemsim tune snapshot.pickle --gpu=L4\n"
+	  "gpumemsim tune --at 8 b8.pickle --at 16 b16.pickle --value 32 --gpu=L4\n",
 	  "== SEARCH\n"
 	  "Every single change from the default (expandable_segments:True, a grid of "
 	  "max_split_size_mb, roundup_power2_divisions of 1 to 16, and under a capacity "
@@ -503,8 +531,8 @@ const struct cli_command cli_commands[] = {
 	  "over a simpler one left out. For TensorFlow and JAX: what growth and "
 	  "preallocation reserve, and the smallest memory limit under which they fit, as "
 	  "memory_limit and XLA_PYTHON_CLIENT_MEM_FRACTION.\n",
-	  G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS,
-	  tune_opts, 1, 1, 0, cmd_tune },
+	  G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS | G_SCALED,
+	  tune_opts, 1, 64, 0, cmd_tune },
 	{ "plot", "-o <file.svg|file.png> <trace>", "draw a run: a timeline per policy, a memory map, or the live memory by stack",
 	  "Draw a run. By default: live bytes and each policy's allocated (dashed) and "
 	  "reserved bytes over the trace's events, with the capacity, the trace's marks "
