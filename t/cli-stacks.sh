@@ -314,4 +314,75 @@ cmp -s "$TMP/got" "$TMP/want"; ok $? "report: each policy's peak and OOM that it
 gms report "$TRACES/resnet50-train-b32.json" -o "$TMP/r.html"
 grep -q 'id="stacks"' "$TMP/r.html"; ok $((!$?)) "report: no section by stack for a trace without stacks"
 
+# --- a PyTorch profile's stacks: the spans of each [memory] event's thread ---
+# t/data/stacks/kineto-spans.json, worked by hand: thread 1 runs main (0-100)
+# > torch's _call_impl (10-50) > forward (12-48) > aten::empty (20-21), and
+# main > a built-in randn (60-70, named with its object's address) >
+# aten::randn (61-62); thread 2 (autograd) MmBackward0 (30-40) > aten::mm
+# (31-33); a kernel (not a call) spans everything.  Allocations: 1024 B at
+# 20.5 (in aten::empty), 4096 at 32 on thread 2, 2048 at 61.5 (randn), 512
+# at 100 (main's last instant), 1536 at 150 (no span open), 512 on thread 3
+# (none at all).
+K=$TOP_SRCDIR/t/data/stacks/kineto-spans.json
+gms run "$K" --folded --at 5
+sort "$TMP/out" >"$TMP/got"
+sort >"$TMP/want" <<'EOF'
+autograd::engine::evaluate_function: MmBackward0;aten::mm 4096
+app.py:10 main 512
+app.py:10 main;<built-in method randn of type object>;aten::randn 2048
+app.py:10 main;torch/nn/modules/module.py:1783 _call_impl;app.py:20 forward;aten::empty 1024
+(no stack) 2048
+EOF
+cmp -s "$TMP/got" "$TMP/want"; ok $? "profile: each allocation's stack is its thread's spans around it, innermost last in folded form"
+# the same profile written otherwise: an escape in a name (read by cJSON, not
+# the fast path) and a nested value with a brace in a string before it
+sed 's|"name": "app.py(20): forward"|"args": {"x": [1, {"y": "}"}]}, "name": "app.py(20): \\u0066orward"|' "$K" >"$TMP/k2.json"
+grep -q 'u0066orward' "$TMP/k2.json" || echo "# the sed did not apply"
+gms run "$TMP/k2.json" --folded --at 5
+sort "$TMP/out" >"$TMP/got"
+cmp -s "$TMP/got" "$TMP/want"; ok $? "profile: an escaped name and nested args give the same stacks"
+# 300 calls deep (a recursion): the innermost 128, a gap, the outermost 128
+awk 'BEGIN {
+	printf "{\"traceEvents\": [\n"
+	for (i = 0; i < 300; i++)
+		printf "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"r.py(%d): f\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": %d},\n", i + 1, i, 1000 - 2 * i
+	printf "{\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": 400, \"args\": {\"Addr\": 1, \"Bytes\": 512, \"Total Allocated\": 512, \"Total Reserved\": 2097152, \"Device Type\": 1, \"Device Id\": 0}}\n]}\n"
+}' >"$TMP/deep.json"
+gms run "$TMP/deep.json" --folded
+is "$rc $(tr ';' '\n' <"$TMP/out" | sed -n '1p;128p;129p;130p;257p' | tr '\n' '|')" \
+    "0 r.py:1 f|r.py:128 f|(frames left out)|r.py:173 f|r.py:300 f 512|" \
+    "profile: a stack 300 calls deep keeps the outermost 128 and the innermost 128, the gap said"
+gms run "$K" --by-site --at 5
+sed -n '/^At the chosen event/,$p' "$TMP/out" | awk 'NR > 2 && $1 != "=" { print $1, $2, $3, $NF }' >"$TMP/got"
+printf '4.00 KiB 1 (backward)\n2.50 KiB 2 main\n2.00 KiB 2 site)\n1.00 KiB 1 forward\n' >"$TMP/want"
+cmp -s "$TMP/got" "$TMP/want"; ok $? "profile: the site is the innermost Python frame outside torch (randn's is main), the autograd thread's its backward op"
+grep -q '^    4.00 KiB       1    0.2%          2-2          MmBackward0 (backward)$' "$TMP/out"
+ok $? "... named as a snapshot names it: MmBackward0 (backward)"
+# one more block, made inside torch's _call_impl but outside forward: main's
+sed 's|^\]}$|,{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 11, "args": {"Addr": 15000, "Bytes": 512, "Device Type": 1, "Device Id": 0}}]}|' "$K" >"$TMP/k3.json"
+gms run "$TMP/k3.json" --by-site --at 6
+grep -q '^    3.00 KiB       3    0.1%          0-5          app.py:10 main$' "$TMP/out"
+ok $? "profile: a block made in torch's own Python is its caller's (main: 3 blocks)"
+
+# A real profile beside the snapshot of the same run (t/data/users/kineto-whole):
+# at the peak reservation both hold 120 allocations, 101 made under the job's
+# <module> on the main thread and 19 on the autograd thread, and the backward
+# ops hold the same blocks
+gms run "$U/kineto-whole.pt.trace.json.gz" --by-stack --depth=1
+sed -n '/live memory by stack/,$p' "$TMP/out" >"$TMP/prof"
+gms run "$U/kineto-whole.pickle.gz" --by-stack --depth=1
+sed -n '/live memory by stack/,$p' "$TMP/out" >"$TMP/snap"
+prof_main=$(awk '/record_users.py:287 <module>$/ { print $4 }' "$TMP/prof")
+snap_main=$(awk '/record_users.py:287 <module>$/ { print $4 }' "$TMP/snap")
+prof_bwd=$(awk '/autograd::engine::evaluate_function/ { n += $4 } END { print n }' "$TMP/prof")
+snap_bwd=$(awk '/ __clone$/ { print $4 }' "$TMP/snap")
+is "$prof_main $prof_bwd" "$snap_main $snap_bwd" \
+    "kineto-whole: the profile's stacks split the live blocks as the snapshot's do: $snap_main under <module>, $snap_bwd on the autograd thread"
+gms run "$U/kineto-whole.pt.trace.json.gz" --by-site --top=30
+grep -E 'ScaledDotProductEfficientAttentionBackward0|NativeLayerNormBackward0' "$TMP/out" | awk '{ print $1, $2, $3, $NF }' >"$TMP/prof"
+gms run "$U/kineto-whole.pickle.gz" --by-site --top=30
+grep -E 'ScaledDotProductEfficientAttentionBackward0|NativeLayerNormBackward0' "$TMP/out" | awk '{ print $1, $2, $3, $NF }' >"$TMP/snap"
+is "$(cat "$TMP/prof")" "$(cat "$TMP/snap")" "... and two backward ops' sites hold what they hold in the snapshot (3.12 MiB in 4, 804 KiB in 5)"
+is "$(wc -l <"$TMP/prof" | tr -d ' ')" 2 "... both found"
+
 done_testing

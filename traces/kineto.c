@@ -34,6 +34,7 @@
 #include <uthash.h>
 
 #include "sim/gms.h"
+#include "traces/kineto-stacks.h"
 #include "traces/kineto.h"
 
 #define KINETO_DEVICES 64
@@ -47,7 +48,9 @@ struct mem_event {
 	int64_t bytes;
 	uint64_t addr;
 	uint32_t device, order;	/* order: its place in the file */
-	int has_ts;
+	int has_ts, has_thread;
+	int64_t pid, tid;
+	const char *stack, *at;	/* from the spans enclosing it (kineto-stacks.h) */
 };
 
 struct addr_id {
@@ -72,6 +75,7 @@ struct kineto {
 	uint64_t bad_sizes, first_bad_size;	/* a free's Bytes is not its block's */
 	struct addr_id *live;
 	uint64_t next_id;
+	struct kstacks *ks;		/* the profile's spans, then its stacks */
 };
 
 struct kineto *
@@ -82,6 +86,7 @@ kineto_new(int device)
 	k->want = device;
 	k->device = -1;
 	k->next_id = 1;
+	k->ks = kstacks_new();
 	return k;
 }
 
@@ -104,6 +109,7 @@ kineto_free(struct kineto *k)
 	clear(k);
 	free(k->ev);
 	free(k->seeds);
+	kstacks_free(k->ks);
 	free(k);
 }
 
@@ -125,8 +131,11 @@ kineto_collect(struct kineto *k, const cJSON *ev, char **cause)
 	double type, dev, addr, bytes, idx;
 	struct mem_event *m;
 
-	if (!cJSON_IsString(name) || strcmp(name->valuestring, "[memory]") != 0 ||
-	    !cJSON_IsObject(args))
+	if (!cJSON_IsString(name) || strcmp(name->valuestring, "[memory]") != 0) {
+		kstacks_collect(k->ks, ev);	/* a span, if it is one */
+		return 0;
+	}
+	if (!cJSON_IsObject(args))
 		return 0;
 	type = arg(args, "Device Type");
 	dev = arg(args, "Device Id");
@@ -159,8 +168,28 @@ kineto_collect(struct kineto *k, const cJSON *ev, char **cause)
 		m->ts = ts->valuedouble;
 		m->has_ts = 1;
 	}
+	{
+		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(ev, "pid");
+		const cJSON *tid = cJSON_GetObjectItemCaseSensitive(ev, "tid");
+
+		m->has_thread = cJSON_IsNumber(pid) && cJSON_IsNumber(tid) &&
+		    fabs(pid->valuedouble) < 9007199254740992.0 &&
+		    fabs(tid->valuedouble) < 9007199254740992.0 &&
+		    pid->valuedouble == floor(pid->valuedouble) &&
+		    tid->valuedouble == floor(tid->valuedouble);
+		if (m->has_thread) {
+			m->pid = (int64_t)pid->valuedouble;
+			m->tid = (int64_t)tid->valuedouble;
+		}
+	}
 	k->n++;
 	return 0;
+}
+
+int
+kineto_scan(struct kineto *k, const char *bytes, size_t len)
+{
+	return !kstacks_wanted(bytes, len) || kstacks_scan(k->ks, bytes, len);
 }
 
 /* The profiler's order: by time, then its own event index, then the file's. */
@@ -257,6 +286,31 @@ scan(struct kineto *k)
 		add_seed(k, 0, (uint64_t)(k->live_before - (double)seeded), 0);
 }
 
+/* Each event's stack and site, from the spans of its thread around it. */
+static void
+stacks(struct kineto *k)
+{
+	struct kstack_point *pts;
+	size_t i;
+
+	if (kstacks_spans(k->ks) == 0 || k->n == 0)
+		return;
+	pts = gms_calloc(k->n, sizeof(*pts));
+	for (i = 0; i < k->n; i++) {
+		/* an event without its thread or time meets no span */
+		pts[i] = (struct kstack_point){ .pid = INT64_MIN, .tid = INT64_MIN };
+		if (k->ev[i].has_thread && k->ev[i].has_ts)
+			pts[i] = (struct kstack_point){ .pid = k->ev[i].pid, .tid = k->ev[i].tid,
+			    .ts = k->ev[i].ts };
+	}
+	kstacks_assign(k->ks, pts, k->n);
+	for (i = 0; i < k->n; i++) {
+		k->ev[i].stack = pts[i].stack;
+		k->ev[i].at = pts[i].at;
+	}
+	free(pts);
+}
+
 int
 kineto_choose(struct kineto *k, char **cause)
 {
@@ -282,6 +336,7 @@ kineto_choose(struct kineto *k, char **cause)
 	k->n = j;
 	qsort(k->ev, k->n, sizeof(*k->ev), cmp_event);
 	scan(k);
+	stacks(k);
 	return 0;
 }
 
@@ -298,6 +353,8 @@ kineto_header(struct kineto *k, const char *name)
 	cJSON_AddStringToObject(src, "from", "pytorch profiler (kineto) trace");
 	cJSON_AddNumberToObject(src, "device", k->device);
 	cJSON_AddNumberToObject(src, "memory_events", (double)k->count[k->device]);
+	if (kstacks_left_out(k->ks) > 0)	/* past KSTACKS_TEXT_MAX of distinct stacks */
+		cJSON_AddNumberToObject(src, "stacks_left_out", (double)kstacks_left_out(k->ks));
 	if (mid) {
 		cJSON *seeded = cJSON_AddObjectToObject(src, "seeded");
 
@@ -359,6 +416,8 @@ kineto_next(struct kineto *k, struct trace_event *out)
 		out->size = (uint64_t)m->bytes;
 		out->addr = m->addr;
 		out->flags |= TRACE_HAS_ADDR;
+		out->stack = m->stack;
+		out->at = m->at;
 	} else {
 		out->op = TRACE_FREE;
 		/* none only for an input that frees a block twice: scan() seeded the rest */

@@ -6,6 +6,8 @@
 #ifndef TRACES_KINETO_H
 #define TRACES_KINETO_H
 
+#include <stddef.h>
+
 #include <cJSON.h>
 
 #include "traces/trace.h"
@@ -21,6 +23,12 @@ void kineto_free(struct kineto *k);
  * (anything else is ignored).  0, or GMS_ETRACE with *cause (its numbers).
  */
 int kineto_collect(struct kineto *k, const cJSON *ev, char **cause);
+/*
+ * An element that is not a [memory] event, from its bytes: 1 when read
+ * (a call's span kept for the stacks, or nothing to keep), 0 when it must
+ * be parsed and handed to kineto_collect.
+ */
+int kineto_scan(struct kineto *k, const char *bytes, size_t len);
 /*
  * After the last element: fix the device, put its events in the profiler's
  * order and find what was live before the profile.  0, or GMS_ETRACE with

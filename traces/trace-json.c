@@ -11,8 +11,9 @@
  * A PyTorch profiler trace (Chrome trace JSON with "traceEvents" and no
  * "format") is read here too, in the one pass: an element whose bytes name
  * "[memory]" is parsed and goes to kineto.c, which keeps the [memory] events
- * and puts them in order; the others (nearly all of a profile) are only
- * scanned for their end.
+ * and puts them in order; so does one that may be a span of a call stack
+ * (a Python function, an operator, a record_function: kineto-stacks.h); the
+ * others (kernels, runtime calls, flows) are only scanned for their end.
  */
 #include "config.h"
 
@@ -470,7 +471,8 @@ kineto_elements(struct trace_reader *r, struct json_state *st, char **cause)
 	int rc;
 
 	while ((rc = element_raw(r, st, cause)) == 1) {
-		if (memmem(st->val, st->vlen, tag, sizeof(tag) - 1) == NULL)
+		if (memmem(st->val, st->vlen, tag, sizeof(tag) - 1) == NULL &&
+		    kineto_scan(st->k, st->val, st->vlen))
 			continue;
 		if ((rc = parse(r, st, &st->ev_at, &v, cause)) < 0)
 			return rc;
