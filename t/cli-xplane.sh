@@ -210,4 +210,10 @@ gms share --gpu=H200 --job "$A policy=preallocate flavor=jax fraction=.45" \
 is "$rc $(pair fraction45 a outcome) $(pair fraction45 b outcome) $(json_top fits)" "0 done done true" \
     "XLA_PYTHON_CLIENT_MEM_FRACTION=.45 each: both fit, as they did"
 
+# A TensorFlow op's name scopes are its stack: after event 1 the two live
+# blocks, conv1/Conv2D's 256 KiB and dense/MatMul's 128 KiB
+gms run "$T" --device=0 --folded --at 1
+is "$rc $(tr '\n' '|' <"$TMP/out")" "0 conv1;Conv2D 262144|dense;MatMul 131072|" \
+    "tf-synth: each op's name scopes, outermost first in folded form, hold its block"
+
 done_testing

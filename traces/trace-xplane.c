@@ -102,6 +102,7 @@ struct xp_state {
 	int ndevices;			/* GPU allocators with events */
 	struct addr_live *live;
 	char *at_buf;
+	char *stack_buf;	/* the tf_op's name scopes, innermost first */
 };
 
 /* ---- reading the wire: a tag or a length at a time ---- */
@@ -929,6 +930,38 @@ xplane_open(struct trace_reader *r, char **cause)
 	return trace_take_header(r, header(r), cause);
 }
 
+/*
+ * A TensorFlow op's stack: its name scopes ("model/dense_1/MatMul", the
+ * shape after a space left out) as frames, innermost first, so that a
+ * flame graph nests ops in their layers and models.  NULL for none.
+ */
+static char *
+scopes(const char *at)
+{
+	size_t n = at != NULL ? strcspn(at, " ") : 0, len = 0, i, e;
+	char *out;
+
+	if (n == 0)
+		return NULL;
+	out = gms_malloc(n + 2);
+	for (e = n; e > 0;) {
+		for (i = e; i > 0 && at[i - 1] != '/'; i--)
+			;
+		if (i < e) {
+			memcpy(out + len, at + i, e - i);
+			len += e - i;
+			out[len++] = '\n';
+		}
+		e = i > 0 ? i - 1 : 0;
+	}
+	out[len] = '\0';
+	if (len == 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 static int
 xplane_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 {
@@ -977,6 +1010,8 @@ xplane_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 		free(st->at_buf);
 		ev->at = st->at_buf = x->at;
 		x->at = NULL;
+		free(st->stack_buf);
+		ev->stack = st->stack_buf = scopes(ev->at);
 	} else {
 		/* choose() seeded every block freed before it was seen allocated */
 		ev->op = TRACE_FREE;
@@ -1020,6 +1055,7 @@ xplane_close(struct trace_reader *r)
 	free(st->ev);
 	free(st->seeds);
 	free(st->at_buf);
+	free(st->stack_buf);
 	free(st);
 	r->priv = NULL;
 }
