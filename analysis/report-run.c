@@ -261,6 +261,10 @@ report_run_json(const struct report_run *run)
 	cJSON_AddNumberToObject(o, "device_allocs", (double)r->device_allocs);
 	cJSON_AddNumberToObject(o, "device_frees", (double)r->device_frees);
 	cJSON_AddNumberToObject(o, "alloc_retries", (double)r->alloc_retries);
+	if (r->caught_ooms > 0) {	/* only then: the contract's keys stay as they were */
+		cJSON_AddNumberToObject(o, "caught_ooms", (double)r->caught_ooms);
+		cJSON_AddNumberToObject(o, "first_caught_oom", (double)r->first_caught_oom);
+	}
 	cJSON_AddNumberToObject(o, "fragmentation", report_fragmentation(r));
 	if (r->oomed) {
 		oom = cJSON_AddObjectToObject(o, "oom");
@@ -420,6 +424,12 @@ report_run_text(const struct report_run *run)
 	    (unsigned long long)r->device_allocs, (unsigned long long)r->device_frees,
 	    (unsigned long long)r->alloc_retries);
 
+	if (r->caught_ooms > 0)
+		fprintf(f, "  caught OOMs     %llu: cuDNN workspaces that did not fit, the first at "
+		    "event %llu\n                  (PyTorch catches them and tries the next plan, "
+		    "whose workspace\n                  the recording does not hold: taken as "
+		    "none)\n", (unsigned long long)r->caught_ooms,
+		    (unsigned long long)r->first_caught_oom);
 	if (r->oomed) {
 		fputc('\n', f);
 		oom_story(f, run);

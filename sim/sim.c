@@ -162,7 +162,11 @@ do_alloc(struct sim *s, uint64_t index, const struct trace_event *ev, char **cau
 			rc = s->ops->alloc_at(s->state, ev->size, ev->stream, ev->addr, &handle, &block);
 		if (rc == 1)
 			rc = s->ops->alloc(s->state, ev->size, ev->stream, &handle, &block);
-		if (rc < 0) {
+		if (rc < 0 && trace_oom_caught(ev)) {
+			/* PyTorch tries cuDNN's next plan: this workspace is never held */
+			if (s->r.caught_ooms++ == 0)
+				s->r.first_caught_oom = index;
+		} else if (rc < 0) {
 			note_oom(s, index, ev);
 		} else {
 			s->requested += ev->size;

@@ -62,6 +62,11 @@ struct sim_result {
 	uint64_t peak_asked;		/* the most the policy's limit check was asked
 					   to allow, at least peak_reserved: a
 					   capacity at or above it is never reached */
+	uint64_t caught_ooms;		/* requests that did not fit and that the
+					   framework catches (trace_oom_caught: a
+					   cuDNN plan's workspace): not allocated,
+					   the run goes on */
+	uint64_t first_caught_oom;	/* the first: its event index */
 	int oomed;
 	struct sim_oom oom;
 	/* Against the trace's observed segment_alloc events, when it has any: */

@@ -46,13 +46,21 @@ is "$recorded" 21 "with the recorded addresses, all 21 recordings reproduce PyTo
 is "$model" 17 "under the placement model, 17 of 21"
 is "$missed" " xfmr-seq-256 xfmr-batch-4 xfmr-batch-8 xfmr-batch-16" \
     "... the four it misses (a segment placed where the driver did not put it: issue 25)"
-is "$capped" 20 "under each family's capacity, 20 of 21 outcomes are PyTorch's (fits or runs out)"
-is "$cmissed" " cnn-batch-24" "... the one it misses: ResNet-18 at batch 24, which PyTorch finished"
-# ... because cuDNN caught its out-of-memory errors: the job tried workspaces
-# the capacity could not hold, 20 times, and fell back to other algorithms,
-# which the uncapped recording never asked for.
+is "$capped" 21 "under each family's capacity, 21 of 21 outcomes are PyTorch's (fits or runs out)"
+is "$cmissed" "" "... none missed"
+# ResNet-18 at batch 24 fits because cuDNN catches its out-of-memory errors:
+# the job asked for workspaces the capacity could not hold, 20 times, and
+# fell back to other plans.  The replay sees those requests' stacks (cuDNN's
+# run_conv_plan) and takes them as caught, the fallback's workspace as none.
 is "$(num "$S/cnn-batch-24.capped.json" num_ooms) $(sed -n 's/.*"ran_out": \(true\|false\).*/\1/p' "$S/cnn-batch-24.capped.json")" \
     "20 false" "cnn-batch-24 in its capacity: 20 caught OOMs, and it did not run out"
+gms run "$S/cnn-batch-24.pickle.gz" --capacity="$(num "$S/cnn-batch-24.capped.json" limit)B" --format=json
+caught=$(json_top caught_ooms)
+is "$(json_top oom) $(json_top first_caught_oom) $([ "$caught" -ge 1 ] && [ "$caught" -le 20 ] && echo some)" "null 958 some" \
+    "... the replay catches the recording's workspace requests that do not fit ($caught of PyTorch's 20), the first at event 958 where it used to run out, and fits"
+gms run "$S/cnn-batch-32.pickle.gz" --capacity="$(num "$S/cnn-batch-32.capped.json" limit)B" --format=json
+is "$(json_in oom at)" '"ConvolutionBackward0 (backward)"' \
+    "... at batch 32 the replay still runs out, of a request cuDNN does not catch, as PyTorch did"
 # The sizes grow as the family says: the sequence family's attention is
 # quadratic (peak reserved grows 6 times from 64 to 768 tokens a row).
 is "$(num "$S/xfmr-seq-64.facts.json" reserved_bytes.all.peak) $(num "$S/xfmr-seq-768.facts.json" reserved_bytes.all.peak)" \
@@ -128,9 +136,9 @@ scale_family cnn-batch 4 8 12 16 24 32 48
 is "$within" "" "cnn-batch from 4 and 8: no peak within 1% (cuDNN's workspaces)"
 is "$off" " 12:-3.45% 16:4.26% 24:-1.78% 32:-5.56% 48:-9.62%" "... the errors, each named"
 is "$same" "" "... none is the real replay"
-is "$outcomes" " 12 16 32 48" "... under 310 MiB, 4 of 5 outcomes PyTorch's (24: cuDNN caught its OOMs)"
-is "$largest $consistent" "21 no: 24 fitted" \
-    "... the largest batch that fits: 21, consistent with every real run but 24's (finished through 20 caught OOMs)"
+is "$outcomes" " 12 16 24 32 48" "... under 310 MiB, every outcome PyTorch's (24 through cuDNN's caught OOMs)"
+is "$largest $consistent" "25 yes" \
+    "... the largest batch that fits: 25, consistent with every real run (24 fits, 32 runs out)"
 
 # What scale refuses, and the trace it writes
 c4=$S/cnn-batch-4.pickle.gz c8=$S/cnn-batch-8.pickle.gz

@@ -14,6 +14,7 @@
 
 #include "analysis/stacks.h"
 #include "t/tap.h"
+#include "traces/trace.h"
 
 /* f(w) into a string (caller frees). */
 static char *
@@ -182,5 +183,26 @@ main(void)
 	stack_view_free(w);
 	stack_values_free(&v);
 	stack_tree_free(t);
+
+	/* a request whose OOM the framework catches: a cuDNN plan's workspace */
+	{
+		struct trace_event ev = { .op = TRACE_ALLOC, .size = 1 };
+
+		ev.stack = "at::native::run_conv_plan\nat::native::run_single_conv\n";
+		ok(trace_oom_caught(&ev), "caught: cuDNN's run_conv_plan asks, innermost");
+		ev.stack = "run_conv_plan\n";
+		ok(trace_oom_caught(&ev), "caught: the frame without its namespace");
+		ev.stack = "at::native::xrun_conv_plan\n";
+		ok(!trace_oom_caught(&ev), "not: another name ending the same");
+		ev.stack = "at::native::run_conv_plan_v2\n";
+		ok(!trace_oom_caught(&ev), "not: a longer name");
+		ev.stack = "at::native::empty\nat::native::run_conv_plan\n";
+		ok(!trace_oom_caught(&ev), "not: run_conv_plan further out (an output, not its workspace)");
+		ev.stack = NULL;
+		ok(!trace_oom_caught(&ev), "not: no stack");
+		ev.stack = "run_conv_plan\n";
+		ev.op = TRACE_FREE;
+		ok(!trace_oom_caught(&ev), "not: a free");
+	}
 	return tap_done();
 }

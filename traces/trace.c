@@ -43,6 +43,19 @@ same_str(const char *a, const char *b)
 }
 
 int
+trace_oom_caught(const struct trace_event *ev)
+{
+	static const char plan[] = "run_conv_plan\n";
+	size_t n;
+
+	if (ev->op != TRACE_ALLOC || ev->stack == NULL)
+		return 0;
+	n = strcspn(ev->stack, "\n") + 1;	/* the innermost frame and its newline */
+	return n >= sizeof(plan) - 1 && memcmp(ev->stack + n - (sizeof(plan) - 1), plan,
+	    sizeof(plan) - 1) == 0 && (n == sizeof(plan) - 1 || ev->stack[n - sizeof(plan)] == ':');
+}
+
+int
 trace_event_equal(const struct trace_event *a, const struct trace_event *b)
 {
 	return a->op == b->op && a->flags == b->flags && a->id == b->id && a->size == b->size &&

@@ -43,6 +43,13 @@ const char *trace_op_name(enum trace_op op);
 struct trace_event;
 /* Do a and b say exactly the same: op, flags, every number and string? */
 int trace_event_equal(const struct trace_event *a, const struct trace_event *b);
+/*
+ * Whether the framework takes back an allocation that does not fit, its
+ * stack says: PyTorch's cuDNN convolutions ask for each plan's workspace
+ * (at::native::run_conv_plan, the innermost frame) and, when it does not
+ * fit, catch the out-of-memory error and try the next plan.
+ */
+int trace_oom_caught(const struct trace_event *ev);
 
 /*
  * The bounds every reader holds a trace to, so that what one format reads
