@@ -8,7 +8,10 @@ launch, by default since CUDA 11.7) and its libraries create handles and
 workspaces: each takes device memory the trace does not show.
 
 Run on the GPU machine:
-    python3 replay/lazy_probe.py all OUT.json
+    python3 replay/lazy_probe.py all OUT.json [JOBS]
+    HOOKS=1 SEGS=1 python3 replay/lazy_probe.py all OUT.json xfmr,resnet
+(HOOKS: also what the process holds beside PyTorch around every module
+call, with the segments made so far, which moves the addresses measured.)
 
 Each job (the transformer encoder of t/data/users/set-roundup, ResNet-18 of
 t/data/scale/cnn-batch-4, and a replay of set-roundup's own allocations
@@ -24,6 +27,8 @@ import subprocess
 import sys
 
 JOBS = ["xfmr", "resnet", "allocs"]
+if len(__import__("sys").argv) > 3:
+    JOBS = __import__("sys").argv[3].split(",")
 MODES = ["LAZY", "EAGER"]
 
 
@@ -35,9 +40,31 @@ def child(job, out):
     free0, total = torch.cuda.mem_get_info()
     torch.manual_seed(0)
     torch.cuda.memory._record_memory_history()
+    # what the process holds beside PyTorch's segments, around every module call
+    hidden = []
+
+    def probe(tag):
+        def hook(mod, *args):
+            torch.cuda.synchronize()
+            f, t = torch.cuda.mem_get_info()
+            r = torch.cuda.memory_reserved()
+            seg = sum(1 for e in torch.cuda.memory._snapshot()["device_traces"][0]
+                      if e["action"] == "segment_alloc") if os.environ.get("SEGS") else -1
+            if not hidden or hidden[-1][2] != t - f - r:
+                hidden.append([tag + " " + type(mod).__name__, r, t - f - r, seg])
+        return hook
+
+    def hooked(m):
+        for mod in m.modules():
+            mod.register_forward_pre_hook(probe("pre"))
+            mod.register_forward_hook(probe("post"))
+            mod.register_full_backward_hook(probe("bwd"))
+        return m
     if job == "xfmr":
         layer = nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True, dropout=0.0)
         m = nn.Sequential(nn.TransformerEncoder(layer, 4), nn.Linear(512, 1000)).to(dev)
+        if os.environ.get("HOOKS"):
+            hooked(m)
         opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
         for n in [128, 320, 77, 256]:
             x = torch.randn(8, n, 512, device=dev)
@@ -49,6 +76,8 @@ def child(job, out):
     elif job == "resnet":
         import torchvision
         m = torchvision.models.resnet18(num_classes=10).to(dev)
+        if os.environ.get("HOOKS"):
+            hooked(m)
         opt = torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
         for _ in range(2):
             x = torch.randn(4, 3, 96, 96, device=dev)
@@ -76,7 +105,8 @@ def child(job, out):
     res = {"job": job, "mode": os.environ.get("CUDA_MODULE_LOADING", ""), "segments": segs,
            "total": total, "held_before": total - free0,
            "held_after_beside_pytorch": total - free1 - st["reserved_bytes.all.current"],
-           "reserved_peak": st["reserved_bytes.all.peak"], "device_allocs": st["num_device_alloc"]}
+           "reserved_peak": st["reserved_bytes.all.peak"], "device_allocs": st["num_device_alloc"],
+           "hidden": hidden}
     with open(out, "w") as f:
         json.dump(res, f)
 
@@ -103,6 +133,7 @@ def main(out):
     for job in JOBS:
         for mode in MODES:
             env = dict(os.environ, CUDA_MODULE_LOADING=mode, ALLOCS=allocs,
+                       HOOKS=os.environ.get("HOOKS", ""), SEGS=os.environ.get("SEGS", ""),
                        PYTORCH_CUDA_ALLOC_CONF="roundup_power2_divisions:4"
                        if job != "resnet" else "")
             tmp = f"{out}.{job}.{mode}.json"
