@@ -116,10 +116,11 @@ def allocs_of(pickle_gz, out):
     import gzip
     import pickle
     snap = pickle.load(gzip.open(pickle_gz))
-    seq, ids = [], {}
+    seq, ids, n = [], {}, 0
     for e in snap["device_traces"][0]:
         if e["action"] == "alloc":
-            ids[e["addr"]] = len(ids)
+            ids[e["addr"]] = n		# a fresh key each time: addresses are reused
+            n += 1
             seq.append(["a", ids[e["addr"]], e["size"]])
         elif e["action"] == "free_completed" and e["addr"] in ids:
             seq.append(["f", ids.pop(e["addr"]), 0])
