@@ -118,6 +118,9 @@ struct chunk {
 	struct trace_event ev[CHUNK];
 	uint64_t index[CHUNK];
 	size_t at_off[CHUNK], label_off[CHUNK];	/* into strs; SIZE_MAX: none */
+	size_t stack_off[CHUNK];	/* ... of the stack's innermost frame only: all the
+					   engine reads (trace_oom_caught), and a whole
+					   chunk of stacks could be megabytes */
 	size_t n;
 	char *strs;
 	size_t slen, scap;
@@ -139,9 +142,9 @@ struct shared {
 };
 
 static size_t
-keep_str(struct chunk *c, const char *s)
+keep_strn(struct chunk *c, const char *s, size_t len)
 {
-	size_t len = strlen(s) + 1, at;
+	size_t at;
 
 	if (c->slen + len > c->scap) {
 		while (c->slen + len > c->scap)
@@ -149,9 +152,16 @@ keep_str(struct chunk *c, const char *s)
 		c->strs = gms_realloc(c->strs, c->scap);
 	}
 	at = c->slen;
-	memcpy(c->strs + at, s, len);
+	memcpy(c->strs + at, s, len - 1);
+	c->strs[at + len - 1] = '\0';
 	c->slen += len;
 	return at;
+}
+
+static size_t
+keep_str(struct chunk *c, const char *s)
+{
+	return keep_strn(c, s, strlen(s) + 1);
 }
 
 static void
@@ -166,12 +176,16 @@ fill(struct trace_reader *r, struct chunk *c)
 		c->index[c->n] = trace_index(r);
 		c->at_off[c->n] = c->ev[c->n].at ? keep_str(c, c->ev[c->n].at) : SIZE_MAX;
 		c->label_off[c->n] = c->ev[c->n].label ? keep_str(c, c->ev[c->n].label) : SIZE_MAX;
+		/* the innermost frame with its newline, as trace.h's form ends each */
+		c->stack_off[c->n] = c->ev[c->n].stack ? keep_strn(c, c->ev[c->n].stack,
+		    strcspn(c->ev[c->n].stack, "\n") + 2) : SIZE_MAX;
 		c->n++;
 	}
 	/* the strings are in place now: point at them */
 	for (i = 0; i < c->n; i++) {
 		c->ev[i].at = c->at_off[i] == SIZE_MAX ? NULL : c->strs + c->at_off[i];
 		c->ev[i].label = c->label_off[i] == SIZE_MAX ? NULL : c->strs + c->label_off[i];
+		c->ev[i].stack = c->stack_off[i] == SIZE_MAX ? NULL : c->strs + c->stack_off[i];
 	}
 	if (rc < 0) {
 		c->err = rc;
