@@ -17,9 +17,8 @@
 
 #include "sim/gms.h"
 #include "traces/kineto-stacks.h"
+#include "traces/reader.h"
 
-#define STACK_FRAMES 256		/* as the snapshot reader keeps */
-#define STACK_GAP "(frames left out)"
 #define BACKWARD "autograd::engine::evaluate_function: "
 
 struct istr {

@@ -97,4 +97,12 @@ extern const struct trace_format trace_format_pickle;
 extern const struct trace_format trace_format_csv;
 extern const struct trace_format trace_format_xplane;
 
+/*
+ * A stack keeps at most this many frames, in every reader: the innermost
+ * half and the outermost half, with STACK_GAP between, so that a recursion
+ * thousands deep (or a hostile file's) costs no more than a deep model's.
+ */
+#define STACK_FRAMES 256
+#define STACK_GAP "(frames left out)"
+
 #endif /* TRACE_READER_H */

@@ -431,13 +431,6 @@ interpreter_frame(const char *fn)
  * stack's end; without the interpreter's frames that reads innermost first.
  * NULL when no frame is left.
  */
-/*
- * A stack keeps at most this many frames: the innermost half and the
- * outermost half, with STACK_GAP between, so that a recursion thousands
- * deep (or a hostile file's) costs no more than a deep model's stack.
- */
-#define STACK_FRAMES 256
-#define STACK_GAP "(frames left out)"
 
 /* Frame f as a stack's line, into out at *len (grown to *cap). */
 static void
