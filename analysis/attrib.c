@@ -34,6 +34,7 @@ struct attrib_live {
 struct owner {
 	uint64_t addr, event;
 	long site;
+	uint32_t stack;
 	UT_hash_handle hh;
 };
 
@@ -67,8 +68,8 @@ attrib_want_stacks(struct attrib *a)
 int
 attrib_at(struct attrib *a, uint64_t event)
 {
-	if (a->nat == ATTRIB_MOMENTS - 2)
-		return -1;	/* the peak's and the OOM's places kept */
+	if (a->nat == ATTRIB_AT_MAX)
+		return -1;	/* the peak's, the OOM's and the live peak's places kept */
 	a->at[a->nat++] = event;
 	return 0;
 }
@@ -90,6 +91,7 @@ static void
 moment_free(struct attrib_moment *m)
 {
 	stack_values_free(&m->stk);
+	free(m->site_stacks);
 	free(m->rows);
 	free(m->segs);
 	free(m->blocks);
@@ -120,6 +122,7 @@ attrib_free(struct attrib *a)
 	free(a->cur);
 	free(a->stack_site);
 	stack_tree_free(a->stacks);
+	free(a->pre);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -272,7 +275,7 @@ map_block(void *arg, const struct policy_walk_block *b)
 	m->blocks[m->nblocks++] = (struct attrib_block){ .addr = b->addr, .size = b->size,
 	    .requested = b->requested, .allocated = b->allocated,
 	    .seg = m->nsegs ? m->nsegs - 1 : 0, .site = o ? o->site : -1,
-	    .event = o ? o->event : 0 };
+	    .event = o ? o->event : 0, .stack = o ? o->stack : 0 };
 }
 
 /* The policy's segments and blocks, each allocated block with its owner's site. */
@@ -292,13 +295,76 @@ take_map(struct attrib *a, struct attrib_moment *m, struct sim *sim)
 		if (o != NULL)
 			continue;
 		o = gms_malloc(sizeof(*o));
-		*o = (struct owner){ .addr = addr, .event = l->event, .site = l->site };
+		*o = (struct owner){ .addr = addr, .event = l->event, .site = l->site,
+		    .stack = l->stack };
 		HASH_ADD(hh, w.owners, addr, sizeof(o->addr), o);
 	}
 	ops->walk(sim_policy_state(sim), map_seg, map_block, &w);
 	HASH_ITER(hh, w.owners, o, ot) {
 		HASH_DEL(w.owners, o);
 		free(o);
+	}
+}
+
+/* The stacked site of site index i (the rest: nstack). */
+static size_t
+stacked(const struct attrib *a, long i)
+{
+	size_t k;
+
+	for (k = 0; k < a->nstack; k++)
+		if (a->stack_site[k] == i)
+			return k;
+	return a->nstack;
+}
+
+/*
+ * Each stacked site's largest stacks at m: what the timeline's bands say on
+ * a click.  The moment's stack values hold bytes by node, not by site, so the
+ * live set is summed again by (site, node).
+ */
+struct site_node {
+	uint64_t key[2];	/* stacked site, node */
+	uint64_t bytes;
+	UT_hash_handle hh;
+};
+
+static void
+take_site_stacks(struct attrib *a, struct attrib_moment *m)
+{
+	struct site_node *h = NULL, *e, *et;
+	struct attrib_live *l, *lt;
+	uint64_t key[2];
+	size_t j;
+
+	m->site_stacks = gms_calloc(a->nstack + 1, sizeof(*m->site_stacks));
+	HASH_ITER(hh, a->live, l, lt) {
+		key[0] = stacked(a, l->site);
+		key[1] = l->stack;
+		HASH_FIND(hh, h, key, sizeof(key), e);
+		if (e == NULL) {
+			e = gms_calloc(1, sizeof(*e));
+			memcpy(e->key, key, sizeof(key));
+			HASH_ADD(hh, h, key, sizeof(e->key), e);
+		}
+		e->bytes += l->size;
+	}
+	HASH_ITER(hh, h, e, et) {
+		struct attrib_site_stacks *ss = &m->site_stacks[e->key[0]];
+
+		/* insert into the site's top few, largest first, ties to the lower node */
+		for (j = ATTRIB_SITE_STACKS; j > 0 && (ss->bytes[j - 1] < e->bytes ||
+		    (ss->bytes[j - 1] == e->bytes && ss->node[j - 1] > e->key[1])); j--)
+			if (j < ATTRIB_SITE_STACKS) {
+				ss->bytes[j] = ss->bytes[j - 1];
+				ss->node[j] = ss->node[j - 1];
+			}
+		if (j < ATTRIB_SITE_STACKS) {
+			ss->bytes[j] = e->bytes;
+			ss->node[j] = (uint32_t)e->key[1];
+		}
+		HASH_DEL(h, e);
+		free(e);
 	}
 }
 
@@ -317,6 +383,8 @@ take(struct attrib *a, struct attrib_moment *m, const struct sim_sample *smp)
 		stack_values_init(&m->stk, a->stacks);
 		HASH_ITER(hh, a->live, l, lt)
 			stack_values_add(&m->stk, l->stack, l->size, l->event);
+		if (a->nstack > 0)
+			take_site_stacks(a, m);
 	}
 	m->taken = 1;
 	if (smp == NULL || smp->sim == NULL || a->trace_only)
@@ -381,21 +449,133 @@ apply(struct attrib *a, uint64_t index, const struct trace_event *ev)
 	}
 }
 
+/* A chosen event's moment, whose request is explained. */
+static int
+is_chosen(const struct attrib_moment *m)
+{
+	return m->want_map && strcmp(m->key, "at") == 0;
+}
+
+static void
+pre_seg(void *arg, const struct policy_walk_segment *s)
+{
+	struct attrib *a = arg;
+
+	a->pre_seg = (struct attrib_segment){ .addr = s->addr, .size = s->size };
+}
+
+static void
+pre_block(void *arg, const struct policy_walk_block *b)
+{
+	struct attrib *a = arg;
+
+	if (b->allocated)
+		return;
+	if (a->npre == a->cappre)
+		a->pre = gms_realloc(a->pre, (a->cappre = a->cappre ? 2 * a->cappre : 256) *
+		    sizeof(*a->pre));
+	/* addr and size: the free block; event and requested: its segment's */
+	a->pre[a->npre++] = (struct attrib_block){ .addr = b->addr, .size = b->size,
+	    .event = a->pre_seg.addr, .requested = a->pre_seg.size };
+	a->pre_largest = GMS_MAX(a->pre_largest, b->size);
+}
+
+/* The free blocks before event (after the one before it). */
+static void
+take_pre(struct attrib *a, uint64_t event, const struct sim_sample *smp)
+{
+	struct sim *sim = smp->sim;
+
+	a->pre_reserved = smp->reserved;
+	a->npre = 0;
+	a->pre_largest = 0;
+	a->pre_event = event;
+	sim_policy(sim)->walk(sim_policy_state(sim), pre_seg, pre_block, a);
+}
+
+/* What the chosen event asks, from the live set before it. */
+static void
+request_before(struct attrib *a, uint64_t index, const struct trace_event *ev,
+    struct attrib_request *r)
+{
+	struct attrib_live *l;
+
+	if (trace_is_request(ev)) {
+		*r = (struct attrib_request){ .has = 1, .op = TRACE_ALLOC, .id = ev->id,
+		    .size = ev->size, .stream = ev->stream, .site = -1 };
+	} else if (ev->op == TRACE_FREE) {
+		HASH_FIND(hh, a->live, &ev->id, sizeof(ev->id), l);
+		*r = (struct attrib_request){ .has = 1, .op = TRACE_FREE, .id = ev->id,
+		    .size = l ? l->size : 0, .stream = ev->stream, .made_at = l ? l->event :
+		    UINT64_MAX, .site = l ? l->site : -1 };
+	}
+	/* the free blocks before it: none at the trace's start */
+	if (a->pre_event != index || index == 0)
+		a->npre = 0, a->pre_largest = 0, a->pre_reserved = 0;
+	r->largest_free = a->pre_largest;
+	r->reserved_before = a->pre_reserved;
+}
+
+/* What the policy did with it. */
+static void
+request_after(struct attrib *a, struct attrib_request *r, const struct sim_sample *smp)
+{
+	size_t i;
+
+	if (!r->has || smp == NULL || smp->sim == NULL)
+		return;
+	r->reserved_after = smp->reserved;
+	if (r->op != TRACE_ALLOC)
+		return;
+	r->served = !smp->stopped && sim_lookup(smp->sim, r->id, &r->addr, &r->block) == 0;
+	for (i = 0; r->served && i < a->npre; i++)
+		if (a->pre[i].addr <= r->addr && r->addr < a->pre[i].addr + a->pre[i].size) {
+			r->from_free = 1;
+			r->free_addr = a->pre[i].addr;
+			r->free_size = a->pre[i].size;
+			r->seg_addr = a->pre[i].event;
+			r->seg_size = a->pre[i].requested;
+			break;
+		}
+}
+
 void
 attrib_event(struct attrib *a, uint64_t index, const struct trace_event *ev,
     const struct sim_sample *smp)
 {
 	size_t i;
 
+	struct attrib_request req = { 0 };
+	int chosen = 0;
+
 	if (index > a->last && a->nstack == 0)
 		return;
-	for (i = 0; i < a->n; i++)
-		if (!a->m[i].taken && a->m[i].before && a->m[i].event == index)
-			take(a, &a->m[i], smp);
+	for (i = 0; i < a->n; i++) {
+		struct attrib_moment *m = &a->m[i];
+
+		if (!m->taken && m->before && m->event == index)
+			take(a, m, smp);
+		chosen |= !m->taken && is_chosen(m) && m->event == index;
+	}
+	if (chosen)
+		request_before(a, index, ev, &req);
 	apply(a, index, ev);
+	for (i = 0; i < a->n; i++) {
+		struct attrib_moment *m = &a->m[i];
+
+		if (m->taken || m->before || m->event != index)
+			continue;
+		take(a, m, smp);
+		if (is_chosen(m) && m->taken) {
+			m->req = req;
+			request_after(a, &m->req, smp);
+		}
+	}
+	/* the free blocks as the next chosen event finds them */
 	for (i = 0; i < a->n; i++)
-		if (!a->m[i].taken && !a->m[i].before && a->m[i].event == index)
-			take(a, &a->m[i], smp);
+		if (!a->m[i].taken && is_chosen(&a->m[i]) && a->m[i].event == index + 1 &&
+		    smp != NULL && smp->sim != NULL)
+			take_pre(a, index + 1, smp);
 	if (a->nstack > 0)
 		stack_event(a, index);
 }
@@ -712,4 +892,57 @@ attrib_flame(FILE *f, const struct attrib *a, const struct attrib_moment *m, con
 	w = stack_view_new(a->stacks, &m->stk, filter, depth);
 	stack_view_svg(f, w, title, min_px, in_html);
 	stack_view_free(w);
+}
+
+size_t
+attrib_stack_frames(const struct attrib *a, uint32_t node, const char **frames, size_t max)
+{
+	return a->stacks == NULL ? 0 : stack_tree_frames(a->stacks, node, frames, max);
+}
+
+#define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+
+char *
+attrib_request_text(const struct attrib *a, const struct attrib_moment *m)
+{
+	const struct attrib_request *r = &m->req;
+	char *s, *t;
+
+	if (!m->taken || !r->has)
+		return NULL;
+	if (r->op == TRACE_FREE) {
+		if (r->made_at == UINT64_MAX)
+			return gms_asprintf("Event %llu frees allocation %llu, which the trace never "
+			    "showed made.", (unsigned long long)m->event, (unsigned long long)r->id);
+		t = r->reserved_after < r->reserved_before ? gms_asprintf("The policy gave %s back "
+		    "to the device (its reservation %s, was %s).", SZ(r->reserved_before -
+		    r->reserved_after), SZ(r->reserved_after), SZ(r->reserved_before)) :
+		    gms_strdup("Its block stays reserved, free in the policy's cache.");
+		s = gms_asprintf("Event %llu frees allocation %llu: %s (%llu B) made at event "
+		    "%llu by %s. %s", (unsigned long long)m->event, (unsigned long long)r->id,
+		    SZ(r->size), (unsigned long long)r->size, (unsigned long long)r->made_at,
+		    attrib_site_name(a, r->site), t);
+		free(t);
+		return s;
+	}
+	s = gms_asprintf("Event %llu asks %s (%llu B) on stream %lld.", (unsigned long long)m->event,
+	    SZ(r->size), (unsigned long long)r->size, (long long)r->stream);
+	if (!r->served)
+		t = gms_asprintf("%s It was not served: no block the policy had free served it (the "
+		    "largest free block before it was %s, %llu B) and the device had no room for "
+		    "more.", s,
+		    SZ(r->largest_free), (unsigned long long)r->largest_free);
+	else if (r->from_free)
+		t = gms_asprintf("%s It took a block of %s at 0x%llx from the free block of %s at "
+		    "0x%llx (segment 0x%llx, %s), leaving %s of it free.", s, SZ(r->block),
+		    (unsigned long long)r->addr, SZ(r->free_size), (unsigned long long)r->free_addr,
+		    (unsigned long long)r->seg_addr, SZ(r->seg_size),
+		    SZ(r->free_size > r->block ? r->free_size - r->block : 0));
+	else
+		t = gms_asprintf("%s No block the policy had free served it (the largest free block before "
+		    "it was %s, %llu B): it took a block of %s at 0x%llx in memory newly reserved.", s,
+		    SZ(r->largest_free), (unsigned long long)r->largest_free, SZ(r->block),
+		    (unsigned long long)r->addr);
+	free(s);
+	return t;
 }

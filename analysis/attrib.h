@@ -52,9 +52,37 @@ struct attrib_block {
 	size_t seg;		/* index into segs */
 	int allocated;
 	long site;		/* index into the attrib's sites; -1: none known */
+	uint32_t stack;		/* its node in the attrib's stack tree (0: none known) */
 };
 
-#define ATTRIB_MOMENTS 4
+/*
+ * The request a chosen moment's event made, and what the policy did with it:
+ * which free block it took, or that none fit and a segment was reserved, or
+ * that it could not be served; for a free, what it gave back.
+ */
+struct attrib_request {
+	int has;		/* the event is an allocation or a free */
+	int op;			/* TRACE_ALLOC (any request) or TRACE_FREE */
+	uint64_t id, size;
+	int64_t stream;
+	int served;		/* after the event the policy holds a block for it */
+	uint64_t addr, block;	/* that block */
+	int from_free;		/* it lies in a block that was free before the event */
+	uint64_t free_addr, free_size, seg_addr, seg_size;	/* that free block, its segment */
+	uint64_t largest_free;	/* the largest block free before the event */
+	uint64_t reserved_before, reserved_after;	/* the policy's reservation */
+	uint64_t made_at;	/* a free: the event that made what it frees */
+	long site;		/* ... and its site (-1: none known) */
+};
+
+/* The largest stacks of a stacked site at a moment (attrib_stack, with stacks kept). */
+#define ATTRIB_SITE_STACKS 3
+struct attrib_site_stacks {
+	uint32_t node[ATTRIB_SITE_STACKS];
+	uint64_t bytes[ATTRIB_SITE_STACKS];
+};
+
+#define ATTRIB_MOMENTS 16
 
 struct attrib_moment {
 	const char *key;	/* for scripts: "peak_reserved", "oom", "live_peak" */
@@ -74,6 +102,8 @@ struct attrib_moment {
 	struct attrib_block *blocks;
 	size_t nblocks;
 	struct stack_values stk;	/* by stack, when the attrib keeps stacks */
+	struct attrib_request req;	/* a chosen event's ("at", with want_map) */
+	struct attrib_site_stacks *site_stacks;	/* nstack + 1 (the rest last), or NULL */
 };
 
 struct attrib_site;
@@ -101,6 +131,11 @@ struct attrib {
 	uint64_t *cur;			/* live bytes per site index */
 	uint64_t width, nbuckets;	/* events per bucket */
 	struct attrib_bucket *buckets;
+	/* the free blocks before a chosen event (attrib_request), private */
+	struct attrib_block *pre;
+	size_t npre, cappre;
+	uint64_t pre_largest, pre_event, pre_reserved;
+	struct attrib_segment pre_seg;
 };
 
 /* One bucket of the stack: at its largest live, what each stacked site held. */
@@ -117,8 +152,10 @@ void attrib_free(struct attrib *a);
 void attrib_want_stacks(struct attrib *a);
 /*
  * Ask attrib_run for the moment after event too ("at", "chosen event"),
- * after its peak and OOM; -1 when full.
+ * after its peak and OOM; -1 when full (ATTRIB_AT_MAX).  With want_map the
+ * moment says what the policy did with the event's request (attrib_request).
  */
+#define ATTRIB_AT_MAX (ATTRIB_MOMENTS - 3)
 int attrib_at(struct attrib *a, uint64_t event);
 /* The one moment a single picture shows: the first --at, else the OOM, else the peak. */
 const struct attrib_moment *attrib_chosen(const struct attrib *a);
@@ -171,6 +208,13 @@ struct trace_mem;
 struct trace_opts;
 int attrib_walk(const char *path, const struct trace_mem *mem, const struct trace_opts *topts,
     struct attrib *a, char **cause);
+
+/* The frames of a stack node, innermost first, at most max into frames; how many. */
+size_t attrib_stack_frames(const struct attrib *a, uint32_t node, const char **frames,
+    size_t max);
+
+/* A chosen moment's request as a sentence for people (caller frees), or NULL. */
+char *attrib_request_text(const struct attrib *a, const struct attrib_moment *m);
 
 /* The site name of index i (attrib_block.site). */
 const char *attrib_site_name(const struct attrib *a, long i);

@@ -81,7 +81,7 @@ moments_events(const struct batch_job *jobs, const struct run_watch *w, size_t n
 int
 report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of *of,
     const struct trace_mem *mem, const struct trace_opts *topts, size_t points, size_t top,
-    int threads, struct report_page *p, char **cause)
+    const uint64_t *at, size_t nat, int threads, struct report_page *p, char **cause)
 {
 	struct attrib_peak *peaks;
 	const struct report_row *first = NULL;
@@ -99,10 +99,16 @@ report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of 
 	p->hp = gms_calloc(n + 1, sizeof(*p->hp));
 	attrib_init(&p->first_live);
 	attrib_init(&p->live);
+	attrib_want_stacks(&p->live);
 	for (i = 0; i < n; i++) {
-		run_watch(&p->watch[i], WATCH_TIMELINE | WATCH_PEAK, points, &jobs[i].spec);
+		size_t j;
+
+		run_watch(&p->watch[i], WATCH_TIMELINE | WATCH_PEAK | WATCH_SEGMENTS,
+		    REPORT_FINEST(points), &jobs[i].spec);
 		attrib_init(&p->ats[i]);
 		attrib_want_stacks(&p->ats[i]);
+		for (j = 0; j < nat; j++)
+			attrib_at(&p->ats[i], at[j]);
 	}
 
 	/* 1. the policies side by side */
@@ -130,18 +136,18 @@ report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of 
 		for (k = 0; k < REPORT_STACK_SITES && k < p->first_live.m[0].nrows; k++)
 			p->names[k] = p->first_live.m[0].rows[k].site;
 		attrib_add(&p->live, "live_peak", "live peak", whole->peak_live_event, 0, 0);
-		attrib_stack(&p->live, p->names, k, whole->events, points);
+		attrib_stack(&p->live, p->names, k, whole->events, REPORT_FINEST(points));
 		if ((err = attrib_walk(of->path, mem, topts, &p->live, cause)) < 0)
 			return err;
 	}
 
 	for (i = 0; i < n; i++)
 		p->hp[i] = (struct html_policy){ .row = &p->rows[i], .tl = &p->watch[i].tl,
-		    .at = &p->ats[i] };
+		    .at = &p->ats[i], .segs = &p->watch[i].segs };
 	how = (struct report_compare){ .capacity = of->capacity, .time_bound = 1.0 };
 	p->hr = (struct html_report){ .hdr = first->run.hdr, .res = whole,
 	    .capacity = of->capacity, .gpu = of->gpu, .pols = p->hp, .n = n, .live = &p->live,
-	    .top = top };
+	    .top = top, .points = points };
 	p->hr.winner = report_winner(p->rows, n, &how, &p->why);
 	p->hr.why = p->why;
 	return 0;

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/report-html.h"
+#include "analysis/report-page.h"
+#include <uthash.h>
+
 #include "sim/gms.h"
 
 extern const char asset_report_css[];
@@ -20,24 +22,17 @@ extern const char asset_report_js[];
 /* Sites stacked in the timeline and coloured in the maps: dark to light, so
    they stay apart in greyscale (viridis, short of its lightest, which free
    white would swallow); the rest is light grey. */
-static const char *const site_fill[] = { "#440154", "#414487", "#2a788e", "#22a884",
+const char *const page_site_fill[] = { "#440154", "#414487", "#2a788e", "#22a884",
 	"#7ad151", "#c2df23" };
-#define NSTACK (sizeof(site_fill) / sizeof(*site_fill))
-#define REST_FILL "#b0b0b0"
+const size_t page_nsite_fill = sizeof(page_site_fill) / sizeof(*page_site_fill);
+#define NSTACK page_nsite_fill
+#define site_fill page_site_fill
 #define OTHER_FILL "#6b6b6b"	/* map: an allocated block of another site */
 
 /* Policy lines: black to grey, each its own dash. */
-static const char *const line_stroke[] = { "#000", "#444", "#777", "#222", "#999", "#555" };
-static const char *const line_dash[] = { "", "8 4", "2 3", "12 3 3 3", "5 5", "1 2" };
-#define NLINES (sizeof(line_stroke) / sizeof(*line_stroke))
-
-/* The timeline's plot area in SVG units. */
-#define TL_W 1000
-#define TL_H 360
-#define PL 78
-#define PT 16
-#define PW 900
-#define PH 300
+const char *const page_line_stroke[] = { "#000", "#444", "#777", "#222", "#999", "#555" };
+const char *const page_line_dash[] = { "", "8 4", "2 3", "12 3 3 3", "5 5", "1 2" };
+const size_t page_nlines = sizeof(page_line_stroke) / sizeof(*page_line_stroke);
 
 /* A memory map: rows of MAP_W units, each MAP_ROWS high. */
 #define MAP_W 1000.0
@@ -48,8 +43,8 @@ static const char *const line_dash[] = { "", "8 4", "2 3", "12 3 3 3", "5 5", "1
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
 
-static void
-esc(FILE *f, const char *s)
+void
+page_esc(FILE *f, const char *s)
 {
 	for (; s != NULL && *s; s++) {
 		switch (*s) {
@@ -65,8 +60,8 @@ esc(FILE *f, const char *s)
 
 /* A JSON string's contents (for the timeline's data): quotes, backslashes,
    controls escaped, and '<' so that no "</script>" ends the block early. */
-static void
-json_str(FILE *f, const char *s)
+void
+page_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s != NULL && *s; s++) {
@@ -82,10 +77,103 @@ json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static const struct report_run *
-run_of(const struct html_policy *p)
+const struct report_run *
+page_run_of(const struct html_policy *p)
 {
 	return p->row->err == 0 ? &p->row->run : NULL;
+}
+
+/* --- the page's stacks ------------------------------------------------------ */
+
+#define PAGE_STACK_FRAMES 64		/* innermost frames a stack shows */
+#define PAGE_STACKS_BYTES (4u << 20)	/* stack text a page carries at most */
+
+struct page_stack_ent {
+	char *text;
+	long idx;
+	UT_hash_handle hh;
+};
+
+struct page_stacks {
+	struct page_stack_ent *h;
+	struct page_stack_ent **byidx;
+	size_t n, cap, bytes;
+	size_t left_out;
+};
+
+struct page_stacks *
+page_stacks_new(void)
+{
+	return gms_calloc(1, sizeof(struct page_stacks));
+}
+
+long
+page_stack(struct page_stacks *ps, const struct attrib *a, uint32_t node)
+{
+	const char *fr[PAGE_STACK_FRAMES];
+	char buf[512], *text = NULL, *t;
+	struct page_stack_ent *e;
+	size_t n, i;
+
+	if (node == 0 || (n = attrib_stack_frames(a, node, fr, PAGE_STACK_FRAMES)) == 0 ||
+	    (n == 1 && strcmp(fr[0], STACKS_NONE) == 0))
+		return -1;
+	for (i = 0; i < n; i++) {
+		t = gms_asprintf("%s%s%s", text ? text : "", i ? "\n" : "",
+		    stack_frame_shown(fr[i], buf, sizeof(buf)));
+		free(text);
+		text = t;
+	}
+	HASH_FIND_STR(ps->h, text, e);
+	if (e != NULL) {
+		free(text);
+		return e->idx;
+	}
+	if (ps->bytes + strlen(text) > PAGE_STACKS_BYTES) {
+		/* the page stays bounded: the block says its stack was left out */
+		ps->left_out++;
+		free(text);
+		return -1;
+	}
+	e = gms_malloc(sizeof(*e));
+	e->text = text;
+	e->idx = (long)ps->n;
+	ps->bytes += strlen(text);
+	if (ps->n == ps->cap)
+		ps->byidx = gms_realloc(ps->byidx, (ps->cap = ps->cap ? 2 * ps->cap : 64) *
+		    sizeof(*ps->byidx));
+	ps->byidx[ps->n++] = e;
+	HASH_ADD_KEYPTR(hh, ps->h, e->text, strlen(e->text), e);
+	return e->idx;
+}
+
+void
+page_stacks_write(FILE *f, const struct page_stacks *ps)
+{
+	size_t i;
+
+	fputs("<script type=\"application/json\" id=\"stacks-data\">[", f);
+	for (i = 0; i < ps->n; i++) {
+		fputs(i ? "," : "", f);
+		page_json_str(f, ps->byidx[i]->text);
+	}
+	fprintf(f, "]</script>\n");
+}
+
+void
+page_stacks_free(struct page_stacks *ps)
+{
+	struct page_stack_ent *e, *et;
+
+	if (ps == NULL)
+		return;
+	HASH_ITER(hh, ps->h, e, et) {
+		HASH_DEL(ps->h, e);
+		free(e->text);
+		free(e);
+	}
+	free(ps->byidx);
+	free(ps);
 }
 
 /* --- the summary and the policy table ------------------------------------ */
@@ -101,7 +189,7 @@ summary(FILE *f, const struct html_report *r)
 	fputs("<section id=\"summary\"><h2>Summary</h2>\n", f);
 	if (note != NULL) {
 		fputs("<p class=\"note\" id=\"incomplete\"><strong>Incomplete trace.</strong> ", f);
-		esc(f, note);
+		page_esc(f, note);
 		fputs("</p>\n", f);
 		free(note);
 	}
@@ -118,28 +206,28 @@ summary(FILE *f, const struct html_report *r)
 	    r->capacity ? SZ(r->capacity) : "unlimited");
 	if (r->gpu != NULL) {
 		fputs("the ", f);
-		esc(f, r->gpu);
+		page_esc(f, r->gpu);
 		fputs(" less its CUDA context", f);
 	}
 	fputs("</td></tr>\n", f);
 	fputs("<tr><th class=\"l\">format</th><td>", f);
-	esc(f, r->hdr->format);
+	page_esc(f, r->hdr->format);
 	fputs("</td><td class=\"l\">", f);
 	if (cJSON_IsString(dev)) {
 		fputs("recorded on ", f);
-		esc(f, dev->valuestring);
+		page_esc(f, dev->valuestring);
 		if (r->hdr->device_total)
 			fprintf(f, " (%s)", SZ(r->hdr->device_total));
 	}
 	fputs("</td></tr>\n</table>\n", f);
 	if (r->winner >= 0) {
 		fputs("<p class=\"verdict\">Winner: <strong>", f);
-		esc(f, r->pols[r->winner].row->label);
+		page_esc(f, r->pols[r->winner].row->label);
 		fputs("</strong>. ", f);
 	} else {
 		fputs("<p class=\"verdict\">No winner. ", f);
 	}
-	esc(f, r->why);
+	page_esc(f, r->why);
 	fputs("</p>\n</section>\n", f);
 }
 
@@ -152,21 +240,21 @@ policies_table(FILE *f, const struct html_report *r)
 	    "</th><th>peak reserved</th><th>peak allocated</th><th>fragmentation</th>"
 	    "<th>device allocs</th><th class=\"l\">out of memory</th></tr>\n", f);
 	for (i = 0; i < r->n; i++) {
-		const struct report_run *run = run_of(&r->pols[i]);
+		const struct report_run *run = page_run_of(&r->pols[i]);
 		const struct sim_result *s = run ? run->res : NULL;
 
 		fprintf(f, "<tr%s><td class=\"l\">", (int)i == r->winner ? " class=\"winner\"" :
 		    s && s->oomed ? " class=\"oom\"" : "");
-		esc(f, r->pols[i].row->label);
+		page_esc(f, r->pols[i].row->label);
 		fputs("</td>", f);
 		if (s == NULL) {
 			fputs("<td colspan=\"5\" class=\"l\">could not run: ", f);
-			esc(f, r->pols[i].row->cause);
+			page_esc(f, r->pols[i].row->cause);
 			fputs("</td></tr>\n", f);
 			continue;
 		}
 		fputs("<td data-policy=\"", f);
-		esc(f, r->pols[i].row->label);
+		page_esc(f, r->pols[i].row->label);
 		fprintf(f, "\" data-peak-reserved=\"%llu\">%s</td><td>%s</td><td>%.1f%%</td>"
 		    "<td>%llu</td>", (unsigned long long)s->peak_reserved, SZ(s->peak_reserved),
 		    SZ(s->peak_allocated), 100 * report_fragmentation(s),
@@ -178,226 +266,6 @@ policies_table(FILE *f, const struct html_report *r)
 			fputs("<td class=\"l\">fits</td></tr>\n", f);
 	}
 	fputs("</table>\n</section>\n", f);
-}
-
-/* --- the timeline ---------------------------------------------------------- */
-
-struct scale {
-	double x0, x1, ymax;
-};
-
-static double
-sx(const struct scale *s, double ev)
-{
-	return PL + (s->x1 > s->x0 ? (ev - s->x0) / (s->x1 - s->x0) * PW : 0);
-}
-
-static double
-sy(const struct scale *s, double v)
-{
-	return PT + PH - (s->ymax > 0 ? v / s->ymax * PH : 0);
-}
-
-/* A tick step near max/5 that reads well: 1, 2, 2.5 or 5 times a power of ten of a binary unit. */
-static double
-tick_step(double max)
-{
-	static const double nice[] = { 1, 2, 2.5, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000 };
-	double want = max / 5, unit = 1;
-	size_t i;
-
-	while (unit * 1024 <= want)
-		unit *= 1024;
-	for (i = 0; i < sizeof(nice) / sizeof(*nice) - 1 && nice[i] * unit < want; i++)
-		;
-	return nice[i] * unit;
-}
-
-static const char *
-stack_name(const struct attrib *live, size_t k)
-{
-	return k < live->nstack ? live->stack_names[k] : "other sites";
-}
-
-static void
-timeline(FILE *f, const struct html_report *r)
-{
-	const struct attrib *lv = r->live;
-	struct scale s = { 0, r->res->events > 1 ? (double)(r->res->events - 1) : 1, 0 };
-	double step, v, cum;
-	size_t i, k, b, nl = 0;
-	int first;
-
-	for (i = 0; i < r->n; i++)
-		if (run_of(&r->pols[i]))
-			s.ymax = GMS_MAX(s.ymax, (double)run_of(&r->pols[i])->res->peak_reserved);
-	s.ymax = GMS_MAX(s.ymax, (double)r->res->peak_live);
-	s.ymax = GMS_MAX(s.ymax, (double)r->capacity);
-	if (s.ymax <= 0)
-		s.ymax = 1;
-	s.ymax *= 1.06;
-
-	fputs("<section id=\"timeline-sec\"><h2>Timeline</h2>\n<figure id=\"timeline-fig\">\n", f);
-	fputs("<div class=\"controls\" hidden>Drag across the picture to zoom, double-click "
-	    "or <button id=\"zoomreset\" type=\"button\">reset</button> to see <span "
-	    "id=\"zoomstate\">the whole trace</span>.</div>\n", f);
-	fprintf(f, "<svg id=\"timeline\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
-	    "role=\"img\" aria-labelledby=\"tl-cap\">\n", TL_W, TL_H, TL_W, TL_H);
-	fprintf(f, "<defs><clipPath id=\"clip\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>"
-	    "</clipPath></defs>\n", PL, PT - 2, PW, PH + 2);
-	/* the grid and the y axis */
-	step = tick_step(s.ymax);
-	for (v = 0; v <= s.ymax; v += step) {
-		fprintf(f, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PL, PL + PW,
-		    sy(&s, v), sy(&s, v), PL - 6, sy(&s, v) + 4, SZ((uint64_t)v));
-	}
-	fprintf(f, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\"/>\n", PL, PL + PW,
-	    PT + PH, PT + PH);
-	fputs("<g id=\"xticks\">", f);
-	for (i = 0; i <= 5; i++)
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>", PL + PW * i / 5.0,
-		    PT + PH + 16, s.x0 + (s.x1 - s.x0) * (double)i / 5);
-	fprintf(f, "</g><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">event</text>\n",
-	    PL + PW / 2, PT + PH + 34);
-
-	fputs("<g clip-path=\"url(#clip)\"><g id=\"plot\">\n", f);
-	/* live, stacked by site: each layer from its top edge forward and its bottom back */
-	for (k = 0; lv != NULL && lv->nbuckets > 0 && k <= lv->nstack; k++) {
-		fprintf(f, "<path fill=\"%s\" stroke=\"none\" d=\"", k < lv->nstack ?
-		    site_fill[k % NSTACK] : REST_FILL);
-		for (first = 1, b = 0; b < lv->nbuckets; b++) {
-			const struct attrib_bucket *bk = &lv->buckets[b];
-			size_t j;
-
-			if (!bk->seen)
-				continue;
-			for (cum = 0, j = 0; j <= k; j++)
-				cum += (double)bk->bytes[j];
-			fprintf(f, "%s%.1f %.1f", first ? "M" : " L", sx(&s, (double)bk->event),
-			    sy(&s, cum));
-			first = 0;
-		}
-		for (b = lv->nbuckets; b-- > 0;) {
-			const struct attrib_bucket *bk = &lv->buckets[b];
-			size_t j;
-
-			if (!bk->seen)
-				continue;
-			for (cum = 0, j = 0; j < k; j++)
-				cum += (double)bk->bytes[j];
-			fprintf(f, " L%.1f %.1f", sx(&s, (double)bk->event), sy(&s, cum));
-		}
-		fputs(" Z\"><title>live: ", f);
-		esc(f, stack_name(lv, k));
-		fputs("</title></path>\n", f);
-	}
-	/* each policy's reserved (solid or dashed) and allocated (thin) */
-	for (i = 0; i < r->n; i++) {
-		const struct timeline *tl = r->pols[i].tl;
-		const char *dash = line_dash[nl % NLINES], *col = line_stroke[nl % NLINES];
-		int pass;
-
-		if (!run_of(&r->pols[i]) || tl == NULL)
-			continue;
-		for (pass = 0; pass < 2; pass++) {
-			fprintf(f, "<path class=\"%s\" stroke=\"%s\"%s%s%s d=\"", pass ? "thin" : "line",
-			    col, *dash || pass ? " stroke-dasharray=\"" : "", pass ? "1 3" : dash,
-			    *dash || pass ? "\"" : "");
-			for (first = 1, b = 0; b < tl->n; b++) {
-				if (tl->rows[b].stopped)
-					break;
-				fprintf(f, "%s%.1f %.1f", first ? "M" : " L",
-				    sx(&s, (double)tl->rows[b].event), sy(&s, (double)(pass ?
-				    tl->rows[b].allocated : tl->rows[b].reserved)));
-				first = 0;
-			}
-			fputs("\"><title>", f);
-			esc(f, r->pols[i].row->label);
-			fputs(pass ? ": allocated" : ": reserved", f);
-			fputs("</title></path>\n", f);
-		}
-		nl++;
-	}
-	/* where each ran out */
-	for (i = 0; i < r->n; i++) {
-		const struct report_run *run = run_of(&r->pols[i]);
-
-		if (run == NULL || !run->res->oomed)
-			continue;
-		fprintf(f, "<circle class=\"oompt\" r=\"5\" cx=\"%.1f\" cy=\"%.1f\"><title>",
-		    sx(&s, (double)run->res->oom.event), sy(&s, (double)run->res->oom.reserved));
-		esc(f, r->pols[i].row->label);
-		fprintf(f, " runs out of memory at event %llu</title></circle>\n",
-		    (unsigned long long)run->res->oom.event);
-	}
-	fputs("</g></g>\n", f);
-	if (r->capacity)
-		fprintf(f, "<line class=\"cap\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		    "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">capacity %s</text>\n", PL,
-		    PL + PW, sy(&s, (double)r->capacity), sy(&s, (double)r->capacity),
-		    PL + PW - 4, sy(&s, (double)r->capacity) - 4, SZ(r->capacity));
-	fprintf(f, "<line id=\"guide\" class=\"axis\" x1=\"0\" x2=\"0\" y1=\"%d\" y2=\"%d\" "
-	    "visibility=\"hidden\"/>\n</svg>\n", PT, PT + PH);
-
-	/* the legend, in the page */
-	fputs("<div class=\"legend\">", f);
-	for (k = 0; lv != NULL && lv->nbuckets > 0 && k <= lv->nstack; k++) {
-		fprintf(f, "<span><i class=\"sw\" style=\"background:%s\"></i>live: ",
-		    k < lv->nstack ? site_fill[k % NSTACK] : REST_FILL);
-		esc(f, stack_name(lv, k));
-		fputs("</span>", f);
-	}
-	for (nl = 0, i = 0; i < r->n; i++) {
-		if (!run_of(&r->pols[i]) || r->pols[i].tl == NULL)
-			continue;
-		fprintf(f, "<span><svg width=\"34\" height=\"10\" style=\"display:inline;"
-		    "vertical-align:middle\"><line x1=\"0\" x2=\"34\" y1=\"5\" y2=\"5\" "
-		    "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"/></svg> ",
-		    line_stroke[nl % NLINES], line_dash[nl % NLINES]);
-		esc(f, r->pols[i].row->label);
-		fputs(" reserved (dotted: allocated)</span>", f);
-		nl++;
-	}
-	fputs("</div>\n<figcaption id=\"tl-cap\">Bytes over the trace's events: the live "
-	    "bytes stacked by call site (the largest at the live peak), each policy's "
-	    "reservation and allocation, the capacity, and where a policy runs out (circles). "
-	    "Each point is the largest of its stretch of events, so every peak is kept."
-	    "</figcaption>\n</figure>\n", f);
-
-	/* the same numbers for the script's read-out */
-	fprintf(f, "<script type=\"application/json\" id=\"timeline-data\">{\"l\":%d,\"w\":%d,"
-	    "\"x0\":%.0f,\"x1\":%.0f,\"series\":[", PL, PW, s.x0, s.x1);
-	first = 1;
-	if (lv != NULL && lv->nbuckets > 0) {
-		fputs("{\"name\":\"live\",\"p\":[", f);
-		for (k = 0, b = 0; b < lv->nbuckets; b++)
-			if (lv->buckets[b].seen)
-				fprintf(f, "%s[%llu,%llu]", k++ ? "," : "",
-				    (unsigned long long)lv->buckets[b].event,
-				    (unsigned long long)lv->buckets[b].live);
-		fputs("]}", f);
-		first = 0;
-	}
-	for (i = 0; i < r->n; i++) {
-		const struct timeline *tl = r->pols[i].tl;
-		char *name;
-
-		if (!run_of(&r->pols[i]) || tl == NULL)
-			continue;
-		name = gms_asprintf("%s reserved", r->pols[i].row->label);
-		fputs(first ? "{\"name\":" : ",{\"name\":", f);
-		json_str(f, name);
-		free(name);
-		fputs(",\"p\":[", f);
-		for (b = 0; b < tl->n && !tl->rows[b].stopped; b++)
-			fprintf(f, "%s[%llu,%llu]", b ? "," : "",
-			    (unsigned long long)tl->rows[b].event,
-			    (unsigned long long)tl->rows[b].reserved);
-		fputs("]}", f);
-		first = 0;
-	}
-	fputs("]}</script>\n</section>\n", f);
 }
 
 /* --- the memory maps ----------------------------------------------------- */
@@ -422,7 +290,8 @@ struct cursor {
 
 /* Draw [pos, pos + w) over as many rows as it spans. */
 static void
-span(FILE *f, double pos, double w, const char *cls, const char *fill, const char *title)
+span(FILE *f, double pos, double w, const char *cls, const char *fill, const char *title,
+    long stack)
 {
 	while (w > 1e-9) {
 		int row = (int)(pos / MAP_W);
@@ -431,8 +300,11 @@ span(FILE *f, double pos, double w, const char *cls, const char *fill, const cha
 		if (row >= MAP_ROWS)
 			break;
 		fprintf(f, "<rect class=\"blk %s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-		    "fill=\"%s\"><title>", cls, x, row * (MAP_ROWH + MAP_GAP), piece, MAP_ROWH, fill);
-		esc(f, title);
+		    "fill=\"%s\"", cls, x, row * (MAP_ROWH + MAP_GAP), piece, MAP_ROWH, fill);
+		if (stack >= 0)
+			fprintf(f, " data-s=\"%ld\"", stack);
+		fputs("><title>", f);
+		page_esc(f, title);
 		fputs("</title></rect>\n", f);
 		pos += piece;
 		w -= piece;
@@ -441,7 +313,7 @@ span(FILE *f, double pos, double w, const char *cls, const char *fill, const cha
 
 static void
 map_svg(FILE *f, const struct html_report *r, const struct attrib *at,
-    const struct attrib_moment *m)
+    const struct attrib_moment *m, struct page_stacks *ps)
 {
 	uint64_t total = 0;
 	struct cursor c = { 0, 1 };
@@ -486,7 +358,7 @@ map_svg(FILE *f, const struct html_report *r, const struct attrib *at,
 		if (run_n > 0) {
 			title = gms_asprintf("%zu small blocks: %s allocated, %s free", run_n,
 			    SZ(run_alloc), SZ(run_free));
-			span(f, run_pos, run_w, "m", "#d8d8d8", title);
+			span(f, run_pos, run_w, "m", "#d8d8d8", title, -1);
 			free(title);
 			run_n = 0;
 			run_w = 0;
@@ -500,12 +372,13 @@ map_svg(FILE *f, const struct html_report *r, const struct attrib *at,
 			    (unsigned long long)bk->requested, attrib_site_name(at, bk->site),
 			    (unsigned long long)bk->event, (unsigned long long)sg->addr,
 			    SZ(sg->size), sg->pool ? sg->pool : "?");
-			span(f, c.pos, w, "a", k >= 0 ? site_fill[k] : OTHER_FILL, title);
+			span(f, c.pos, w, "a", k >= 0 ? site_fill[k] : OTHER_FILL, title,
+			    page_stack(ps, at, bk->stack));
 		} else {
 			title = gms_asprintf("%s free \xc2\xb7 segment 0x%llx (%s, %s pool)",
 			    SZ(bk->size), (unsigned long long)sg->addr, SZ(sg->size),
 			    sg->pool ? sg->pool : "?");
-			span(f, c.pos, w, "f", "#fff", title);
+			span(f, c.pos, w, "f", "#fff", title, -1);
 		}
 		free(title);
 		c.pos += w;
@@ -513,7 +386,7 @@ map_svg(FILE *f, const struct html_report *r, const struct attrib *at,
 	if (run_n > 0) {
 		title = gms_asprintf("%zu small blocks: %s allocated, %s free", run_n,
 		    SZ(run_alloc), SZ(run_free));
-		span(f, run_pos, run_w, "m", "#d8d8d8", title);
+		span(f, run_pos, run_w, "m", "#d8d8d8", title, -1);
 		free(title);
 	}
 	/* segment edges over the blocks */
@@ -530,32 +403,64 @@ map_svg(FILE *f, const struct html_report *r, const struct attrib *at,
 }
 
 static void
-maps(FILE *f, const struct html_report *r)
+maps(FILE *f, const struct html_report *r, struct page_stacks *ps)
 {
 	size_t i, k;
+	char *req;
 
 	fputs("<section id=\"maps\"><h2>Memory maps</h2>\n<p>Each policy's segments laid end to "
 	    "end in address order, read left to right and down; a vertical mark starts a "
 	    "segment. Allocated blocks take their call site's colour (dark grey: another "
 	    "site), free blocks are white, and blocks too narrow to see are merged (light "
-	    "grey). Point at a block for its size, site and event.</p>\n"
+	    "grey). Point at a block for its size, site, event and call stack; click it to keep "
+	    "it. The allocator's state at any event: <code>report --at=EVENT</code> adds its map "
+	    "and what the policy did with that event's request.</p>\n"
 	    "<div id=\"details\" aria-live=\"polite\"></div>\n", f);
 	for (i = 0; i < r->n; i++) {
 		const struct attrib *at = r->pols[i].at;
 
-		if (!run_of(&r->pols[i]) || at == NULL)
+		if (!page_run_of(&r->pols[i]) || at == NULL)
 			continue;
 		for (k = 0; k < at->n; k++) {
 			const struct attrib_moment *m = &at->m[k];
 
-			if (!m->taken)
+			if (!m->taken || !m->want_map)
 				continue;
-			fputs("<figure><h3>", f);
-			esc(f, r->pols[i].row->label);
-			fprintf(f, " at its %s (event %llu): %s reserved in %zu segments</h3>\n",
-			    m->what, (unsigned long long)m->event, SZ(m->reserved), m->nsegs);
-			map_svg(f, r, at, m);
+			fprintf(f, "<figure class=\"state\" data-policy-index=\"%zu\" data-moment=\"%s\" "
+			    "data-event=\"%llu\" data-live=\"%llu\" data-count=\"%llu\" "
+			    "data-reserved=\"%llu\" data-allocated=\"%llu\" data-largest-free=\"%llu\" "
+			    "data-segments=\"%zu\" data-blocks=\"%zu\"><h3>", i, m->key,
+			    (unsigned long long)m->event, (unsigned long long)m->live,
+			    (unsigned long long)m->nlive, (unsigned long long)m->reserved,
+			    (unsigned long long)m->allocated, (unsigned long long)m->largest_free,
+			    m->nsegs, m->nblocks);
+			page_esc(f, r->pols[i].row->label);
+			fprintf(f, " at %s %s (event %llu): %s reserved in %zu segments, %s allocated, "
+			    "%s live</h3>\n", strcmp(m->key, "at") == 0 ? "a" : "its", m->what,
+			    (unsigned long long)m->event, SZ(m->reserved), m->nsegs, SZ(m->allocated),
+			    SZ(m->live));
+			if ((req = attrib_request_text(at, m)) != NULL) {
+				fputs("<p class=\"req\">", f);
+				page_esc(f, req);
+				fputs("</p>\n", f);
+				free(req);
+			}
+			map_svg(f, r, at, m, ps);
 			fputs("</figure>\n", f);
+		}
+		for (k = 0; k < at->n; k++) {
+			const struct report_run *run = page_run_of(&r->pols[i]);
+			const struct attrib_moment *m = &at->m[k];
+
+			if (m->taken || strcmp(m->key, "at") != 0 || !run->res->oomed)
+				continue;
+			fputs("<p class=\"req\">", f);
+			page_esc(f, r->pols[i].row->label);
+			fprintf(f, " ran out of memory at event %llu%s: it has no state after event %llu "
+			    "(its OOM story says why the request did not fit; its map at the OOM shows "
+			    "the memory then).</p>\n", (unsigned long long)run->res->oom.event,
+			    run->res->oom.event == m->event ? " itself" : ", before it",
+			    (unsigned long long)m->event);
 		}
 	}
 	fputs("</section>\n", f);
@@ -569,7 +474,7 @@ stories(FILE *f, const struct html_report *r)
 	size_t i, n = 0;
 
 	for (i = 0; i < r->n; i++) {
-		const struct report_run *run = run_of(&r->pols[i]);
+		const struct report_run *run = page_run_of(&r->pols[i]);
 		char *text;
 
 		if (run == NULL || !run->res->oomed)
@@ -577,10 +482,10 @@ stories(FILE *f, const struct html_report *r)
 		if (n++ == 0)
 			fputs("<section id=\"oom\"><h2>Out of memory</h2>\n", f);
 		fputs("<h3>", f);
-		esc(f, r->pols[i].row->label);
+		page_esc(f, r->pols[i].row->label);
 		fputs("</h3>\n<pre class=\"story\">", f);
 		text = report_oom_text(run);
-		esc(f, text);
+		page_esc(f, text);
 		free(text);
 		fputs("</pre>\n", f);
 	}
@@ -592,7 +497,7 @@ static void
 site_row(FILE *f, const struct attrib_row *row, const char *name, uint64_t of)
 {
 	fputs("<tr><td class=\"l\"><code>", f);
-	esc(f, name);
+	page_esc(f, name);
 	fprintf(f, "</code></td><td data-bytes=\"%llu\">%s</td><td>%llu</td><td>%.1f%%</td>"
 	    "<td>%llu&ndash;%llu</td></tr>\n", (unsigned long long)row->bytes, SZ(row->bytes),
 	    (unsigned long long)row->count, of ? 100.0 * (double)row->bytes / (double)of : 0,
@@ -606,7 +511,7 @@ site_table(FILE *f, const char *who, const struct attrib_moment *m, size_t top)
 	size_t i, shown = GMS_MIN(top, m->nrows);
 
 	fputs("<h3>", f);
-	esc(f, who);
+	page_esc(f, who);
 	fprintf(f, " at the %s (event %llu, %s %s)</h3>\n<table class=\"sites\" data-moment=\"%s\">"
 	    "<tr><th class=\"l\">call site</th><th>bytes</th><th>count</th><th>share</th>"
 	    "<th>events</th></tr>\n", m->what, (unsigned long long)m->event, SZ(of),
@@ -653,7 +558,7 @@ sites(FILE *f, const struct html_report *r)
 	for (i = 0; i < r->n; i++) {
 		const struct attrib *at = r->pols[i].at;
 
-		if (!run_of(&r->pols[i]) || at == NULL)
+		if (!page_run_of(&r->pols[i]) || at == NULL)
 			continue;
 		for (k = 0; k < at->n; k++)
 			if (at->m[k].taken)
@@ -676,7 +581,7 @@ flames(FILE *f, const struct html_report *r)
 	for (i = 0; i < r->n; i++) {
 		const struct attrib *at = r->pols[i].at;
 
-		if (!run_of(&r->pols[i]) || at == NULL || !attrib_has_stacks(at))
+		if (!page_run_of(&r->pols[i]) || at == NULL || !attrib_has_stacks(at))
 			continue;
 		for (k = 0; k < at->n; k++) {
 			const struct attrib_moment *m = &at->m[k];
@@ -701,32 +606,155 @@ flames(FILE *f, const struct html_report *r)
 		fputs("</section>\n", f);
 }
 
+/* --- two traces compared ---------------------------------------------------- */
+
+static void
+diff_cell(FILE *f, uint64_t before, uint64_t after)
+{
+	fprintf(f, "<td data-bytes=\"%llu\">%s</td><td data-bytes=\"%llu\">%s</td><td>%s%s</td>",
+	    (unsigned long long)before, SZ(before), (unsigned long long)after, SZ(after),
+	    after >= before ? "+" : "&minus;", SZ(after >= before ? after - before : before - after));
+}
+
+static void
+diff_row(FILE *f, const struct stack_diff_row *row)
+{
+	size_t j, shown = GMS_MIN(row->nframes, (size_t)3);
+	char buf[512];
+
+	fprintf(f, "<tr data-grew=\"%lld\"><td class=\"l\" title=\"",
+	    (long long)row->after - (long long)row->before);
+	for (j = 0; j < row->nframes; j++) {
+		fputs(j ? "\n" : "", f);
+		page_esc(f, stack_frame_shown(row->frames[row->nframes - 1 - j], buf, sizeof(buf)));
+	}
+	fputs("\"><code>", f);
+	for (j = 0; j < shown; j++) {
+		fputs(j ? " &larr; " : "", f);
+		page_esc(f, stack_frame_shown(row->frames[row->nframes - 1 - j], buf, sizeof(buf)));
+	}
+	if (row->nframes > shown)
+		fprintf(f, " &larr; (%zu more)", row->nframes - shown);
+	fputs("</code></td>", f);
+	diff_cell(f, row->before, row->after);
+	if (row->first == UINT64_MAX)
+		fputs("<td></td></tr>\n", f);
+	else
+		fprintf(f, "<td>%s %llu&ndash;%llu</td></tr>\n", row->first_in_after ? "after" :
+		    "before", (unsigned long long)row->first, (unsigned long long)row->last);
+}
+
+static void
+moment_words(FILE *f, const struct attrib_moment *m)
+{
+	if (m == NULL)
+		fputs("(no moment)", f);
+	else
+		fprintf(f, "its %s, event %llu", m->what, (unsigned long long)m->event);
+}
+
+static void
+diff_section(FILE *f, const struct html_report *r)
+{
+	const struct trace_diff *td = r->diff;
+	const struct html_report *b = r->before;
+	size_t i, k, grew = 0, shrank = 0;
+
+	if (td == NULL || b == NULL)
+		return;
+	fputs("<section id=\"diff\"><h2>Compared with the trace before</h2>\n<p>This page is "
+	    "<code>", f);
+	page_esc(f, r->names[1]);
+	fputs("</code>'s (after); here it is beside <code>", f);
+	page_esc(f, r->names[0]);
+	fputs("</code> (before).</p>\n<table>\n<tr><th class=\"l\"></th><th>before</th>"
+	    "<th>after</th><th>change</th></tr>\n<tr><td class=\"l\">live peak</td>", f);
+	diff_cell(f, b->res->peak_live, r->res->peak_live);
+	fputs("</tr>\n", f);
+	for (i = 0; i < r->n && i < b->n; i++) {
+		const struct report_run *x = page_run_of(&b->pols[i]), *y = page_run_of(&r->pols[i]);
+
+		if (x == NULL || y == NULL)
+			continue;
+		fputs("<tr><td class=\"l\">", f);
+		page_esc(f, r->pols[i].row->label);
+		fputs(" peak reserved</td>", f);
+		diff_cell(f, x->res->peak_reserved, y->res->peak_reserved);
+		fputs("</tr>\n", f);
+		if (x->res->oomed || y->res->oomed) {
+			fputs("<tr><td class=\"l\">", f);
+			page_esc(f, r->pols[i].row->label);
+			fputs(" out of memory</td>", f);
+			for (k = 0; k < 2; k++) {
+				const struct sim_result *res = k ? y->res : x->res;
+
+				if (res->oomed)
+					fprintf(f, "<td>event %llu</td>", (unsigned long long)res->oom.event);
+				else
+					fputs("<td>fits</td>", f);
+			}
+			fputs("<td></td></tr>\n", f);
+		}
+	}
+	fputs("</table>\n<h3>What grew, by call stack</h3>\n<p>Under ", f);
+	page_esc(f, r->pols[0].row->label);
+	fputs(", the live bytes of each call stack before (at ", f);
+	moment_words(f, td->m[0]);
+	fputs(") and after (at ", f);
+	moment_words(f, td->m[1]);
+	fputs("), the largest growth first, then what shrank; innermost frame first (point at "
+	    "a stack for all its frames), with the events that made what is live.</p>\n"
+	    "<table class=\"diff\">\n<tr><th class=\"l\">stack</th><th>before</th><th>after</th>"
+	    "<th>change</th><th>events</th></tr>\n", f);
+	for (i = 0; i < td->d.n; i++) {
+		const struct stack_diff_row *row = &td->d.rows[i];
+
+		if (row->after > row->before && grew++ < r->top)
+			diff_row(f, row);
+	}
+	for (i = 0; i < td->d.n; i++) {
+		const struct stack_diff_row *row = &td->d.rows[i];
+
+		if (row->after < row->before && shrank++ < r->top)
+			diff_row(f, row);
+	}
+	fputs("<tr><td class=\"l\"><em>every stack</em></td>", f);
+	diff_cell(f, td->d.before, td->d.after);
+	fprintf(f, "<td>%zu grew, %zu shrank</td></tr>\n</table>\n</section>\n", grew, shrank);
+}
+
 int
 report_html(FILE *f, const struct html_report *r)
 {
 	const char *title = r->title ? r->title : r->hdr->name;
+	struct page_stacks *ps = page_stacks_new();
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	    "<meta name=\"generator\" content=\"gpumemsim " PACKAGE_VERSION "\">\n<title>", f);
-	esc(f, title);
+	page_esc(f, title);
 	fputs(": gpumemsim report</title>\n<style>\n", f);
 	fputs(asset_report_css, f);
 	fputs("</style>\n</head>\n<body>\n<header><h1>", f);
-	esc(f, title);
+	page_esc(f, title);
 	fputs("</h1>\n<p class=\"sub\">What the allocators do with this trace, simulated by "
 	    "gpumemsim " PACKAGE_VERSION ".</p></header>\n", f);
 	summary(f, r);
+	diff_section(f, r);
 	policies_table(f, r);
-	timeline(f, r);
+	page_timeline(f, r, ps);
 	stories(f, r);
 	sites(f, r);
 	flames(f, r);
-	maps(f, r);
+	page_segments(f, r);
+	maps(f, r, ps);
 	fputs("<footer><p class=\"sub\">Made by <code>", f);
-	esc(f, r->command);
+	page_esc(f, r->command);
 	fputs("</code>. Self-contained: nothing is fetched.</p></footer>\n"
-	    "<div id=\"tip\"></div>\n<pre id=\"selftest\"></pre>\n<script>\n", f);
+	    "<div id=\"tip\"></div>\n<pre id=\"selftest\"></pre>\n", f);
+	page_stacks_write(f, ps);
+	page_stacks_free(ps);
+	fputs("<script>\n", f);
 	fputs(asset_report_js, f);
 	fputs("</script>\n</body>\n</html>\n", f);
 	if (fflush(f) != 0 || ferror(f)) {

@@ -16,14 +16,23 @@
 
 #include "analysis/attrib.h"
 #include "analysis/report.h"
+#include "analysis/seglog.h"
+#include "analysis/tracediff.h"
 #include "analysis/timeline.h"
 #include "analysis/watch.h"
 
 struct html_policy {
 	const struct report_row *row;	/* its run, or why it could not run */
-	const struct timeline *tl;	/* its envelope */
+	const struct timeline *tl;	/* its envelope, at the finest level */
 	const struct attrib *at;	/* its moments, with their maps */
+	const struct seg_log *segs;	/* its segments over the events, or NULL */
 };
+
+/* The timeline's levels, coarse to fine, each REPORT_ZOOM times finer. */
+#define REPORT_LEVELS 3
+#define REPORT_ZOOM 4
+/* The finest level's points for a coarsest level of points. */
+#define REPORT_FINEST(points) ((points) * REPORT_ZOOM * REPORT_ZOOM)
 
 struct html_report {
 	const char *title;		/* NULL: the trace's name */
@@ -38,6 +47,11 @@ struct html_report {
 	const char *why;		/* the winner's reason */
 	const struct attrib *live;	/* the trace alone: the live peak and the stack */
 	size_t top;			/* table rows before the rest is folded */
+	size_t points;			/* the timeline's coarsest level, in points */
+	/* two traces: this page is the second's, compared with the first */
+	const struct html_report *before;	/* the first's page, or NULL */
+	const struct trace_diff *diff;		/* what grew, under the first policy */
+	const char *names[2];			/* the two traces as given */
 };
 
 /* Write the page to f; 0, or -1 when f failed (errno set). */
@@ -72,13 +86,15 @@ struct trace_opts;
 /*
  * Fill p from jobs[0..n) (each a policy on the trace: its spec made, its
  * output not yet), reading the trace at of->path (or mem, when it is held:
- * it is read three times) with topts; timelines of points rows, top table
- * rows, up to threads threads.  p takes jobs over.  0, or a GMS_E* code
+ * it is read three times) with topts; timelines of points rows at their
+ * coarsest (REPORT_FINEST(points) at their finest), top table rows, the
+ * allocator's state after each event of at[0..nat) too (at most
+ * ATTRIB_AT_MAX), up to threads threads.  p takes jobs over.  0, or a GMS_E* code
  * with *cause; report_page_free(p) either way.
  */
 int report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of *of,
     const struct trace_mem *mem, const struct trace_opts *topts, size_t points, size_t top,
-    int threads, struct report_page *p, char **cause);
+    const uint64_t *at, size_t nat, int threads, struct report_page *p, char **cause);
 void report_page_free(struct report_page *p);
 
 #endif /* ANALYSIS_REPORT_HTML_H */

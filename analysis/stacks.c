@@ -190,6 +190,16 @@ stack_tree_intern(struct stack_tree *t, const char *stack)
 }
 
 size_t
+stack_tree_frames(const struct stack_tree *t, uint32_t node, const char **frames, size_t max)
+{
+	size_t n = 0;
+
+	for (; node != 0 && node < t->nnodes && n < max; node = t->nodes[node].parent)
+		frames[n++] = t->frames[t->nodes[node].frame];
+	return n;
+}
+
+size_t
 stack_tree_nodes(const struct stack_tree *t)
 {
 	return t->nnodes;

@@ -33,6 +33,10 @@ void stack_tree_free(struct stack_tree *t);
  */
 uint32_t stack_tree_intern(struct stack_tree *t, const char *stack);
 
+/* The frames of node, innermost first, at most max into frames; how many. */
+size_t stack_tree_frames(const struct stack_tree *t, uint32_t node, const char **frames,
+    size_t max);
+
 /* Nodes so far (the root, 0, among them). */
 size_t stack_tree_nodes(const struct stack_tree *t);
 

@@ -98,6 +98,24 @@ timeline_sample(void *arg, const struct sim_sample *smp)
 	push(tl, &r);
 }
 
+struct timeline_row *
+timeline_coarsen(const struct timeline_row *rows, size_t n, size_t factor, size_t *nout)
+{
+	struct timeline_row *out = gms_malloc((n ? n : 1) * sizeof(*out));
+	size_t i, k = 0;
+
+	if (factor == 0)
+		factor = 1;
+	for (i = 0; i < n; i++) {
+		if (i % factor == 0)
+			out[k++] = rows[i];
+		else
+			fold(&out[k - 1], &rows[i]);
+	}
+	*nout = k;
+	return out;
+}
+
 void
 timeline_free(struct timeline *tl)
 {

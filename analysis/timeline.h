@@ -42,6 +42,15 @@ void timeline_sample(void *arg, const struct sim_sample *smp);
 void timeline_free(struct timeline *tl);
 
 /*
+ * An envelope of rows made factor times coarser: each run of factor rows
+ * folded into one (the largest values, reserved's peak event), as the
+ * timeline folds its own buckets.  Returns the new rows (caller frees) and
+ * their number in *nout.
+ */
+struct timeline_row *timeline_coarsen(const struct timeline_row *rows, size_t n,
+    size_t factor, size_t *nout);
+
+/*
  * Without an envelope (points 0) a timeline would hold every change: rather,
  * timeline_stream() writes its CSV header to f and then each row as it comes
  * (one timeline), and timeline_spill() keeps the rows in a temporary file for

@@ -24,12 +24,22 @@ run_watch(struct run_watch *w, unsigned what, size_t points, struct run_spec *sp
 		spec->sampler = attrib_peak_sample;
 		spec->sampler_arg = &w->peak;
 	}
+	seg_log_init(&w->segs);
+	if (what & WATCH_SEGMENTS) {
+		w->segs.next_fn = spec->sampler;
+		w->segs.next_arg = spec->sampler_arg;
+		spec->sampler = seg_log_sample;
+		spec->sampler_arg = &w->segs;
+		spec->segment_hook = seg_log_hook;
+		spec->segment_hook_arg = &w->segs;
+	}
 }
 
 void
 run_watch_free(struct run_watch *w)
 {
 	timeline_free(&w->tl);
+	seg_log_free(&w->segs);
 }
 
 struct attrib_peak *

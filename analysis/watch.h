@@ -12,15 +12,18 @@
 #include <stddef.h>
 
 #include "analysis/attrib.h"
+#include "analysis/seglog.h"
 #include "analysis/timeline.h"
 #include "sim/run.h"
 
 #define WATCH_TIMELINE 0x1	/* w->tl: the run's timeline */
 #define WATCH_PEAK 0x2		/* w->peak: where reserved first reaches its peak */
+#define WATCH_SEGMENTS 0x4	/* w->segs: its segments over the events */
 
 struct run_watch {
 	struct timeline tl;
 	struct attrib_peak peak;
+	struct seg_log segs;
 };
 
 /*

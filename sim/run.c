@@ -153,6 +153,8 @@ run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct 
 		return GMS_ECONFIG;
 	if (spec->sampler != NULL)
 		sim_set_sampler(out->sim, spec->sampler, spec->sampler_arg);
+	if (spec->segment_hook != NULL)
+		sim_set_segment_hook(out->sim, spec->segment_hook, spec->segment_hook_arg);
 	return 0;
 }
 

@@ -37,6 +37,10 @@ struct run_spec {
 	int device;			/* PyTorch snapshots: which device, -1 busiest */
 	sim_sample_fn *sampler;		/* told after every event, or NULL */
 	void *sampler_arg;
+	device_hook_fn *segment_hook;	/* told of every segment reserved and released
+					   (mapped and unmapped), before the sample of
+					   its event; or NULL */
+	void *segment_hook_arg;
 	uint64_t stop_after;		/* stop after this event index + 1 (0: the end);
 					   for looking at the state at an event */
 	int stop_at_oom;		/* end at the first OOM (SIM_STOP_AT_OOM) */

@@ -37,6 +37,8 @@ struct sim {
 	uint64_t mark_event;
 	sim_sample_fn *sampler;
 	void *sampler_arg;
+	device_hook_fn *seg_hook;
+	void *seg_hook_arg;
 	uint64_t obs[PENDING_MAX], got[PENDING_MAX];
 	unsigned nobs, ngot;		/* may exceed PENDING_MAX: then a mismatch */
 };
@@ -48,6 +50,15 @@ reserve_hook(void *arg, int reserve, uint64_t addr, uint64_t size)
 
 	if (reserve && s->ngot++ < PENDING_MAX)
 		s->got[s->ngot - 1] = size;
+	if (s->seg_hook != NULL)
+		s->seg_hook(s->seg_hook_arg, reserve, addr, size);
+}
+
+void
+sim_set_segment_hook(struct sim *s, device_hook_fn *fn, void *arg)
+{
+	s->seg_hook = fn;
+	s->seg_hook_arg = arg;
 }
 
 struct sim *

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "sim/device.h"
 #include "traces/trace.h"
 
 struct device;
@@ -138,6 +139,8 @@ struct sim_sample {
 };
 typedef void (sim_sample_fn)(void *arg, const struct sim_sample *smp);
 void sim_set_sampler(struct sim *s, sim_sample_fn *fn, void *arg);
+/* Be told of every segment the policy reserves or releases (device.h's hook). */
+void sim_set_segment_hook(struct sim *s, device_hook_fn *fn, void *arg);
 
 /* The statistics so far (the OOM strings stay owned by the sim). */
 void sim_result(struct sim *s, struct sim_result *res);

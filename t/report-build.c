@@ -25,8 +25,9 @@
 
 /* A page of ops[0..n) on path in capacity; its jobs are the page's. */
 static int
-build(const char *path, const struct policy_ops *const *ops, const char *const *labels,
-    size_t n, uint64_t capacity, struct report_page *p, char **cause)
+build_at(const char *path, const struct policy_ops *const *ops, const char *const *labels,
+    size_t n, uint64_t capacity, const uint64_t *at, size_t nat, struct report_page *p,
+    char **cause)
 {
 	struct batch_job *jobs = calloc(n + 1, sizeof(*jobs));
 	struct report_rows_of of = { .path = path, .capacity = capacity, .labels = labels };
@@ -36,7 +37,73 @@ build(const char *path, const struct policy_ops *const *ops, const char *const *
 	for (i = 0; i < n; i++)
 		jobs[i].spec = (struct run_spec){ .path = path, .policy = ops[i],
 		    .capacity = capacity, .device = -1 };
-	return report_page_build(jobs, n, &of, NULL, &topts, 100, 10, 2, p, cause);
+	return report_page_build(jobs, n, &of, NULL, &topts, 100, 10, at, nat, 2, p, cause);
+}
+
+static int
+build(const char *path, const struct policy_ops *const *ops, const char *const *labels,
+    size_t n, uint64_t capacity, struct report_page *p, char **cause)
+{
+	return build_at(path, ops, labels, n, capacity, NULL, 0, p, cause);
+}
+
+/* The life of the segment of size bytes in log l, or NULL. */
+static const struct seg_life *
+life(const struct seg_log *l, uint64_t size)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i].size == size)
+			return &l->v[i];
+	return NULL;
+}
+
+/*
+ * The chosen events' requests and the segments' lives, by hand: caching
+ * puts event 0's 8 MiB in a new 20 MiB segment, event 1's 8 MiB after it
+ * (4 MiB left free), event 2's 30 MiB in a new segment of its own; event 3
+ * frees b.py's block (made at event 1) into the cache.  In 60 MiB, the
+ * OOM at event 7 gives back the two wholly free segments (20 and 30 MiB)
+ * and keeps the 2 MiB small one of event 4's 1000 B.
+ */
+static void
+chosen(const char *path)
+{
+	static const struct policy_ops *const one[] = { &policy_caching };
+	static const char *const labels[] = { "caching" };
+	static const uint64_t at[] = { 2, 3 };
+	const struct attrib_moment *m;
+	const struct seg_life *l;
+	struct report_page p;
+	char *cause = NULL;
+
+	ok(build_at(path, one, labels, 1, 60 * MiB, at, 2, &p, &cause) == 0, "caching in 60 MiB, "
+	    "--at 2 --at 3: the page is built");
+	ok(p.ats[0].n == 4, "peak, OOM and the two chosen events");
+	m = &p.ats[0].m[2];
+	ok(strcmp(m->key, "at") == 0 && m->event == 2 && m->taken && m->nsegs == 2,
+	    "after event 2: two segments");
+	ok(m->req.has && m->req.op == TRACE_ALLOC && m->req.size == 30 * MiB && m->req.served &&
+	    !m->req.from_free && m->req.block == 30 * MiB && m->req.largest_free == 4 * MiB,
+	    "event 2's 30 MiB: no free block served it (the largest was 4 MiB), new memory");
+	is_u64(m->req.reserved_before, 20 * MiB, "... reserved 20 MiB before it");
+	is_u64(m->req.reserved_after, 50 * MiB, "... and 50 MiB after");
+	m = &p.ats[0].m[3];
+	ok(m->req.has && m->req.op == TRACE_FREE && m->req.size == 8 * MiB && m->req.made_at == 1 &&
+	    strcmp(attrib_site_name(&p.ats[0], m->req.site), "b.py:2 g") == 0,
+	    "event 3 frees b.py's 8 MiB, made at event 1");
+	ok(m->req.reserved_before == 50 * MiB && m->req.reserved_after == 50 * MiB &&
+	    m->largest_free == 12 * MiB, "... into the cache: 50 MiB still reserved, 12 MiB free together");
+	is_u64(p.watch[0].segs.n, 3, "caching's segments: three");
+	l = life(&p.watch[0].segs, 20 * MiB);
+	ok(l != NULL && l->start == 0 && l->end == 7, "the 20 MiB one from event 0 to the OOM at 7");
+	l = life(&p.watch[0].segs, 30 * MiB);
+	ok(l != NULL && l->start == 2 && l->end == 7, "the 30 MiB one from event 2 to 7");
+	l = life(&p.watch[0].segs, 2 * MiB);
+	ok(l != NULL && l->start == 4 && l->end == SEGLOG_LIVE, "the small 2 MiB one from event 4, kept");
+	report_page_free(&p);
+	free(cause);
 }
 
 int
@@ -75,6 +142,8 @@ main(void)
 	ok(p.hr.pols[1].row == &p.rows[1] && p.hr.pols[1].tl == &p.watch[1].tl &&
 	    p.hr.pols[1].at == &p.ats[1], "each policy of the page points at its row, timeline and moments");
 	report_page_free(&p);
+
+	chosen(path);
 
 	err = build("t/data/no-such-trace.json", two, two_labels, 2, 0, &p, &cause);
 	ok(err == GMS_EIO && cause != NULL && strstr(cause, "no-such-trace.json") != NULL,

@@ -277,6 +277,8 @@ struct cli_out {
 	int file;			/* not standard output */
 };
 int cli_out_open(const char *path, const char *input, struct cli_out *o);
+/* The same, never over any of n inputs. */
+int cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o);
 int cli_out_close(struct cli_out *o, int keep);
 
 /* Write timelines as CSV to path, the same way.  0, or an exit status. */

@@ -14,6 +14,7 @@
 
 #include "analysis/report-html.h"
 #include "analysis/report.h"
+#include "analysis/tracediff.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
@@ -27,7 +28,8 @@ static char *
 command_line(const struct cli_args *a, const struct cli_policies *pols,
     const struct cli_target *t)
 {
-	char *s = gms_asprintf("gpumemsim report %s", a->argv[0]), *n;
+	char *s = a->argc == 2 ? gms_asprintf("gpumemsim report %s %s", a->argv[0], a->argv[1]) :
+	    gms_asprintf("gpumemsim report %s", a->argv[0]), *n;
 	size_t i;
 
 	for (i = 0; i < pols->n; i++) {
@@ -53,64 +55,144 @@ command_line(const struct cli_args *a, const struct cli_policies *pols,
 	return n;
 }
 
+/* What one trace's page is made of, and what it holds. */
+struct one {
+	const char *path;
+	struct trace_mem *mem;
+	const char **labels;
+	struct report_page page;
+};
+
+static int
+build(struct cli_args *a, const struct cli_policies *pols, const struct cli_target *target,
+    const struct trace_opts *topts, const uint64_t *at, size_t nat, struct one *o)
+{
+	struct batch_job *jobs;
+	struct report_rows_of of;
+	size_t n = pols->n, i, points = a->given[OPT_POINTS] ? (size_t)a->v[OPT_POINTS].n : 1000;
+	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	char *cause = NULL;
+	int err;
+
+	progress_phase("reading the trace");
+	/* the trace is read three times: standard input, a pipe, a pickle are held */
+	if (trace_mem_worth(o->path) &&
+	    (err = trace_mem_load(o->path, topts, &o->mem, &cause)) < 0)
+		goto fail;
+	jobs = gms_calloc(n + 1, sizeof(*jobs));
+	o->labels = gms_calloc(n + 1, sizeof(*o->labels));
+	for (i = 0; i < n; i++) {
+		jobs[i].spec = (struct run_spec){ .path = o->path, .mem = o->mem,
+		    .policy = pols->ents[i].ops, .opts = pols->ents[i].opts,
+		    .nopts = pols->ents[i].nopts };
+		cli_run_spec(a, target, &jobs[i].spec);
+		o->labels[i] = pols->ents[i].label;
+	}
+	of = (struct report_rows_of){ .path = o->path, .gpu = target->gpu_name,
+	    .capacity = target->capacity, .labels = o->labels };
+	if ((err = report_page_build(jobs, n, &of, o->mem, topts, points, top, at, nat, threads,
+	    &o->page, &cause)) < 0)
+		goto fail;
+	for (i = 0; i < nat; i++)
+		if (at[i] >= o->page.hr.res->events) {
+			cli_error("--at %llu: '%s' has %llu events (0 to %llu)",
+			    (unsigned long long)at[i], o->path,
+			    (unsigned long long)o->page.hr.res->events,
+			    (unsigned long long)(o->page.hr.res->events ?
+			    o->page.hr.res->events - 1 : 0));
+			return EXIT_USAGE;
+		}
+	return 0;
+fail:
+	cli_error("%s", cause);
+	free(cause);
+	return gms_exit_code(err);
+}
+
+static void
+one_free(struct one *o)
+{
+	report_page_free(&o->page);
+	trace_mem_free(o->mem);
+	free(o->labels);
+}
+
+/* Two traces: the first policy on each, what grew by stack (tracediff.h). */
+static int
+diff(struct cli_args *a, const struct cli_policies *pols, const struct cli_target *target,
+    struct one *o, struct trace_diff *td)
+{
+	struct run_spec specs[2];
+	char *cause = NULL;
+	int i, err;
+
+	progress_phase("what grew between the traces");
+	for (i = 0; i < 2; i++) {
+		specs[i] = (struct run_spec){ .path = o[i].path, .mem = o[i].mem,
+		    .policy = pols->ents[0].ops, .opts = pols->ents[0].opts,
+		    .nopts = pols->ents[0].nopts };
+		cli_run_spec(a, target, &specs[i]);
+	}
+	if ((err = trace_diff_run(specs, NULL, 0, td, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	return 0;
+}
+
 int
 cmd_report(struct cli_args *a)
 {
 	struct cli_policies pols = { 0 };
 	struct cli_target target;
 	struct trace_opts topts;
-	struct trace_mem *mem = NULL;
-	struct batch_job *jobs;
-	struct report_page page = { 0 };
-	struct report_rows_of of;
+	struct trace_diff td;
+	struct one o[2];
 	struct cli_out out = { 0 };
-	const char **labels = NULL;
-	char *cause = NULL, *cmdline = NULL;
-	size_t n = 0, i, points = a->given[OPT_POINTS] ? (size_t)a->v[OPT_POINTS].n : 1000;
-	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
-	int rc, err;
+	uint64_t at[ATTRIB_AT_MAX];
+	size_t nat = (size_t)a->given[OPT_AT], i;
+	char *cmdline = NULL;
+	int two = a->argc == 2, rc, k;
 
+	memset(o, 0, sizeof(o));
+	memset(&td, 0, sizeof(td));
 	if (!a->given[OPT_OUTPUT])
 		return cli_usage_error(a->cmd, "no output given (-o report.html)");
+	if (nat > ATTRIB_AT_MAX)
+		return cli_usage_error(a->cmd, "give --at %d times at most", ATTRIB_AT_MAX);
+	for (i = 0; i < nat; i++)
+		at[i] = strtoull(a->all[OPT_AT][i], NULL, 10);
+	if (two && strcmp(a->argv[0], "-") == 0 && strcmp(a->argv[1], "-") == 0)
+		return cli_usage_error(a->cmd, "standard input can be one of the traces, not both");
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;
 	if ((rc = cli_policies(a, NULL, &pols)) != 0)
 		goto out;
-	n = pols.n;
 	cli_trace_opts(a, &topts);
-	progress_phase("reading the trace");
-	/* the trace is read three times: standard input, a pipe, a pickle are held */
-	if (trace_mem_worth(a->argv[0]) &&
-	    (err = trace_mem_load(a->argv[0], &topts, &mem, &cause)) < 0) {
-		cli_error("%s", cause);
-		rc = gms_exit_code(err);
+	/* the page is the last trace's; the first, before it, is compared with it */
+	for (k = 0; k <= two; k++) {
+		o[k].path = a->argv[k];
+		if ((rc = build(a, &pols, &target, &topts, at, nat, &o[k])) != 0)
+			goto out;
+	}
+	if (two && (rc = diff(a, &pols, &target, o, &td)) != 0)
 		goto out;
-	}
-	jobs = gms_calloc(n + 1, sizeof(*jobs));
-	labels = gms_calloc(n + 1, sizeof(*labels));
-	for (i = 0; i < n; i++) {
-		jobs[i].spec = (struct run_spec){ .path = a->argv[0], .mem = mem,
-		    .policy = pols.ents[i].ops, .opts = pols.ents[i].opts,
-		    .nopts = pols.ents[i].nopts };
-		cli_run_spec(a, &target, &jobs[i].spec);
-		labels[i] = pols.ents[i].label;
-	}
-	of = (struct report_rows_of){ .path = a->argv[0], .gpu = target.gpu_name,
-	    .capacity = target.capacity, .labels = labels };
-	if ((err = report_page_build(jobs, n, &of, mem, &topts, points, top, threads, &page,
-	    &cause)) < 0) {
-		cli_error("%s", cause);
-		rc = gms_exit_code(err);
-		goto out;
-	}
 	cmdline = command_line(a, &pols, &target);
-	page.hr.title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL;
-	page.hr.command = cmdline;
+	o[two].page.hr.title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL;
+	o[two].page.hr.command = cmdline;
+	if (two) {
+		o[two].page.hr.before = &o[0].page.hr;
+		o[two].page.hr.diff = &td;
+		o[two].page.hr.names[0] = a->argv[0];
+		o[two].page.hr.names[1] = a->argv[1];
+	}
 	progress_phase("writing the page");
-	if ((rc = cli_out_open(a->v[OPT_OUTPUT].s, a->argv[0], &out)) != 0)
+	if ((rc = cli_out_open_n(a->v[OPT_OUTPUT].s, (const char *const *)a->argv,
+	    (size_t)a->argc, &out)) != 0)
 		goto out;
-	if (report_html(out.f, &page.hr) < 0) {
+	if (report_html(out.f, &o[two].page.hr) < 0) {
 		cli_error("cannot write '%s': %s", a->v[OPT_OUTPUT].s, strerror(errno));
 		cli_out_close(&out, 0);
 		rc = EXIT_SYSTEM;
@@ -118,11 +200,11 @@ cmd_report(struct cli_args *a)
 	}
 	rc = cli_out_close(&out, 1);
 out:
-	free(cause);
 	free(cmdline);
-	free(labels);
-	report_page_free(&page);
-	trace_mem_free(mem);
+	if (two)
+		trace_diff_free(&td);
+	for (k = 0; k < 2; k++)
+		one_free(&o[k]);
 	cli_policies_free(&pols);
 	return rc;
 }

@@ -313,6 +313,9 @@ static const struct cli_use report_opts[] = {
 	{ OPT_TOP, "call sites listed in each table before the rest are folded into one row "
 	  "(default: 10)", NULL },
 	{ OPT_TITLE, "the page's title (default: the trace's name)", NULL },
+	{ OPT_AT, "the allocator's state after this event (0-based) too, for every policy: "
+	  "its map, and what it did with the event's request (which free block it took, or "
+	  "why none served it); up to 13 times", NULL },
 	{ OPT_JOBS, NULL, NULL },
 	{ OPT_NONE, NULL, NULL },
 };
@@ -560,7 +563,8 @@ const struct cli_command cli_commands[] = {
 	  "bucket's maxima, in memory proportional to N.\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
 	  plot_opts, 1, 1, 1, cmd_plot },
-	{ "report", "-o <report.html> <trace>", "write up a trace as one self-contained HTML page",
+	{ "report", "-o <report.html> <trace> [<after>]",
+	  "write up a trace (or two, compared) as one self-contained HTML page",
 	  "Run every policy (or --policies) on a trace and write one self-contained HTML "
 	  "page: a summary (the live peak, the capacity, whether the trace is whole), the "
 	  "policy table with the winner, a timeline of each policy's reserved and allocated "
@@ -580,7 +584,7 @@ const struct cli_command cli_commands[] = {
 	  "--capacity=3GiB -o resnet.html\n",
 	  NULL,
 	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
-	  report_opts, 1, 1, 1, cmd_report },
+	  report_opts, 1, 2, 1, cmd_report },
 	{ "replay", "[<trace>]", "replay a trace on a real GPU beside the simulation (needs CUDA)",
 	  "Replay a trace on a real GPU: the policy's own code, its segments from cudaMalloc "
 	  "and cudaFree (expandable segments: the driver's virtual memory API). Reports the "

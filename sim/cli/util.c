@@ -461,6 +461,12 @@ cli_print_json(struct cli_args *a, cJSON *o)
 int
 cli_out_open(const char *path, const char *input, struct cli_out *o)
 {
+	return cli_out_open_n(path, &input, 1, o);
+}
+
+int
+cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o)
+{
 	char *cause = NULL;
 	int err;
 
@@ -470,7 +476,7 @@ cli_out_open(const char *path, const char *input, struct cli_out *o)
 		o->f = stdout;
 		return 0;
 	}
-	if ((err = outfile_open(path, &input, 1, &o->of, &cause)) < 0) {
+	if ((err = outfile_open(path, inputs, n, &o->of, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(err);

@@ -1,0 +1,137 @@
+/*
+ * seglog.c - a run's segments over its events (seglog.h): lives appended as
+ * the hook reports them, the live ones found again by address (uthash) when
+ * given back, a partial release splitting a mapped range.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "analysis/seglog.h"
+#include "sim/gms.h"
+#include "sim/policy.h"
+
+struct seg_index {
+	uint64_t addr;
+	size_t i;		/* into the log's lives */
+	UT_hash_handle hh;
+};
+
+void
+seg_log_init(struct seg_log *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+static void
+clear_live(struct seg_log *l)
+{
+	struct seg_index *e, *et;
+
+	HASH_ITER(hh, l->live, e, et) {
+		HASH_DEL(l->live, e);
+		free(e);
+	}
+}
+
+void
+seg_log_free(struct seg_log *l)
+{
+	clear_live(l);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static void
+add(struct seg_log *l, uint64_t addr, uint64_t size, uint64_t start, const char *pool)
+{
+	struct seg_index *e;
+
+	if (l->n == SEGLOG_MAX) {
+		l->dropped++;
+		return;
+	}
+	if (l->n == l->cap)
+		l->v = gms_realloc(l->v, (l->cap = l->cap ? 2 * l->cap : 256) * sizeof(*l->v));
+	l->v[l->n] = (struct seg_life){ .addr = addr, .size = size, .start = start,
+	    .end = SEGLOG_LIVE, .pool = pool };
+	HASH_FIND(hh, l->live, &addr, sizeof(addr), e);
+	if (e == NULL) {
+		e = gms_malloc(sizeof(*e));
+		e->addr = addr;
+		HASH_ADD(hh, l->live, addr, sizeof(e->addr), e);
+	}
+	e->i = l->n++;
+}
+
+/* Release [addr, addr + size): the life that starts there, or the one holding it. */
+static void
+release(struct seg_log *l, uint64_t addr, uint64_t size)
+{
+	struct seg_index *e, *et;
+	struct seg_life was;
+
+	HASH_FIND(hh, l->live, &addr, sizeof(addr), e);
+	if (e == NULL)
+		HASH_ITER(hh, l->live, e, et)
+			if (l->v[e->i].addr < addr && addr < l->v[e->i].addr + l->v[e->i].size)
+				break;
+	if (e == NULL)
+		return;		/* a life past SEGLOG_MAX */
+	was = l->v[e->i];
+	l->v[e->i].end = l->next;
+	HASH_DEL(l->live, e);
+	free(e);
+	/* what of a mapped range stays mapped lives on, from its first event */
+	if (was.addr < addr)
+		add(l, was.addr, addr - was.addr, was.start, was.pool);
+	if (addr + size < was.addr + was.size)
+		add(l, addr + size, was.addr + was.size - addr - size, was.start, was.pool);
+}
+
+void
+seg_log_hook(void *arg, int reserve, uint64_t addr, uint64_t size)
+{
+	struct seg_log *l = arg;
+
+	if (l->stopped)
+		return;
+	if (reserve)
+		add(l, addr, size, l->next, NULL);
+	else
+		release(l, addr, size);
+}
+
+static void
+walk_seg(void *arg, const struct policy_walk_segment *s)
+{
+	add(arg, s->addr, s->size, 0, s->pool);
+}
+
+static void
+walk_block(void *arg, const struct policy_walk_block *b)
+{
+	(void)arg;
+	(void)b;
+}
+
+void
+seg_log_sample(void *arg, const struct sim_sample *smp)
+{
+	struct seg_log *l = arg;
+
+	if (!l->started && smp->sim != NULL) {
+		/* what the first event left, a pool made before it included */
+		l->started = 1;
+		l->n = 0;
+		clear_live(l);
+		sim_policy(smp->sim)->walk(sim_policy_state(smp->sim), walk_seg, walk_block, l);
+	}
+	l->next = smp->event + 1;
+	l->stopped |= smp->stopped;
+	if (l->next_fn != NULL)
+		l->next_fn(l->next_arg, smp);
+}
