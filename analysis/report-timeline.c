@@ -375,7 +375,7 @@ page_timeline(FILE *f, const struct html_report *r, struct page_stacks *ps)
 	    "go), double-click or <button id=\"zoomreset\" type=\"button\">reset</button> to see "
 	    "<span id=\"zoomstate\">the whole trace</span>. <span id=\"axis\">Axis: <label><input "
 	    "type=\"radio\" name=\"axis\" value=\"e\" checked> events</label> <label><input "
-	    "type=\"radio\" name=\"axis\" value=\"s\"> seconds</label></span> Click a band for "
+	    "type=\"radio\" name=\"axis\" value=\"s\"> seconds</label>.</span> Click a band for "
 	    "its stacks, a point for the allocator's state nearest it.</div>\n", f);
 	fprintf(f, "<svg id=\"timeline\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
 	    "role=\"img\" aria-labelledby=\"tl-cap\">\n", TL_W, TL_H, TL_W, TL_H);

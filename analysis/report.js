@@ -354,7 +354,23 @@ function selftest() {
   el.style.display = "block";
 }
 
+/* #demo: the state `make pictures` draws: zoomed around the live peak, the
+   largest band's stacks kept. */
+function demo() {
+  var tl = gms.timeline, D = tl.data, fine = D.levels[D.levels.length - 1].live, i, at = 0;
+  if (!fine) return;
+  for (i = 1; i < fine.v.length; i++) if (fine.v[i] > fine.v[at]) at = i;
+  var w = (D.x1 - D.x0) / 8;
+  tl.setView(fine.e[at] - w, fine.e[at] + w);
+  showDetails(tl.bandText(0), true, document.getElementById("timeline"));
+  ["header", "#summary", "#policies"].forEach(function (q) {
+    var el = document.querySelector(q);
+    if (el) el.style.display = "none";
+  });
+}
+
 document.addEventListener("DOMContentLoaded", function () {
   try { initDetails(); initTimeline(); } catch (e) { errs.push(String(e)); }
   if (location.hash === "#selftest") selftest();
+  else if (location.hash === "#demo" && gms.timeline) demo();
 });
