@@ -6,7 +6,7 @@ set -e
 cd "$(dirname "$0")"
 
 if [ "$1" = "--deps" ]; then
-	pkgs="autoconf automake libtool pkg-config make gcc libcjson-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev uthash-dev libbsd-dev gnuplot-nox"
+	pkgs="autoconf automake libtool pkg-config make gcc libcjson-dev libprotobuf-c-dev protobuf-c-compiler zlib1g-dev uthash-dev libbsd-dev gnuplot-nox python3-venv python3-pytest python3-setuptools python3-wheel"
 	missing=
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -22,6 +22,7 @@ grep -q "set_memory_growth" "$TMP/out"; ok $? "policies says which framework set
 grep -q "^    --option flavor=...  (default: tensorflow)\$" "$TMP/out"; ok $? "policies lists options with defaults"
 gms policies --format=json
 grep -q '"name":.*"preallocate"' "$TMP/out"; ok $? "policies --format=json"
+is "$(json_keys)" "schema policies" "policies --format=json: an object, its schema and the list"
 
 # Every policy, uncapped.  Real numbers: PyTorch reserved 3703570432 in 118
 # segments; JAX grew its pool to 4292870144 in 11 regions; with caching off

@@ -139,6 +139,20 @@ test ! -e "$TMP/x.html"; ok $? "... and writes no page"
 check_fail 2 "gpumemsim: error: give --at 13 times at most" report "$HAND" -o "$TMP/x.html" \
     --at 0 --at 1 --at 2 --at 3 --at 4 --at 5 --at 6 --at 7 --at 8 --at 9 --at 0 --at 1 --at 2 --at 3
 
+# A band's stacks: site a.py holds 3 MiB from one stack and 1 MiB from another,
+# b.py 2 MiB; all live at the end.  Band 0 (a.py) lists its two stacks, the
+# larger first; band 1 (b.py) its one.
+printf '%s\n' '{"format":"gpumemsim-trace","version":1,"name":"bands"}' \
+    '{"op":"alloc","id":1,"size":1048576,"stream":0,"at":"a.py:1 f","stack":["a.py:1 f","main.py:9 y"]}' \
+    '{"op":"alloc","id":2,"size":3145728,"stream":0,"at":"a.py:1 f","stack":["a.py:1 f","main.py:5 x"]}' \
+    '{"op":"alloc","id":3,"size":2097152,"stream":0,"at":"b.py:2 g","stack":["b.py:2 g","main.py:5 x"]}' >"$TMP/bands.jsonl"
+gms report "$TMP/bands.jsonl" --policy=caching -o "$TMP/bands.html"
+is "$(sed -n 's/.*"bands":\(\[.*\]\),"pols".*/\1/p' "$TMP/bands.html")" "[[[0,3145728],[1,1048576]],[[2,2097152]],[]]" \
+    "a band's largest stacks at the live peak, largest first"
+is "$(sed -n 's/.*id="stacks-data">\(.*\)<\/script>.*/\1/p' "$TMP/bands.html")" \
+    '["a.py:1 f\u000amain.py:5 x","a.py:1 f\u000amain.py:9 y","b.py:2 g\u000amain.py:5 x"]' \
+    "... each stack in the page once, innermost frame first"
+
 # The segment timeline: caching's three segments of handworked.json in 60 MiB;
 # at the OOM (event 7) caching gives back its wholly free segments, a.py's
 # 20 and 30 MiB, and tries again, as PyTorch does: the small one stays.

@@ -32,7 +32,7 @@ ok $? "--version says whether CUDA replay was built"
 # Uncapped: PyTorch reserved 3703570432 bytes in 118 segments and never freed one.
 gms run "$RESNET" --format=json
 is "$rc" 0 "run --format=json exits 0"
-is "$(json_keys)" "trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed incomplete" \
+is "$(json_keys)" "schema trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed incomplete" \
     "JSON has exactly the keys of the CLI contract, in order"
 is "$(json_top trace)" '"resnet50-train-b32"' "trace is the trace's name"
 is "$(json_top policy)" '"caching"' "caching is the default policy"
@@ -128,7 +128,7 @@ cp "$TMP/out" "$TMP/by-site.txt"
 gms run - --by-site --capacity=60MiB <"$HAND"
 cmp -s "$TMP/out" "$TMP/by-site.txt"; ok $? "--by-site reads standard input twice as well"
 gms run "$HAND" --by-site --capacity=60MiB --format=json
-is "$(json_keys)" "trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed incomplete sites" \
+is "$(json_keys)" "schema trace policy options capacity events peak_live peak_reserved peak_allocated peak_requested device_allocs device_frees alloc_retries fragmentation oom observed incomplete sites" \
     "--by-site: JSON gains sites, last"
 is "$(grep -c '"moment":' "$TMP/out")" 2 "--by-site: two moments in the JSON"
 grep -q "\"largest_free\":${TAB}2096128," "$TMP/out"; ok $? "--by-site JSON: the OOM's largest free block, 2 MiB - 1024"

@@ -46,7 +46,7 @@ gms share --capacity=8.5GiB --context-overhead=0 --job "$A limit=4.25GiB" \
 is "$rc" 0 "--fail-on-oom: exit 0 when, capped at 4.25 GiB each, both fit"
 
 gms share --capacity=8.5GiB --context-overhead=0 --job "$A" --job "$B" --format=json
-is "$(json_keys)" "capacity gpu context_overhead jobs ooms peak_used fits" "JSON: its keys"
+is "$(json_keys)" "schema capacity gpu context_overhead jobs ooms peak_used fits" "JSON: its keys"
 is "$(json_top fits)" "false" "JSON: fits false"
 is "$(json_top peak_used)" "6845104128" "JSON: the card's peak use"
 is "$(grep -c '"oom":	null' "$TMP/out")" 1 "JSON: one job's oom is null"

@@ -68,7 +68,7 @@ life(const struct seg_log *l, uint64_t size)
  * and keeps the 2 MiB small one of event 4's 1000 B.
  */
 static void
-chosen(const char *path)
+chosen(const char *hand)
 {
 	static const struct policy_ops *const one[] = { &policy_caching };
 	static const char *const labels[] = { "caching" };
@@ -76,9 +76,9 @@ chosen(const char *path)
 	const struct attrib_moment *m;
 	const struct seg_life *l;
 	struct report_page p;
-	char *cause = NULL;
+	char *cause = NULL, *reuse;
 
-	ok(build_at(path, one, labels, 1, 60 * MiB, at, 2, &p, &cause) == 0, "caching in 60 MiB, "
+	ok(build_at(hand, one, labels, 1, 60 * MiB, at, 2, &p, &cause) == 0, "caching in 60 MiB, "
 	    "--at 2 --at 3: the page is built");
 	ok(p.ats[0].n == 4, "peak, OOM and the two chosen events");
 	m = &p.ats[0].m[2];
@@ -104,6 +104,19 @@ chosen(const char *path)
 	ok(l != NULL && l->start == 4 && l->end == SEGLOG_LIVE, "the small 2 MiB one from event 4, kept");
 	report_page_free(&p);
 	free(cause);
+	cause = NULL;
+
+	/* t/data/sites/reuse.json: event 2's 4 MiB from the front of the free 20 MiB */
+	reuse = tap_srcpath("t/data/sites/reuse.json");
+	ok(build_at(reuse, one, labels, 1, 0, at, 1, &p, &cause) == 0, "reuse.json, --at 2");
+	m = &p.ats[0].m[1];
+	ok(strcmp(m->key, "at") == 0 && m->req.served && m->req.from_free &&
+	    m->req.free_addr == m->req.addr && m->req.seg_addr == m->req.addr &&
+	    m->req.free_size == 20 * MiB && m->req.seg_size == 20 * MiB && m->req.block == 4 * MiB,
+	    "event 2 took 4 MiB from the front of the free 20 MiB block, its whole segment");
+	report_page_free(&p);
+	free(cause);
+	free(reuse);
 }
 
 int

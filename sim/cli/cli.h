@@ -277,6 +277,12 @@ struct cli_out {
 	int file;			/* not standard output */
 };
 int cli_out_open(const char *path, const char *input, struct cli_out *o);
+
+/*
+ * The version of every command's JSON (its first key, "schema"; doc/JSON.md):
+ * raised when a key is taken away or changes its meaning, not when one is added.
+ */
+#define CLI_JSON_SCHEMA 1
 /* The same, never over any of n inputs. */
 int cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o);
 int cli_out_close(struct cli_out *o, int keep);

@@ -18,10 +18,11 @@ cmd_policies(struct cli_args *a)
 	const struct policy_ops *const *p;
 	const struct policy_option *o;
 	int json = a->v[OPT_FORMAT].choice == 1;
-	cJSON *root, *pol, *opts, *opt;
+	cJSON *root, *list, *pol, *opts, *opt;
 
 	if (json) {
-		root = cJSON_CreateArray();
+		root = cJSON_CreateObject();
+		list = cJSON_AddArrayToObject(root, "policies");
 		for (p = policy_table; *p != NULL; p++) {
 			pol = cJSON_CreateObject();
 			cJSON_AddStringToObject(pol, "name", (*p)->name);
@@ -34,7 +35,7 @@ cmd_policies(struct cli_args *a)
 				cJSON_AddStringToObject(opt, "help", o->help);
 				cJSON_AddItemToArray(opts, opt);
 			}
-			cJSON_AddItemToArray(root, pol);
+			cJSON_AddItemToArray(list, pol);
 		}
 		cli_print_json(a, root);
 		return EXIT_DONE;

@@ -570,18 +570,31 @@ const struct cli_command cli_commands[] = {
 	  "policy table with the winner, a timeline of each policy's reserved and allocated "
 	  "bytes over the live bytes stacked by call site, each policy's OOM story, what "
 	  "holds the memory at each policy's peak and OOM (live bytes by call site, block "
-	  "rounding, reserved but not allocated), and memory maps of every segment and "
-	  "block at those moments.\n\n"
+	  "rounding, reserved but not allocated; by call stack as icicle graphs when the "
+	  "trace has stacks), each policy's segments over time, and memory maps of every "
+	  "segment and block at those moments. --at=EVENT adds the state after that event "
+	  "too: each policy's map, and what it did with the event's request (the free block "
+	  "it took, or why none served it; a free kept in its cache or given back). Given "
+	  "two traces (before and after a change), the page is the second's, with both "
+	  "traces' peaks side by side and what grew by call stack under the first policy, as "
+	  "compare says it.\n\n"
 	  "The page fetches nothing: its CSS, script and pictures (SVG) are inside it. It "
-	  "reads and prints without the script, which adds a block's details on hover, the "
-	  "timeline's values under the pointer and zoom; opened with #selftest the page "
-	  "checks itself. Its size is bounded whatever the trace's length: the timeline is "
-	  "an envelope that keeps every peak, maps merge blocks too narrow to see, tables "
-	  "fold their tails.",
+	  "reads and prints without the script, which makes it an explorer: a block's "
+	  "details and whole call stack on hover (a click keeps them), a band's largest "
+	  "stacks on a click, the timeline's values under the pointer, zoom (drag) into finer "
+	  "data (the page carries the timeline at three levels, each four times finer), an "
+	  "axis in events or seconds, and a click on the timeline finding the state the page "
+	  "carries nearest it; opened with #selftest the page checks itself. Its size is "
+	  "bounded whatever the trace's length (about 3 MB): the timeline is an envelope that "
+	  "keeps every peak, maps merge blocks too narrow to see, stacks and segments are "
+	  "capped, tables fold their tails.",
 	  "gpumemsim report traces/gpt2-train-varlen-bf16.jsonl.gz -o gpt2.html\n"
 	  "# two policies in 3 GiB, where one of them runs out:\n"
 	  "gpumemsim report traces/resnet50-train-b32.json --policies=caching,grow-only "
-	  "--capacity=3GiB -o resnet.html\n",
+	  "--capacity=3GiB -o resnet.html\n"
+	  "# the allocator's state after event 894, and two runs compared:\n"
+	  "gpumemsim report oom-except.pickle.gz --at=894 -o oom.html\n"
+	  "gpumemsim report before.pickle after.pickle -o diff.html\n",
 	  NULL,
 	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
 	  report_opts, 1, 2, 1, cmd_report },
@@ -753,8 +766,11 @@ const char cli_manual_intro[] =
     "smaller GPU would run out of memory, which setting wins, and, with CUDA, "
     "whether a real GPU does the same.\n\n"
     "Every command reads one trace (convert: and writes one) and prints a report, as "
-    "text for people or JSON for scripts (--format=json). Options may come before or "
-    "after the trace; a unique prefix of a command's name is enough (gpumemsim comp).";
+    "text for people or JSON for scripts (--format=json). Every JSON object starts with "
+    "\"schema\": 1, the version of its keys (doc/JSON.md lists them, command by "
+    "command), raised only when a key goes away or changes its meaning. Options may "
+    "come before or after the trace; a unique prefix of a command's name is enough "
+    "(gpumemsim comp).";
 
 const char cli_manual_more[] =
     "== VALUES\n"

@@ -448,9 +448,16 @@ cli_print_report(struct cli_args *a, cJSON *json, char *text, const struct trace
 void
 cli_print_json(struct cli_args *a, cJSON *o)
 {
+	cJSON *schema;
 	char *text;
 
 	scaled_json(a, o);
+	/* first, so that a script can check it before reading the rest (doc/JSON.md) */
+	if (cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "schema") == NULL) {
+		schema = cJSON_CreateNumber(CLI_JSON_SCHEMA);
+		schema->string = gms_strdup("schema");
+		cJSON_InsertItemInArray(o, 0, schema);
+	}
 	text = cJSON_Print(o);
 
 	fprintf(a->report, "%s\n", text);

@@ -1,0 +1,193 @@
+"""gpumemsim - what a GPU allocator does with your job's memory, simulated.
+
+Each call runs the gpumemsim binary the wheel carries (or $GPUMEMSIM, or the
+one on PATH) and returns a typed result built from its JSON (doc/JSON.md).
+A trace is a path, the bytes of a trace file, or a live snapshot dict
+(torch.cuda.memory._snapshot()), handed to the binary on its standard input.
+
+    import gpumemsim
+    r = gpumemsim.run("job.pickle", capacity="24GiB")
+    r.peak_reserved, r.oom.event if r.oom else None
+    gpumemsim.plan("job.pickle").min_capacity("caching")
+
+Errors raise GpumemsimError carrying the tool's message and exit status.
+"""
+
+from . import _cli
+from ._cli import GpumemsimError, SCHEMA
+from .results import (CheckResult, CompareResult, CompareRow, InfoResult, Oom,
+                      PlanResult, Policy, Report, RunResult, ScaleResult, ShareResult,
+                      TraceDiff, TuneResult)
+
+__all__ = ["run", "compare", "plan", "tune", "check", "share", "info", "report", "scale",
+           "policies", "version", "record", "on_oom", "GpumemsimError", "SCHEMA",
+           "RunResult", "CompareResult", "CompareRow", "TraceDiff", "PlanResult",
+           "TuneResult", "CheckResult", "InfoResult", "ShareResult", "ScaleResult",
+           "Policy", "Report", "Oom"]
+
+
+def _size(v):
+    """A size as the tool reads it: an int is bytes, a string keeps its unit."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        raise TypeError("a size is bytes (int) or a string with a unit, e.g. '24GiB'")
+    return "%dB" % v if isinstance(v, int) else str(v)
+
+
+def _target(capacity=None, gpu=None):
+    args = []
+    if capacity is not None:
+        args.append("--capacity=" + _size(capacity))
+    if gpu is not None:
+        args.append("--gpu=" + gpu)
+    return args
+
+
+def _policy_args(policy=None, alloc_conf=None, options=None):
+    args = []
+    if policy is not None:
+        args.append("--policy=" + policy)
+    if alloc_conf is not None:
+        args.append("--alloc-conf=" + alloc_conf)
+    for k, v in (options or {}).items():
+        args.append("--option=%s=%s" % (k, v))
+    return args
+
+
+def _flag(name, v):
+    return [] if v is None or v is False else ["--%s" % name] if v is True else \
+        ["--%s=%s" % (name, v)]
+
+
+def run(trace, policy=None, *, capacity=None, gpu=None, alloc_conf=None, options=None,
+        by_site=False, by_stack=False, at=None, placement=None, placements=None):
+    """Replay trace through one policy (run): peak reservation, fragmentation,
+    the OOM (r.oom, None when it fits); by_site/by_stack add what holds the
+    memory at the peak (and at the events of at, one or two)."""
+    arg, data = _cli.trace_arg(trace)
+    args = ["run", arg] + _target(capacity, gpu) + _policy_args(policy, alloc_conf, options)
+    args += _flag("by-site", by_site) + _flag("by-stack", by_stack)
+    args += _flag("placement", placement) + _flag("placements", placements)
+    for e in ([at] if isinstance(at, int) else at or []):
+        args.append("--at=%d" % e)
+    return RunResult.from_json(_cli.run_json(args, data)[1])
+
+
+def compare(trace, after=None, *, policies=None, capacity=None, gpu=None, by=None,
+            policy=None):
+    """Several policies on one trace (CompareResult: the winner and why), or,
+    given after, two traces under one policy (TraceDiff: what grew, by stack)."""
+    arg, data = _cli.trace_arg(trace)
+    args = ["compare", arg]
+    if after is not None:
+        arg2, data2 = _cli.trace_arg(after)
+        if data is not None and data2 is not None:
+            raise ValueError("only one of the two traces can be bytes or a dict")
+        args.append(arg2)
+        data = data if data is not None else data2
+        args += _target(capacity, gpu) + _policy_args(policy)
+        return TraceDiff.from_json(_cli.run_json(args, data)[1])
+    args += _target(capacity, gpu) + _flag("by", by)
+    if policies:
+        args.append("--policies=" + ",".join(policies))
+    return CompareResult.from_json(_cli.run_json(args, data)[1])
+
+
+def plan(trace, *, gpus=None, gpu=None, policies=None, context_overhead=None,
+         placements=None):
+    """The smallest capacity each policy fits in, and which GPUs hold the job."""
+    arg, data = _cli.trace_arg(trace)
+    args = ["plan", arg] + _flag("gpu", gpu)
+    if gpus:
+        args.append("--gpus=" + ",".join(gpus))
+    if policies:
+        args.append("--policies=" + ",".join(policies))
+    if context_overhead is not None:
+        args.append("--context-overhead=" + _size(context_overhead))
+    args += _flag("placements", placements)
+    return PlanResult.from_json(_cli.run_json(args, data)[1])
+
+
+def tune(trace, *, capacity=None, gpu=None):
+    """The allocator setting that reserves least (PYTORCH_CUDA_ALLOC_CONF, BFC)."""
+    arg, data = _cli.trace_arg(trace)
+    return TuneResult.from_json(_cli.run_json(["tune", arg] + _target(capacity, gpu),
+                                              data)[1])
+
+
+def check(trace, *, capacity=None, gpu=None, policy=None, alloc_conf=None,
+          max_peak_reserved=None, max_fragmentation=None, must_fit=None,
+          max_device_allocs=None, baseline=None, tolerance=None):
+    """Thresholds for CI: a CheckResult (false when a check failed; the tool's
+    exit 1 is a result here, not an error)."""
+    arg, data = _cli.trace_arg(trace)
+    args = ["check", arg] + _target(capacity, gpu) + _policy_args(policy, alloc_conf)
+    args += _flag("max-peak-reserved", _size(max_peak_reserved))
+    args += _flag("max-fragmentation", max_fragmentation)
+    args += _flag("must-fit", _size(must_fit))
+    args += _flag("max-device-allocs", max_device_allocs)
+    args += _flag("baseline", baseline) + _flag("tolerance", tolerance)
+    return CheckResult.from_json(_cli.run_json(args, data, ok=(0, 1))[1])
+
+
+def share(jobs, *, gpu=None, capacity=None):
+    """Several jobs on one GPU: jobs are paths, or (path, "policy=... after=...")."""
+    args = ["share"] + _target(capacity, gpu)
+    for j in jobs:
+        args += ["--job", j if isinstance(j, str) else "%s %s" % (j[0], j[1])]
+    return ShareResult.from_json(_cli.run_json(args)[1])
+
+
+def info(trace):
+    """What a trace holds: events, streams, the live peak and its sites."""
+    arg, data = _cli.trace_arg(trace)
+    return InfoResult.from_json(_cli.run_json(["info", arg], data)[1])
+
+
+def scale(recordings, *, value=None, capacity=None, gpu=None, policy=None):
+    """The job at a value nobody recorded, from recordings {value: trace} (paths):
+    the curve, or the largest value that fits capacity or gpu."""
+    args = ["scale"]
+    for v, t in sorted(recordings.items()):
+        args += ["--at", str(v), _cli.trace_arg(t)[0]]
+    args += _flag("value", value) + _target(capacity, gpu) + _policy_args(policy)
+    return ScaleResult.from_json(_cli.run_json(args)[1])
+
+
+def report(trace, after=None, *, policies=None, capacity=None, gpu=None, at=None,
+           title=None):
+    """The HTML report (an explorer; two traces: compared) as a Report object,
+    shown inline in Jupyter; Report.save(path) writes it."""
+    arg, data = _cli.trace_arg(trace)
+    args = ["report", arg]
+    if after is not None:
+        args.append(_cli.trace_arg(after)[0])
+    args += ["-o", "-"] + _target(capacity, gpu) + _flag("title", title)
+    if policies:
+        args.append("--policies=" + ",".join(policies))
+    for e in ([at] if isinstance(at, int) else at or []):
+        args.append("--at=%d" % e)
+    return Report(_cli.run(args, data)[1])
+
+
+def policies():
+    """Every policy, what it stands for, and its options."""
+    return [Policy.from_json(p) for p in _cli.run_json(["policies"])[1]["policies"]]
+
+
+def version():
+    """The binary's --version line."""
+    return _cli.run(["--version"])[1].strip()
+
+
+def record(*args, **kwargs):
+    """See gpumemsim.torch_hooks.record."""
+    from .torch_hooks import record as _record
+    return _record(*args, **kwargs)
+
+
+def on_oom(*args, **kwargs):
+    """See gpumemsim.torch_hooks.on_oom."""
+    from .torch_hooks import on_oom as _on_oom
+    return _on_oom(*args, **kwargs)

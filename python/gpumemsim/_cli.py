@@ -1,0 +1,84 @@
+"""_cli.py - finding the gpumemsim binary and running it: the one place the
+package talks to the tool.  Every API call is one run of the binary with
+--format=json; a trace given as bytes or as a live snapshot dict goes to its
+standard input, never through a temporary file."""
+
+import json
+import os
+import pickle
+import shutil
+import subprocess
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class GpumemsimError(Exception):
+    """The tool refused or failed: its message (as it printed it, without the
+    "gpumemsim: error: " prefix) and its exit status (2 usage, 3 bad trace or
+    options, 4 I/O, 5 internal)."""
+
+    def __init__(self, message, status, command=None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.command = command
+
+    def __str__(self):
+        return "%s (exit %d)" % (self.message, self.status)
+
+
+def binary():
+    """The binary: $GPUMEMSIM, the one the wheel carries, or gpumemsim on PATH."""
+    env = os.environ.get("GPUMEMSIM")
+    if env:
+        return env
+    bundled = os.path.join(_HERE, "_bin", "gpumemsim")
+    if os.access(bundled, os.X_OK):
+        return bundled
+    found = shutil.which("gpumemsim")
+    if found:
+        return found
+    raise GpumemsimError("no gpumemsim binary: install the wheel, or put gpumemsim on "
+                         "PATH, or set GPUMEMSIM", 4)
+
+
+def trace_arg(trace):
+    """(argument, bytes for standard input or None) for a trace given as a path,
+    bytes (a file's contents, compressed or not) or a snapshot dict
+    (torch.cuda.memory._snapshot())."""
+    if isinstance(trace, (bytes, bytearray, memoryview)):
+        return "-", bytes(trace)
+    if isinstance(trace, dict):
+        return "-", pickle.dumps(trace, protocol=4)
+    if isinstance(trace, (str, os.PathLike)):
+        return os.fspath(trace), None
+    raise TypeError("a trace is a path, bytes or a snapshot dict, not %s"
+                    % type(trace).__name__)
+
+
+def run(args, stdin=None, ok=(0,)):
+    """Run the binary with args; returns (status, stdout, stderr) as text.
+    A status outside ok raises GpumemsimError with the tool's message."""
+    cmd = [binary()] + [str(a) for a in args]
+    p = subprocess.run(cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    err = p.stderr.decode("utf-8", "replace")
+    if p.returncode not in ok:
+        msg = err.strip().splitlines()
+        first = [m for m in msg if m.startswith("gpumemsim: error: ")]
+        text = first[0][len("gpumemsim: error: "):] if first else (err.strip() or
+                                                                    "exit %d" % p.returncode)
+        raise GpumemsimError(text, p.returncode, cmd)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), err
+
+
+def run_json(args, stdin=None, ok=(0,)):
+    """run() with --format=json; returns (status, the parsed object)."""
+    status, out, _ = run(list(args) + ["--format=json"], stdin, ok)
+    obj = json.loads(out)
+    if obj.get("schema") != SCHEMA:
+        raise GpumemsimError("the binary speaks JSON schema %r, this package %d: install "
+                             "them together" % (obj.get("schema"), SCHEMA), 2)
+    return status, obj
+
+
+SCHEMA = 1

@@ -1,0 +1,191 @@
+"""test_api.py - every API call on the bundled traces, against the numbers
+the recordings themselves carry (their "observed" object: what PyTorch's
+allocator did on the H200) or that the test works out from the events."""
+
+import os
+import pickle
+import subprocess
+import sys
+
+import pytest
+
+import gpumemsim
+from conftest import live_peak, path
+
+
+def test_version_and_the_binary_inside_the_package():
+    assert gpumemsim.version().startswith("gpumemsim ")
+    if "GPUMEMSIM" not in os.environ:  # t/python.sh runs the installed wheel
+        assert gpumemsim._cli.binary().endswith(os.path.join("gpumemsim", "_bin", "gpumemsim"))
+
+
+def test_run_reproduces_pytorch(resnet):
+    p, hdr, events = resnet
+    r = gpumemsim.run(p)
+    obs = hdr["observed"]
+    assert isinstance(r, gpumemsim.RunResult)
+    assert r.schema == gpumemsim.SCHEMA == 1
+    assert r.policy == "caching"
+    assert (r.peak_reserved, r.peak_allocated, r.peak_requested, r.device_allocs) == (
+        obs["peak_reserved"], obs["peak_allocated"], obs["peak_requested"],
+        obs["device_allocs"])
+    assert r.events == len(events)
+    assert r.peak_live == live_peak(events)
+    assert r.oom is None and not r.oomed
+    assert r.capacity is None
+    assert abs(r.fragmentation - (1 - obs["peak_allocated"] / obs["peak_reserved"])) < 1e-12
+
+
+def test_run_from_bytes_and_from_a_snapshot_dict(resnet, gpt2):
+    p, hdr, _ = gpt2
+    with open(p, "rb") as f:
+        r = gpumemsim.run(f.read())
+    assert r.peak_reserved == hdr["observed"]["peak_reserved"]
+    # the same ResNet job as a PyTorch snapshot, handed over as a live dict
+    with open(path("traces", "resnet50-train-b32.pickle"), "rb") as f:
+        snap = pickle.load(f)
+    assert isinstance(snap, dict) and "segments" in snap
+    r = gpumemsim.run(snap)
+    assert r.peak_reserved == resnet[1]["observed"]["peak_reserved"]
+    assert r.trace == "-"
+
+
+def test_run_in_a_capacity_and_by_site(resnet):
+    p, hdr, events = resnet
+    peak = hdr["observed"]["peak_reserved"]
+    fits = gpumemsim.run(p, capacity=peak)
+    assert fits.oom is None and fits.capacity == peak
+    small = gpumemsim.run(p, capacity="2GiB", by_site=True)
+    assert small.capacity == 2 << 30
+    assert isinstance(small.oom, gpumemsim.Oom)
+    assert 0 <= small.oom.event < len(events)
+    assert events[small.oom.event]["op"] == "alloc"
+    assert small.oom.size == events[small.oom.event]["size"]
+    assert small.oom.reserved <= 2 << 30
+    moments = {m["moment"] for m in small.sites}
+    assert moments == {"peak_reserved", "oom"}
+
+
+def test_compare(resnet):
+    p, hdr, _ = resnet
+    c = gpumemsim.compare(p, policies=["caching", "grow-only"])
+    assert isinstance(c, gpumemsim.CompareResult)
+    assert [r.label for r in c.results] == ["caching", "grow-only"]
+    assert c.results[0].peak_reserved == hdr["observed"]["peak_reserved"]
+    assert c.winner in ("caching", "grow-only") and c.why
+    assert "<table>" in c._repr_html_()
+
+
+def test_compare_two_traces():
+    x = path("t", "data", "scale")
+    d = gpumemsim.compare(os.path.join(x, "xfmr-seq-64.pickle.gz"),
+                          os.path.join(x, "xfmr-seq-128.pickle.gz"))
+    assert isinstance(d, gpumemsim.TraceDiff)
+    top = d.grew[0]
+    # dropout's mask: 8 of them, 1.25 MiB at seq 64, 5 MiB at 128 (the L^2 matrix)
+    assert top["stack"][0] == "at::native::dropout"
+    assert (top["before"], top["after"]) == (1310720, 5242880)
+
+
+def test_plan_is_verified_by_runs(resnet):
+    p, hdr, _ = resnet
+    pl = gpumemsim.plan(p, gpus=["H200", "A10"])
+    m = pl.min_capacity("caching")
+    assert m <= hdr["observed"]["peak_reserved"]
+    assert gpumemsim.run(p, capacity=m).oom is None
+    assert gpumemsim.run(p, capacity=m - (2 << 20)).oom is not None
+    assert [g["gpu"] for g in pl.gpus] == ["H200", "A10"]
+    with pytest.raises(KeyError):
+        pl.min_capacity("no-such-policy")
+
+
+def test_tune(gpt2):
+    p, hdr, _ = gpt2
+    t = gpumemsim.tune(p)
+    assert t.recorded_alloc_conf is None
+    rec = t.recommended
+    # the defaults reserve what PyTorch reserved; the recommendation less, and it fits
+    assert rec["default_peak_reserved"] == hdr["observed"]["peak_reserved"]
+    assert rec["peak_reserved"] < rec["default_peak_reserved"]
+    assert rec["PYTORCH_CUDA_ALLOC_CONF"] in [c["alloc_conf"] for c in t.caching]
+
+
+def test_check_fails_as_a_result_not_an_error(resnet):
+    p, hdr, _ = resnet
+    peak = hdr["observed"]["peak_reserved"]
+    ok = gpumemsim.check(p, max_peak_reserved=peak)
+    assert ok.passed and ok and ok.failed == 0
+    bad = gpumemsim.check(p, max_peak_reserved=peak - 1)
+    assert not bad.passed and not bad and bad.failed == 1
+
+
+def test_info(gpt2):
+    p, hdr, events = gpt2
+    i = gpumemsim.info(p)
+    assert i.events == len(events)
+    assert i.allocs == sum(1 for e in events if e["op"] == "alloc")
+    assert i.frees == sum(1 for e in events if e["op"] == "free")
+    assert i.peak_live == live_peak(events)
+    assert i.device["name"] == hdr["device"]["name"]
+
+
+def test_share(resnet):
+    p, hdr, _ = resnet
+    s = gpumemsim.share([p, p], gpu="H200")
+    assert s.fits is True and s.gpu == "H200" and len(s.jobs) == 2
+    assert s.peak_used >= 2 * hdr["observed"]["peak_reserved"]
+
+
+def test_scale_at_a_recorded_value_is_that_recording():
+    x = path("t", "data", "scale")
+    recs = {64: os.path.join(x, "xfmr-seq-64.pickle.gz"),
+            128: os.path.join(x, "xfmr-seq-128.pickle.gz")}
+    s = gpumemsim.scale(recs, value=128)
+    assert [r["value"] for r in s.recordings] == [64, 128]
+    pt = [q for q in s.points if q["value"] == 128][0]
+    assert pt["peak_reserved"] == gpumemsim.run(recs[128]).peak_reserved
+
+
+def test_report(resnet):
+    p, hdr, _ = resnet
+    rep = gpumemsim.report(p, policies=["caching"])
+    assert rep.html.startswith("<!DOCTYPE html>")
+    assert 'data-peak-reserved="%d"' % hdr["observed"]["peak_reserved"] in rep.html
+    assert rep._repr_html_().startswith("<iframe")
+
+
+def test_policies():
+    ps = gpumemsim.policies()
+    assert [p.name for p in ps] == ["caching", "grow-only", "preallocate", "no-cache", "ideal"]
+    assert any(o["key"] == "alloc_conf" for o in ps[0].options)
+
+
+def test_errors_carry_the_tools_message_and_status(tmp_path):
+    missing = str(tmp_path / "none.json")
+    with pytest.raises(gpumemsim.GpumemsimError) as e:
+        gpumemsim.run(missing)
+    assert e.value.status == 4
+    assert e.value.message == "cannot open trace '%s': No such file or directory" % missing
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format":"gpumemsim-trace","version":1,"events":[{"op":"alloc"}]}')
+    with pytest.raises(gpumemsim.GpumemsimError) as e:
+        gpumemsim.run(str(bad))
+    assert e.value.status == 3 and str(bad) in e.value.message
+    with pytest.raises(gpumemsim.GpumemsimError) as e:
+        gpumemsim.run(path("traces", "resnet50-train-b32.json"), policy="no-such-policy")
+    assert e.value.status == 3 and e.value.message.startswith("unknown policy 'no-such-policy'")
+    with pytest.raises(TypeError):
+        gpumemsim.run(42)
+    with pytest.raises(TypeError):
+        gpumemsim.run(path("traces", "resnet50-train-b32.json"), capacity=True)
+
+
+def test_python_dash_m_is_the_command_line(resnet):
+    p = resnet[0]
+    via = subprocess.run([sys.executable, "-m", "gpumemsim", "run", p, "--format=json"],
+                         stdout=subprocess.PIPE, check=True).stdout
+    direct = subprocess.run([gpumemsim._cli.binary(), "run", p, "--format=json"],
+                            stdout=subprocess.PIPE, check=True).stdout
+    assert via == direct
+    bad = subprocess.run([sys.executable, "-m", "gpumemsim", "run"], stderr=subprocess.PIPE)
+    assert bad.returncode == 2 and b"gpumemsim: error:" in bad.stderr
