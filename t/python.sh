@@ -45,6 +45,17 @@ st=$?
 ok $st "pip installs it into a fresh virtual environment, offline"
 [ "$st" -eq 0 ] || sed 's/^/# /' "$TMP/venv.log" "$TMP/pip.log"
 
+# or from the source tree, offline (setuptools and wheel from the system)
+"$PY" -m venv --system-site-packages "$TMP/venv2" >"$TMP/venv2.log" 2>&1
+(cd "$TMP" && GPUMEMSIM_BUNDLE="$TMP/bundle" GPUMEMSIM_TOP="$TOP_SRCDIR" "$TMP/venv2/bin/pip" install -q \
+    --no-index --no-deps --no-build-isolation "$TMP/src") >"$TMP/pip2.log" 2>&1
+st=$?
+ok $st "pip installs it from the source tree too"
+[ "$st" -eq 0 ] || sed 's/^/# /' "$TMP/pip2.log"
+"$TMP/venv2/bin/python" -c 'import gpumemsim; print(gpumemsim.run(
+    "'"$TOP_SRCDIR"'/traces/resnet50-train-b32.json").peak_reserved)' >"$TMP/peak2" 2>&1
+is "$(cat "$TMP/peak2")" 3703570432 "... and that one runs: ResNet-50's peak, PyTorch's 3703570432 B"
+
 # the suite, from a directory outside the tree: the installed package is the one tested
 cd "$TMP" || exit 1
 env -u GPUMEMSIM GMS_TRACES="$TOP_SRCDIR/traces" GMS_TOP="$TOP_SRCDIR" \
