@@ -78,20 +78,15 @@ def compare(trace, after=None, *, policies=None, capacity=None, gpu=None, by=Non
             policy=None):
     """Several policies on one trace (CompareResult: the winner and why), or,
     given after, two traces under one policy (TraceDiff: what grew, by stack)."""
-    arg, data = _cli.trace_arg(trace)
-    args = ["compare", arg]
-    if after is not None:
-        arg2, data2 = _cli.trace_arg(after)
-        if data is not None and data2 is not None:
-            raise ValueError("only one of the two traces can be bytes or a dict")
-        args.append(arg2)
-        data = data if data is not None else data2
-        args += _target(capacity, gpu) + _policy_args(policy)
-        return TraceDiff.from_json(_cli.run_json(args, data)[1])
-    args += _target(capacity, gpu) + _flag("by", by)
-    if policies:
-        args.append("--policies=" + ",".join(policies))
-    return CompareResult.from_json(_cli.run_json(args, data)[1])
+    with _cli.Traces() as t:
+        args = ["compare", t.arg(trace)] + _target(capacity, gpu)
+        if after is not None:
+            args += [t.arg(after)] + _policy_args(policy)
+            return TraceDiff.from_json(_cli.run_json(args, t.stdin)[1])
+        args += _flag("by", by)
+        if policies:
+            args.append("--policies=" + ",".join(policies))
+        return CompareResult.from_json(_cli.run_json(args, t.stdin)[1])
 
 
 def plan(trace, *, gpus=None, gpu=None, policies=None, context_overhead=None,
@@ -132,11 +127,15 @@ def check(trace, *, capacity=None, gpu=None, policy=None, alloc_conf=None,
 
 
 def share(jobs, *, gpu=None, capacity=None):
-    """Several jobs on one GPU: jobs are paths, or (path, "policy=... after=...")."""
-    args = ["share"] + _target(capacity, gpu)
-    for j in jobs:
-        args += ["--job", j if isinstance(j, str) else "%s %s" % (j[0], j[1])]
-    return ShareResult.from_json(_cli.run_json(args)[1])
+    """Several jobs on one GPU: each a trace, or (trace, "policy=... after=...")."""
+    with _cli.Traces() as t:
+        args = ["share"] + _target(capacity, gpu)
+        for j in jobs:
+            if isinstance(j, tuple):
+                args += ["--job", "%s %s" % (t.arg(j[0]), j[1])]
+            else:
+                args += ["--job", t.arg(j)]
+        return ShareResult.from_json(_cli.run_json(args, t.stdin)[1])
 
 
 def info(trace):
@@ -146,29 +145,30 @@ def info(trace):
 
 
 def scale(recordings, *, value=None, capacity=None, gpu=None, policy=None):
-    """The job at a value nobody recorded, from recordings {value: trace} (paths):
-    the curve, or the largest value that fits capacity or gpu."""
-    args = ["scale"]
-    for v, t in sorted(recordings.items()):
-        args += ["--at", str(v), _cli.trace_arg(t)[0]]
-    args += _flag("value", value) + _target(capacity, gpu) + _policy_args(policy)
-    return ScaleResult.from_json(_cli.run_json(args)[1])
+    """The job at a value nobody recorded, from recordings {value: trace}: the
+    curve, or the largest value that fits capacity or gpu."""
+    with _cli.Traces() as t:
+        args = ["scale"]
+        for v, tr in sorted(recordings.items()):
+            args += ["--at", str(v), t.arg(tr)]
+        args += _flag("value", value) + _target(capacity, gpu) + _policy_args(policy)
+        return ScaleResult.from_json(_cli.run_json(args, t.stdin)[1])
 
 
 def report(trace, after=None, *, policies=None, capacity=None, gpu=None, at=None,
            title=None):
     """The HTML report (an explorer; two traces: compared) as a Report object,
     shown inline in Jupyter; Report.save(path) writes it."""
-    arg, data = _cli.trace_arg(trace)
-    args = ["report", arg]
-    if after is not None:
-        args.append(_cli.trace_arg(after)[0])
-    args += ["-o", "-"] + _target(capacity, gpu) + _flag("title", title)
-    if policies:
-        args.append("--policies=" + ",".join(policies))
-    for e in ([at] if isinstance(at, int) else at or []):
-        args.append("--at=%d" % e)
-    return Report(_cli.run(args, data)[1])
+    with _cli.Traces() as t:
+        args = ["report", t.arg(trace)]
+        if after is not None:
+            args.append(t.arg(after))
+        args += ["-o", "-"] + _target(capacity, gpu) + _flag("title", title)
+        if policies:
+            args.append("--policies=" + ",".join(policies))
+        for e in ([at] if isinstance(at, int) else at or []):
+            args.append("--at=%d" % e)
+        return Report(_cli.run(args, t.stdin)[1])
 
 
 def policies():

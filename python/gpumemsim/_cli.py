@@ -56,6 +56,45 @@ def trace_arg(trace):
                     % type(trace).__name__)
 
 
+class Traces:
+    """Several traces for one command: the first given as bytes or a dict goes
+    to standard input, any other such one to a temporary file (a pipe serves
+    one), removed when the block ends.
+
+        with Traces() as t:
+            args = [t.arg(a), t.arg(b)]; run(args, t.stdin)
+    """
+
+    def __init__(self):
+        self.stdin = None
+        self.files = []
+
+    def arg(self, trace):
+        a, data = trace_arg(trace)
+        if data is None:
+            return a
+        if self.stdin is None:
+            self.stdin = data
+            return "-"
+        import tempfile
+        fd, p = tempfile.mkstemp(prefix="gpumemsim-", suffix=".pickle"
+                                 if isinstance(trace, dict) else "")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        self.files.append(p)
+        return p
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.files:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+
 def run(args, stdin=None, ok=(0,)):
     """Run the binary with args; returns (status, stdout, stderr) as text.
     A status outside ok raises GpumemsimError with the tool's message."""

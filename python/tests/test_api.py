@@ -2,8 +2,10 @@
 the recordings themselves carry (their "observed" object: what PyTorch's
 allocator did on the H200) or that the test works out from the events."""
 
+import gzip
 import os
 import pickle
+import tempfile
 import subprocess
 import sys
 
@@ -85,6 +87,21 @@ def test_compare_two_traces():
     # dropout's mask: 8 of them, 1.25 MiB at seq 64, 5 MiB at 128 (the L^2 matrix)
     assert top["stack"][0] == "at::native::dropout"
     assert (top["before"], top["after"]) == (1310720, 5242880)
+
+
+def test_two_live_snapshots_one_piped_one_in_a_file():
+    x = path("t", "data", "scale")
+    a = pickle.load(gzip.open(os.path.join(x, "xfmr-seq-64.pickle.gz")))
+    b = pickle.load(gzip.open(os.path.join(x, "xfmr-seq-128.pickle.gz")))
+    d = gpumemsim.compare(a, b)
+    assert (d.grew[0]["before"], d.grew[0]["after"]) == (1310720, 5242880)
+    s = gpumemsim.scale({64: a, 128: b}, value=128)
+    pt = [q for q in s.points if q["value"] == 128][0]
+    assert pt["peak_reserved"] == gpumemsim.run(b).peak_reserved
+    before = set(os.listdir(tempfile.gettempdir()))
+    gpumemsim.share([a, b], gpu="H200")
+    assert not [f for f in set(os.listdir(tempfile.gettempdir())) - before
+                if f.startswith("gpumemsim-")], "temporary files are removed"
 
 
 def test_plan_is_verified_by_runs(resnet):
