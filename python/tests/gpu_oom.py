@@ -78,6 +78,20 @@ ok = {
     res["oom"]["recorded_oom"]["event"] == run.oom.event,
     "the hook names plan's capacity": ("(%d B)" % plan.min_capacity("caching")) in printed,
 }
+# replay's JSON against doc/JSON.md (the suite here has no GPU)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_schema  # noqa: E402
+import subprocess  # noqa: E402
+p = subprocess.run([gpumemsim._cli.binary(), "replay", rec, "--format=json"],
+                   stdout=subprocess.PIPE)
+obj = json.loads(p.stdout)
+doc = test_schema.DOC["replay"]
+always = [k for k, _, a in doc if a]
+ok["replay's JSON is doc/JSON.md's"] = p.returncode == 0 and \
+    [k for k in obj if k in always] == always and \
+    all(k in [d[0] for d in doc] for k in obj) and \
+    all(any(test_schema.TYPES[t](obj[k]) for t in ty) for k, ty, _ in doc if k in obj)
+res["replay_keys"] = list(obj)
 res["ok"] = ok
 json.dump(res, open(os.path.join(out_dir, "gpu-oom.json"), "w"), indent=1)
 for k, v in ok.items():
