@@ -54,7 +54,8 @@ const struct gpu_model gpu_catalogue[] = {
 	{ "H100-NVL", "h100-nvl h100nvl h100-94gb", 99861594112ULL, 9, "94 GB HBM3, deviceQuery (driver 12.4)" },
 	{ "H200", "h200 h200-141gb", 150109880320ULL, 9, "141 GB HBM3e, read on the H200 here" },
 	{ "B200", "b200 b200-192gb", 182623 * MiB, 10, "192 GB HBM3e" },
-	{ "MI300X", "mi300x mi300x-192gb", 196592 * MiB, 9, "192 GB HBM3 (ROCm)" },
+	/* hipDeviceProp "Total Global Memory (MB)": 196592 (MiB): github.com/thamada/nvidia-smi, package/MI300X_deviceQuery.py */
+	{ "MI300X", "mi300x mi300x-192gb", 196592 * MiB, 9, "192 GB HBM3 (ROCm), hipDeviceProp" },
 	{ NULL, NULL, 0, 0, NULL },
 };
 
