@@ -106,7 +106,8 @@ def on_oom(path="gpumemsim-oom.pickle", out=sys.stderr, explain_it=True):
             snap = torch.cuda.memory._snapshot()
             with open(path, "wb") as f:
                 pickle.dump(snap, f, protocol=4)
-            out.write("gpumemsim: out of memory on device %d (asked %s): snapshot in %s\n"
+            out.write("gpumemsim: out of memory on device %d (the allocator asked it for "
+                      "%s): snapshot in %s\n"
                       % (device, _size(alloc), path))
             if explain_it:
                 explain(snap, capacity_of(device, device_allocated, device_free), out)
