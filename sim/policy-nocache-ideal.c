@@ -115,7 +115,8 @@ direct_walk(void *state, policy_segment_fn *segfn, policy_block_fn *blkfn, void 
 
 	/* in address order, as every walk is; sorted only when one is asked for */
 	all = gms_malloc((n ? n : 1) * sizeof(*all));
-	memcpy(all, d->live, n * sizeof(*all));
+	if (n > 0)	/* nothing live: live may be NULL */
+		memcpy(all, d->live, n * sizeof(*all));
 	if (n > 1)
 		qsort(all, n, sizeof(*all), by_addr);
 	for (i = 0; i < n; i++) {
