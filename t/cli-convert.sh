@@ -79,4 +79,14 @@ printf 'Thread,Time,Action,Pointer,Size,Stream\n1,00:00:01.0,alocate,0x10,5,0x0\
 check_fail 3 "gpumemsim: error: $TMP/bad.csv:2: unknown action 'alocate' (RMM logs allocate, free and allocate failure)" \
     info "$TMP/bad.csv"
 
+# Integers are written as digits: a 16-digit time ending in 0 (ResNet's
+# event of id 15 at 1795962822257990 us) is not 1.79596282225799e+15, a float
+# to a script's JSON parser.
+for ext in jsonl json; do
+	gms convert "$TRACES/resnet50-train-b32.json" "$TMP/digits.$ext"
+	is "$(grep -c '[0-9]e[+-]' "$TMP/digits.$ext")" 0 "convert to .$ext: no number in exponent form"
+	grep -q '"id":15,"size":256,"stream":0,"addr":140211889842688,"at":"module.py:1097 <lambda>","t_us":1795962822257990}' "$TMP/digits.$ext"
+	ok $? "convert to .$ext: the time of id 15 as its digits"
+done
+
 done_testing

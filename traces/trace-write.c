@@ -142,12 +142,31 @@ trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char
 }
 
 /* "stream", and "pool" for a CUDA graph's (trace.h): the two apart. */
+/*
+ * An integer field (ids, sizes, addresses, times): its digits, never cJSON's
+ * "%1.15g" (which writes a time of 16 digits ending in 0 as 1.79596282225799e+15,
+ * a float to a script's JSON parser).  Beyond 2^53 a double holds no exact
+ * integer: cJSON's form then.
+ */
+static void
+add_int(cJSON *o, const char *key, double d)
+{
+	char num[32];
+
+	if (d == floor(d) && fabs(d) <= 9007199254740992.0) {
+		snprintf(num, sizeof(num), "%.0f", d);
+		cJSON_AddRawToObject(o, key, num);
+	} else {
+		cJSON_AddNumberToObject(o, key, d);
+	}
+}
+
 static void
 json_stream(cJSON *o, const struct trace_event *ev)
 {
-	cJSON_AddNumberToObject(o, "stream", (double)trace_stream_base(ev->stream));
+	add_int(o, "stream", (double)trace_stream_base(ev->stream));
 	if (trace_stream_pool(ev->stream) > 0)
-		cJSON_AddNumberToObject(o, "pool", (double)trace_stream_pool(ev->stream));
+		add_int(o, "pool", (double)trace_stream_pool(ev->stream));
 }
 
 /* "stack": the frames as an array, innermost first. */
@@ -176,11 +195,11 @@ trace_event_to_json(const struct trace_event *ev)
 	cJSON_AddStringToObject(o, "op", trace_op_name(ev->op));
 	switch (ev->op) {
 	case TRACE_ALLOC:
-		cJSON_AddNumberToObject(o, "id", (double)ev->id);
-		cJSON_AddNumberToObject(o, "size", (double)ev->size);
+		add_int(o, "id", (double)ev->id);
+		add_int(o, "size", (double)ev->size);
 		json_stream(o, ev);
 		if (ev->flags & TRACE_HAS_ADDR)
-			cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
+			add_int(o, "addr", (double)ev->addr);
 		if (ev->at != NULL)
 			cJSON_AddStringToObject(o, "at", ev->at);
 		json_stack(o, ev);
@@ -188,15 +207,15 @@ trace_event_to_json(const struct trace_event *ev)
 			cJSON_AddBoolToObject(o, "seeded", 1);
 		break;
 	case TRACE_FREE:
-		cJSON_AddNumberToObject(o, "id", (double)ev->id);
+		add_int(o, "id", (double)ev->id);
 		break;
 	case TRACE_MARK:
 		cJSON_AddStringToObject(o, "label", ev->label ? ev->label : "");
 		break;
 	case TRACE_OOM:
 		if (ev->flags & TRACE_HAS_ID)
-			cJSON_AddNumberToObject(o, "id", (double)ev->id);
-		cJSON_AddNumberToObject(o, "size", (double)ev->size);
+			add_int(o, "id", (double)ev->id);
+		add_int(o, "size", (double)ev->size);
 		if (ev->flags & TRACE_HAS_ID) {
 			json_stream(o, ev);
 			if (ev->at != NULL)
@@ -207,17 +226,17 @@ trace_event_to_json(const struct trace_event *ev)
 	case TRACE_EMPTY_CACHE:
 		break;
 	default:
-		cJSON_AddNumberToObject(o, "addr", (double)ev->addr);
-		cJSON_AddNumberToObject(o, "size", (double)ev->size);
+		add_int(o, "addr", (double)ev->addr);
+		add_int(o, "size", (double)ev->size);
 		json_stream(o, ev);
 		if (ev->op == TRACE_SEGMENT_ALLOC && (ev->flags & TRACE_SEEDED))
 			cJSON_AddBoolToObject(o, "seeded", 1);
 		break;
 	}
 	if (ev->flags & TRACE_HAS_TIME)
-		cJSON_AddNumberToObject(o, "t_us", (double)ev->t_us);
+		add_int(o, "t_us", (double)ev->t_us);
 	if ((ev->flags & TRACE_HAS_INUSE) && (ev->op == TRACE_ALLOC || ev->op == TRACE_FREE))
-		cJSON_AddNumberToObject(o, "in_use", (double)ev->in_use);
+		add_int(o, "in_use", (double)ev->in_use);
 	return o;
 }
 
@@ -259,6 +278,8 @@ add_num(struct trace_writer *w, double d)
 		snprintf(num, sizeof(num), "null");
 	else if (d == (double)vi)
 		snprintf(num, sizeof(num), "%d", vi);
+	else if (d == floor(d) && fabs(d) <= 9007199254740992.0)
+		snprintf(num, sizeof(num), "%.0f", d);	/* as add_int: digits, never 1.8e+15 */
 	else {
 		snprintf(num, sizeof(num), "%1.15g", d);
 		if (sscanf(num, "%lg", &test) != 1 ||

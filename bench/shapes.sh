@@ -1,0 +1,46 @@
+#!/bin/sh
+# bench/shapes.sh - the commands on the shapes users have (issue 34): each
+# bundled real trace (ResNet-50 training, its prefetching two-stream run,
+# GPT-2 with variable lengths, a KV-cache server) tiled to EVENTS events
+# (default 1M) as JSON Lines, each copy's ids and times after the last;
+# `run`, `plan` and `tune` timed on each (GNU time: wall seconds, max RSS).
+#   bench/shapes.sh [EVENTS]
+# The issue's targets on the tiled ResNet-50 at 1M events, 2 cores: plan
+# <= 1.5 s, tune <= 1 s.
+set -eu
+cd "$(dirname "$0")/.."
+make -s gpumemsim
+events=${1:-1000000}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gms-shapes.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+for t in resnet50-train-b32.json resnet50-train-b32-prefetch.json \
+    gpt2-train-varlen-bf16.jsonl.gz synth-kvcache-10.json; do
+	name=${t%%.*}
+	./gpumemsim convert "traces/$t" "$tmp/one.jsonl" >/dev/null
+	# copies until EVENTS: ids offset past the largest, times past the last
+	awk -v want="$events" -v name="$name" '
+		NR == 1 { next }
+		{ line[++n] = $0
+		  if (match($0, /"id":[0-9]+/)) { v = substr($0, RSTART + 5, RLENGTH - 5) + 0; if (v > maxid) maxid = v }
+		  if (match($0, /"t_us":[0-9]+/)) { v = substr($0, RSTART + 7, RLENGTH - 7) + 0
+			if (v > maxt) maxt = v; if (mint == "" || v < mint) mint = v } }
+		END {
+			printf "{\"format\":\"gpumemsim-trace\",\"version\":1,\"name\":\"%s-tiled\"}\n", name
+			for (k = 0; out < want; k++)
+				for (i = 1; i <= n && out < want; i++) {
+					s = line[i]
+					if (match(s, /"id":[0-9]+/))
+						s = substr(s, 1, RSTART + 4) (substr(s, RSTART + 5, RLENGTH - 5) + k * (maxid + 1)) substr(s, RSTART + RLENGTH)
+					if (match(s, /"t_us":[0-9]+/))
+						s = substr(s, 1, RSTART + 6) sprintf("%.0f", substr(s, RSTART + 7, RLENGTH - 7) + k * (maxt - mint + 1000)) substr(s, RSTART + RLENGTH)
+					print s; out++
+				}
+		}' "$tmp/one.jsonl" >"$tmp/t.jsonl"
+	for cmd in run plan tune; do
+		/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim $cmd "$tmp/t.jsonl" \
+		    >"$tmp/out" 2>&1 || { sed 's/^/# /' "$tmp/out" | head -n 3; }
+		read -r secs kib <"$tmp/time"
+		printf "%-30s %-5s %9d events %7.2f s %8.1f MiB max RSS\n" "$name" "$cmd" "$events" \
+		    "$secs" "$(echo "$kib" | awk '{ print $1 / 1024 }')"
+	done
+done
