@@ -174,6 +174,18 @@ class PlanResult(_Result):
                 return p.get("min_capacity")
         raise KeyError(policy)
 
+    def _repr_html_(self):
+        pols = [p.get("policy") for p in self.policies or []]
+        head = "<tr><th></th>%s</tr>" % "".join("<th>%s</th>" % html.escape(str(p))
+                                                for p in pols)
+        mins = "<tr><th style='text-align:left'>smallest capacity</th>%s</tr>" % "".join(
+            "<td>%s</td>" % _size(p.get("min_capacity")) for p in self.policies or [])
+        rows = "".join("<tr><th style='text-align:left'>%s (%s)</th>%s</tr>" % (
+            html.escape(str(g.get("gpu"))), _size(g.get("total")), "".join(
+                "<td>%s</td>" % ("fits" if c.get("fits") else "runs out")
+                for c in g.get("results", []))) for g in self.gpus or [])
+        return "<table>%s%s%s</table>" % (head, mins, rows)
+
 
 @dataclass
 class TuneResult(_Result):

@@ -112,6 +112,9 @@ def test_plan_is_verified_by_runs(resnet):
     assert gpumemsim.run(p, capacity=m).oom is None
     assert gpumemsim.run(p, capacity=m - (2 << 20)).oom is not None
     assert [g["gpu"] for g in pl.gpus] == ["H200", "A10"]
+    page = pl._repr_html_()
+    assert page.count("<tr>") == 4 and "<th>caching</th>" in page
+    assert page.count("fits") + page.count("runs out") == 2 * len(pl.policies)
     with pytest.raises(KeyError):
         pl.min_capacity("no-such-policy")
 
