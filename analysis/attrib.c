@@ -122,7 +122,7 @@ attrib_free(struct attrib *a)
 	free(a->cur);
 	free(a->stack_site);
 	stack_tree_free(a->stacks);
-	free(a->pre);
+	moment_free(&a->pre);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -278,30 +278,37 @@ map_block(void *arg, const struct policy_walk_block *b)
 	    .event = o ? o->event : 0, .stack = o ? o->stack : 0 };
 }
 
+/* The policy's segments and blocks into m, each allocated one with its owner in owners. */
+static void
+walk_map(struct attrib_moment *m, struct sim *sim, struct owner *owners)
+{
+	struct map_walk w = { .m = m, .owners = owners };
+
+	sim_policy(sim)->walk(sim_policy_state(sim), map_seg, map_block, &w);
+}
+
 /* The policy's segments and blocks, each allocated block with its owner's site. */
 static void
 take_map(struct attrib *a, struct attrib_moment *m, struct sim *sim)
 {
-	const struct policy_ops *ops = sim_policy(sim);
-	struct map_walk w = { .m = m };
+	struct owner *owners = NULL, *o, *ot;
 	struct attrib_live *l, *lt;
-	struct owner *o, *ot;
 	uint64_t addr, block;
 
 	HASH_ITER(hh, a->live, l, lt) {
 		if (sim_lookup(sim, l->id, &addr, &block) < 0)
 			continue;	/* the request that failed, or never served */
-		HASH_FIND(hh, w.owners, &addr, sizeof(addr), o);
+		HASH_FIND(hh, owners, &addr, sizeof(addr), o);
 		if (o != NULL)
 			continue;
 		o = gms_malloc(sizeof(*o));
 		*o = (struct owner){ .addr = addr, .event = l->event, .site = l->site,
 		    .stack = l->stack };
-		HASH_ADD(hh, w.owners, addr, sizeof(o->addr), o);
+		HASH_ADD(hh, owners, addr, sizeof(o->addr), o);
 	}
-	ops->walk(sim_policy_state(sim), map_seg, map_block, &w);
-	HASH_ITER(hh, w.owners, o, ot) {
-		HASH_DEL(w.owners, o);
+	walk_map(m, sim, owners);
+	HASH_ITER(hh, owners, o, ot) {
+		HASH_DEL(owners, o);
 		free(o);
 	}
 }
@@ -456,41 +463,15 @@ is_chosen(const struct attrib_moment *m)
 	return m->want_map && strcmp(m->key, "at") == 0;
 }
 
-static void
-pre_seg(void *arg, const struct policy_walk_segment *s)
-{
-	struct attrib *a = arg;
-
-	a->pre_seg = (struct attrib_segment){ .addr = s->addr, .size = s->size };
-}
-
-static void
-pre_block(void *arg, const struct policy_walk_block *b)
-{
-	struct attrib *a = arg;
-
-	if (b->allocated)
-		return;
-	if (a->npre == a->cappre)
-		a->pre = gms_realloc(a->pre, (a->cappre = a->cappre ? 2 * a->cappre : 256) *
-		    sizeof(*a->pre));
-	/* addr and size: the free block; event and requested: its segment's */
-	a->pre[a->npre++] = (struct attrib_block){ .addr = b->addr, .size = b->size,
-	    .event = a->pre_seg.addr, .requested = a->pre_seg.size };
-	a->pre_largest = GMS_MAX(a->pre_largest, b->size);
-}
-
-/* The free blocks before event (after the one before it). */
+/* The policy's memory before event (after the one before it): what request_after reads. */
 static void
 take_pre(struct attrib *a, uint64_t event, const struct sim_sample *smp)
 {
-	struct sim *sim = smp->sim;
-
+	moment_free(&a->pre);
+	memset(&a->pre, 0, sizeof(a->pre));
 	a->pre_reserved = smp->reserved;
-	a->npre = 0;
-	a->pre_largest = 0;
 	a->pre_event = event;
-	sim_policy(sim)->walk(sim_policy_state(sim), pre_seg, pre_block, a);
+	walk_map(&a->pre, smp->sim, NULL);
 }
 
 /* What the chosen event asks, from the live set before it. */
@@ -499,6 +480,7 @@ request_before(struct attrib *a, uint64_t index, const struct trace_event *ev,
     struct attrib_request *r)
 {
 	struct attrib_live *l;
+	size_t i;
 
 	if (trace_is_request(ev)) {
 		*r = (struct attrib_request){ .has = 1, .op = TRACE_ALLOC, .id = ev->id,
@@ -509,10 +491,15 @@ request_before(struct attrib *a, uint64_t index, const struct trace_event *ev,
 		    .size = l ? l->size : 0, .stream = ev->stream, .made_at = l ? l->event :
 		    UINT64_MAX, .site = l ? l->site : -1 };
 	}
-	/* the free blocks before it: none at the trace's start */
-	if (a->pre_event != index || index == 0)
-		a->npre = 0, a->pre_largest = 0, a->pre_reserved = 0;
-	r->largest_free = a->pre_largest;
+	/* the policy before it: nothing at the trace's start */
+	if (a->pre_event != index || index == 0) {
+		moment_free(&a->pre);
+		memset(&a->pre, 0, sizeof(a->pre));
+		a->pre_reserved = 0;
+	}
+	for (i = 0; i < a->pre.nblocks; i++)
+		if (!a->pre.blocks[i].allocated)
+			r->largest_free = GMS_MAX(r->largest_free, a->pre.blocks[i].size);
 	r->reserved_before = a->pre_reserved;
 }
 
@@ -528,15 +515,18 @@ request_after(struct attrib *a, struct attrib_request *r, const struct sim_sampl
 	if (r->op != TRACE_ALLOC)
 		return;
 	r->served = !smp->stopped && sim_lookup(smp->sim, r->id, &r->addr, &r->block) == 0;
-	for (i = 0; r->served && i < a->npre; i++)
-		if (a->pre[i].addr <= r->addr && r->addr < a->pre[i].addr + a->pre[i].size) {
+	for (i = 0; r->served && i < a->pre.nblocks; i++) {
+		const struct attrib_block *b = &a->pre.blocks[i];
+
+		if (!b->allocated && b->addr <= r->addr && r->addr < b->addr + b->size) {
 			r->from_free = 1;
-			r->free_addr = a->pre[i].addr;
-			r->free_size = a->pre[i].size;
-			r->seg_addr = a->pre[i].event;
-			r->seg_size = a->pre[i].requested;
+			r->free_addr = b->addr;
+			r->free_size = b->size;
+			r->seg_addr = a->pre.segs[b->seg].addr;
+			r->seg_size = a->pre.segs[b->seg].size;
 			break;
 		}
+	}
 }
 
 void

@@ -131,11 +131,9 @@ struct attrib {
 	uint64_t *cur;			/* live bytes per site index */
 	uint64_t width, nbuckets;	/* events per bucket */
 	struct attrib_bucket *buckets;
-	/* the free blocks before a chosen event (attrib_request), private */
-	struct attrib_block *pre;
-	size_t npre, cappre;
-	uint64_t pre_largest, pre_event, pre_reserved;
-	struct attrib_segment pre_seg;
+	/* the policy's memory before a chosen event (attrib_request), private */
+	struct attrib_moment pre;
+	uint64_t pre_event, pre_reserved;
 };
 
 /* One bucket of the stack: at its largest live, what each stacked site held. */
