@@ -29,7 +29,6 @@
 struct arun {
 	uint64_t lo, hi;
 	double off;		/* bytes before it, in the runs before it */
-	size_t idx;
 };
 
 /* A segment to draw, and its weight: bytes times events held. */
@@ -69,7 +68,7 @@ one(FILE *f, const struct html_report *r, size_t i)
 	struct bar *v = gms_calloc(sl->n + 1, sizeof(*v));
 	struct arun *runs = gms_calloc(sl->n + 1, sizeof(*runs));
 	uint64_t last = r->res->events ? r->res->events - 1 : 0, total = 0, end;
-	size_t n, nr = 0, k, lo, hi, drawn;
+	size_t n, nr = 0, k, lo, drawn;
 	double bpx, x0, x1, y;
 
 	if (run->res->oomed)
@@ -93,7 +92,6 @@ one(FILE *f, const struct html_report *r, size_t i)
 	}
 	for (k = 0; k < nr; k++) {
 		runs[k].off = (double)total;
-		runs[k].idx = k;
 		total += runs[k].hi - runs[k].lo;
 	}
 	bpx = (double)total / (PH - RUN_GAP * (double)(nr > 1 ? GMS_MIN(nr - 1, 20) : 0));
@@ -126,12 +124,11 @@ one(FILE *f, const struct html_report *r, size_t i)
 
 		while (lo + 1 < nr && runs[lo].hi <= l->addr)
 			lo++;
-		hi = lo;
 		end = kept(l, last) ? last : l->end;
 		x0 = PL + (last ? (double)l->start / (double)last * PW : 0);
 		x1 = PL + (last ? (double)end / (double)last * PW : PW);
-		y = PT + ((runs[hi].off + (double)(l->addr - runs[hi].lo)) / bpx) +
-		    RUN_GAP * (double)GMS_MIN(runs[hi].idx, 20);
+		y = PT + ((runs[lo].off + (double)(l->addr - runs[lo].lo)) / bpx) +
+		    RUN_GAP * (double)GMS_MIN(lo, 20);
 		h = GMS_MAX((double)l->size / bpx, 0.8);
 		fprintf(f, "<rect class=\"sg%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
 		    "<title>segment 0x%llx of %s (%llu B), reserved at event %llu, ", kept(l, last) ?

@@ -46,7 +46,7 @@ seg_log_free(struct seg_log *l)
 }
 
 static void
-add(struct seg_log *l, uint64_t addr, uint64_t size, uint64_t start, const char *pool)
+add(struct seg_log *l, uint64_t addr, uint64_t size, uint64_t start)
 {
 	struct seg_index *e;
 
@@ -57,7 +57,7 @@ add(struct seg_log *l, uint64_t addr, uint64_t size, uint64_t start, const char 
 	if (l->n == l->cap)
 		l->v = gms_realloc(l->v, (l->cap = l->cap ? 2 * l->cap : 256) * sizeof(*l->v));
 	l->v[l->n] = (struct seg_life){ .addr = addr, .size = size, .start = start,
-	    .end = SEGLOG_LIVE, .pool = pool };
+	    .end = SEGLOG_LIVE };
 	HASH_FIND(hh, l->live, &addr, sizeof(addr), e);
 	if (e == NULL) {
 		e = gms_malloc(sizeof(*e));
@@ -87,9 +87,9 @@ release(struct seg_log *l, uint64_t addr, uint64_t size)
 	free(e);
 	/* what of a mapped range stays mapped lives on, from its first event */
 	if (was.addr < addr)
-		add(l, was.addr, addr - was.addr, was.start, was.pool);
+		add(l, was.addr, addr - was.addr, was.start);
 	if (addr + size < was.addr + was.size)
-		add(l, addr + size, was.addr + was.size - addr - size, was.start, was.pool);
+		add(l, addr + size, was.addr + was.size - addr - size, was.start);
 }
 
 void
@@ -100,7 +100,7 @@ seg_log_hook(void *arg, int reserve, uint64_t addr, uint64_t size)
 	if (l->stopped)
 		return;
 	if (reserve)
-		add(l, addr, size, l->next, NULL);
+		add(l, addr, size, l->next);
 	else
 		release(l, addr, size);
 }
@@ -108,7 +108,7 @@ seg_log_hook(void *arg, int reserve, uint64_t addr, uint64_t size)
 static void
 walk_seg(void *arg, const struct policy_walk_segment *s)
 {
-	add(arg, s->addr, s->size, 0, s->pool);
+	add(arg, s->addr, s->size, 0);
 }
 
 static void

@@ -20,7 +20,6 @@
 struct seg_life {
 	uint64_t addr, size;
 	uint64_t start, end;	/* the events that reserved and released it */
-	const char *pool;	/* the policy's name for its pool, or NULL */
 };
 
 struct seg_index;
