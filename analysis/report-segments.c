@@ -67,7 +67,8 @@ one(FILE *f, const struct html_report *r, size_t i)
 	const struct report_run *run = page_run_of(&r->pols[i]);
 	struct bar *v = gms_calloc(sl->n + 1, sizeof(*v));
 	struct arun *runs = gms_calloc(sl->n + 1, sizeof(*runs));
-	uint64_t last = r->res->events ? r->res->events - 1 : 0, total = 0, end;
+	/* the x axis is the trace's events (as every timeline's); a run that ran out ends at its OOM */
+	uint64_t span = r->res->events ? r->res->events - 1 : 0, last = span, total = 0, end;
 	size_t n, nr = 0, k, lo, drawn;
 	double bpx, x0, x1, y;
 
@@ -109,7 +110,7 @@ one(FILE *f, const struct html_report *r, size_t i)
 	for (k = 0; k <= 5; k++)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.0f</text>", PL + PW * k / 5.0,
 		    PT + PH + 18, k == 0 ? "start" : k == 5 ? "end" : "middle",
-		    (double)(r->res->events ? r->res->events - 1 : 0) * (double)k / 5);
+		    (double)span * (double)k / 5);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">event</text>\n"
 	    "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">low</text><text x=\"%d\" y=\"%d\" "
 	    "text-anchor=\"end\">high</text>\n", PL + PW / 2, PT + PH + 36, PL - 6, PT + 10,
@@ -125,8 +126,8 @@ one(FILE *f, const struct html_report *r, size_t i)
 		while (lo + 1 < nr && runs[lo].hi <= l->addr)
 			lo++;
 		end = kept(l, last) ? last : l->end;
-		x0 = PL + (last ? (double)l->start / (double)last * PW : 0);
-		x1 = PL + (last ? (double)end / (double)last * PW : PW);
+		x0 = PL + (span ? (double)l->start / (double)span * PW : 0);
+		x1 = PL + (span ? (double)end / (double)span * PW : PW);
 		y = PT + ((runs[lo].off + (double)(l->addr - runs[lo].lo)) / bpx) +
 		    RUN_GAP * (double)GMS_MIN(lo, 20);
 		h = GMS_MAX((double)l->size / bpx, 0.8);

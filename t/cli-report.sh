@@ -160,6 +160,10 @@ gms report "$HAND" --policy=caching --capacity=60MiB -o "$TMP/hand.html"
 grep -o '<rect class="sg[^"]*"[^>]*><title>[^<]*' "$TMP/hand.html" | sed 's/.*<title>//; s/0x[0-9a-f]*/ADDR/' | sort >"$TMP/segs"
 is "$(cat "$TMP/segs" | tr '\n' '|')" "segment ADDR of 2.00 MiB (2097152 B), reserved at event 4, kept to the end|segment ADDR of 20.00 MiB (20971520 B), reserved at event 0, given back at event 7|segment ADDR of 30.00 MiB (31457280 B), reserved at event 2, given back at event 7|" \
     "hand-worked: the segment timeline's three segments, when each was reserved"
+# drawn on the trace's events (0 to 9, 900 units): the small segment from
+# event 4 (x 78 + 400) to the OOM at 7 (78 + 700), not stretched to event 9
+grep -q '<rect class="sg kept" x="478.0" y="[0-9.]*" width="300.0" height="[0-9.]*"><title>segment 0x[0-9a-f]* of 2.00 MiB' "$TMP/hand.html"
+ok $? "hand-worked: a kept segment's bar ends at the run's OOM on the trace's event axis"
 gms report "$HAND" --policy=no-cache -o "$TMP/nc.html"
 grep -q '<title>segment 0x[0-9a-f]* of 8.00 MiB (8388608 B), reserved at event 1, given back at event 3</title>' "$TMP/nc.html"
 ok $? "hand-worked under no-cache: b.py's segment from event 1 to its free at 3"
