@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,26 +140,34 @@ trace_writer_header(struct trace_writer *w, const struct trace_header *hdr, char
 	return err;
 }
 
-/* "stream", and "pool" for a CUDA graph's (trace.h): the two apart. */
 /*
- * An integer field (ids, sizes, addresses, times): its digits, never cJSON's
- * "%1.15g" (which writes a time of 16 digits ending in 0 as 1.79596282225799e+15,
- * a float to a script's JSON parser).  Beyond 2^53 a double holds no exact
- * integer: cJSON's form then.
+ * An integer's digits into num (size bytes): 1, or 0 when d is no integer a
+ * double holds exactly (beyond 2^53).  Ids, sizes, addresses and times are
+ * written so, never in cJSON's "%1.15g", which writes a time of 16 digits
+ * ending in 0 as 1.79596282225799e+15: a float to a script's JSON parser.
  */
+static int
+int_digits(double d, char *num, size_t size)
+{
+	if (d != floor(d) || fabs(d) > 9007199254740992.0)
+		return 0;
+	snprintf(num, size, "%.0f", d);
+	return 1;
+}
+
+/* An integer field: its digits (int_digits), or cJSON's form past 2^53. */
 static void
 add_int(cJSON *o, const char *key, double d)
 {
 	char num[32];
 
-	if (d == floor(d) && fabs(d) <= 9007199254740992.0) {
-		snprintf(num, sizeof(num), "%.0f", d);
+	if (int_digits(d, num, sizeof(num)))
 		cJSON_AddRawToObject(o, key, num);
-	} else {
+	else
 		cJSON_AddNumberToObject(o, key, d);
-	}
 }
 
+/* "stream", and "pool" for a CUDA graph's (trace.h): the two apart. */
 static void
 json_stream(cJSON *o, const struct trace_event *ev)
 {
@@ -272,15 +279,11 @@ add_num(struct trace_writer *w, double d)
 {
 	char num[32];
 	double test = 0;
-	int vi = d >= (double)INT_MAX ? INT_MAX : d <= (double)INT_MIN ? INT_MIN : (int)d;
 
-	if (isnan(d) || isinf(d))
+	/* integers as add_int writes them, the rest as cJSON does */
+	if (isnan(d) || isinf(d)) {
 		snprintf(num, sizeof(num), "null");
-	else if (d == (double)vi)
-		snprintf(num, sizeof(num), "%d", vi);
-	else if (d == floor(d) && fabs(d) <= 9007199254740992.0)
-		snprintf(num, sizeof(num), "%.0f", d);	/* as add_int: digits, never 1.8e+15 */
-	else {
+	} else if (!int_digits(d, num, sizeof(num))) {
 		snprintf(num, sizeof(num), "%1.15g", d);
 		if (sscanf(num, "%lg", &test) != 1 ||
 		    !(fabs(test - d) <= (fabs(test) > fabs(d) ? fabs(test) : fabs(d)) * DBL_EPSILON))
