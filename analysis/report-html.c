@@ -94,11 +94,22 @@ struct page_stack_ent {
 	UT_hash_handle hh;
 };
 
+/* A stack tree's node, once looked up: its index (-1: none, or past the bound). */
+struct page_node_key {
+	const struct attrib *a;
+	uint64_t node;
+};
+struct page_node_ent {
+	struct page_node_key key;
+	long idx;
+	UT_hash_handle hh;
+};
+
 struct page_stacks {
-	struct page_stack_ent *h;
+	struct page_stack_ent *h;	/* by text: policies' trees name the same stacks */
+	struct page_node_ent *nodes;	/* by tree and node: every block of a stack asks */
 	struct page_stack_ent **byidx;
 	size_t n, cap, bytes;
-	size_t left_out;
 };
 
 struct page_stacks *
@@ -107,43 +118,62 @@ page_stacks_new(void)
 	return gms_calloc(1, sizeof(struct page_stacks));
 }
 
-long
-page_stack(struct page_stacks *ps, const struct attrib *a, uint32_t node)
+/* The index of node's text, kept once; -1 for no stack or past the bound. */
+static long
+stack_index(struct page_stacks *ps, const struct attrib *a, uint32_t node)
 {
 	const char *fr[PAGE_STACK_FRAMES];
-	char buf[512], *text = NULL, *t;
+	char buf[512], *text = NULL;
 	struct page_stack_ent *e;
-	size_t n, i;
+	size_t n, i, len = 0;
+	FILE *f;
 
 	if (node == 0 || (n = attrib_stack_frames(a, node, fr, PAGE_STACK_FRAMES)) == 0 ||
 	    (n == 1 && strcmp(fr[0], STACKS_NONE) == 0))
 		return -1;
-	for (i = 0; i < n; i++) {
-		t = gms_asprintf("%s%s%s", text ? text : "", i ? "\n" : "",
-		    stack_frame_shown(fr[i], buf, sizeof(buf)));
-		free(text);
-		text = t;
-	}
-	HASH_FIND_STR(ps->h, text, e);
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "\n" : "", stack_frame_shown(fr[i], buf, sizeof(buf)));
+	fclose(f);
+	HASH_FIND(hh, ps->h, text, len, e);
 	if (e != NULL) {
 		free(text);
 		return e->idx;
 	}
-	if (ps->bytes + strlen(text) > PAGE_STACKS_BYTES) {
-		/* the page stays bounded: the block says its stack was left out */
-		ps->left_out++;
+	if (ps->bytes + len > PAGE_STACKS_BYTES) {
+		/* the page stays bounded: a block past it shows no stack */
 		free(text);
 		return -1;
 	}
 	e = gms_malloc(sizeof(*e));
 	e->text = text;
 	e->idx = (long)ps->n;
-	ps->bytes += strlen(text);
+	ps->bytes += len;
 	if (ps->n == ps->cap)
 		ps->byidx = gms_realloc(ps->byidx, (ps->cap = ps->cap ? 2 * ps->cap : 64) *
 		    sizeof(*ps->byidx));
 	ps->byidx[ps->n++] = e;
-	HASH_ADD_KEYPTR(hh, ps->h, e->text, strlen(e->text), e);
+	HASH_ADD_KEYPTR(hh, ps->h, e->text, len, e);
+	return e->idx;
+}
+
+long
+page_stack(struct page_stacks *ps, const struct attrib *a, uint32_t node)
+{
+	struct page_node_key key;
+	struct page_node_ent *e;
+
+	memset(&key, 0, sizeof(key));
+	key.a = a;
+	key.node = node;
+	HASH_FIND(hh, ps->nodes, &key, sizeof(key), e);
+	if (e == NULL) {
+		e = gms_malloc(sizeof(*e));
+		e->key = key;
+		e->idx = stack_index(ps, a, node);
+		HASH_ADD(hh, ps->nodes, key, sizeof(e->key), e);
+	}
 	return e->idx;
 }
 
@@ -164,6 +194,7 @@ void
 page_stacks_free(struct page_stacks *ps)
 {
 	struct page_stack_ent *e, *et;
+	struct page_node_ent *k, *kt;
 
 	if (ps == NULL)
 		return;
@@ -171,6 +202,10 @@ page_stacks_free(struct page_stacks *ps)
 		HASH_DEL(ps->h, e);
 		free(e->text);
 		free(e);
+	}
+	HASH_ITER(hh, ps->nodes, k, kt) {
+		HASH_DEL(ps->nodes, k);
+		free(k);
 	}
 	free(ps->byidx);
 	free(ps);
