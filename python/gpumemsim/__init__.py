@@ -55,6 +55,11 @@ def _policy_args(policy=None, alloc_conf=None, options=None):
     return args
 
 
+def _at_args(at):
+    """--at for an event or a list of them."""
+    return ["--at=%d" % e for e in ([at] if isinstance(at, int) else at or [])]
+
+
 def _flag(name, v):
     return [] if v is None or v is False else ["--%s" % name] if v is True else \
         ["--%s=%s" % (name, v)]
@@ -69,8 +74,7 @@ def run(trace, policy=None, *, capacity=None, gpu=None, alloc_conf=None, options
     args = ["run", arg] + _target(capacity, gpu) + _policy_args(policy, alloc_conf, options)
     args += _flag("by-site", by_site) + _flag("by-stack", by_stack)
     args += _flag("placement", placement) + _flag("placements", placements)
-    for e in ([at] if isinstance(at, int) else at or []):
-        args.append("--at=%d" % e)
+    args += _at_args(at)
     return RunResult.from_json(_cli.run_json(args, data)[1])
 
 
@@ -166,8 +170,7 @@ def report(trace, after=None, *, policies=None, capacity=None, gpu=None, at=None
         args += ["-o", "-"] + _target(capacity, gpu) + _flag("title", title)
         if policies:
             args.append("--policies=" + ",".join(policies))
-        for e in ([at] if isinstance(at, int) else at or []):
-            args.append("--at=%d" % e)
+        args += _at_args(at)
         return Report(_cli.run(args, t.stdin)[1])
 
 
