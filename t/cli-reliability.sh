@@ -22,8 +22,11 @@ cpu info "$HOSTILE/shared-blocks.pickle"
 is "$rc $(head -n 1 "$TMP/err")" "3 gpumemsim: error: $HOSTILE/shared-blocks.pickle: reading it would take more than 199952 steps (16 for each of its 8401 bytes): its blocks are named from many places through the pickle's memo, $bomb" \
     "2000 segments sharing one list of 2000 blocks (4 million from 8 KB): refused, with the reason"
 cpu info "$HOSTILE/shared-traces.pickle"
-is "$rc $(head -n 1 "$TMP/err")" "3 gpumemsim: error: $HOSTILE/shared-traces.pickle: reading it would take more than 1315712 steps (16 for each of its 78136 bytes): its trace entries are named from many places through the pickle's memo, $bomb" \
-    "4000 device traces that are one list of 2000 entries: refused before they are walked"
+is "$rc $(head -n 1 "$TMP/err")" "3 gpumemsim: error: $HOSTILE/shared-traces.pickle: device_traces[1] is the list of device_traces[0] again (named twice through the pickle's memo): not a snapshot PyTorch writes" \
+    "4000 device traces that are one list of 2000 entries: refused (its entries streamed once, as device 0's)"
+cpu info "$HOSTILE/shared-entries.pickle.gz"
+is "$rc $(head -n 1 "$TMP/err")" "3 gpumemsim: error: $HOSTILE/shared-entries.pickle.gz: pickle byte 42310: memo get of index 6, a trace entry (or a value made inside one) already read: a snapshot names each entry once" \
+    "a trace of two entry dicts named 10000 times each: refused where the first is named again"
 check_fail 3 "gpumemsim: error: $HOSTILE/wide-entries.pickle.gz: device_traces[0][0] has 20003 keys (a trace entry has about 8): not a snapshot" \
     info "$HOSTILE/wide-entries.pickle.gz"
 check_fail 3 "gpumemsim: error: $HOSTILE/dup-key.pickle: a dict sets the key \"size\" twice (Python keeps the last value): not a snapshot PyTorch writes" \

@@ -13,6 +13,15 @@
  * A dict that sets one key twice is refused: Python keeps the last value
  * and a lookup here would find the first, so the two would read different
  * snapshots.  PyTorch never writes one.
+ *
+ * The input is read through a window (pickle_read) or given whole
+ * (pickle_parse).  Streamed trace entries are let go after their batch is
+ * handed out: the memo names them GONE from then on, and with them go what
+ * they hold that the memo does not name, and the lists the reader stood in
+ * for (pk_stub: a PK_REF in the memo), as long as nothing older can reach
+ * those lists: only lists made after the entry began, memoized once.  The memo holds 32-bit slots
+ * into a table of the memoized values still alive, so a let-go entry costs
+ * its memo slots only.
  */
 #include "config.h"
 
@@ -21,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <uthash.h>
 
 #include "sim/gms.h"
 #include "traces/pickle.h"
@@ -34,6 +45,28 @@
  * one-byte opcodes that each leave a 32-byte value on the stack needs 40.
  */
 #define PK_BYTES_PER_INPUT_BYTE 16u
+/* The window a stream is read through; a string longer than PK_MAX_WINDOW is no snapshot's. */
+#define PK_WINDOW (1u << 20)
+#define PK_MAX_WINDOW ((size_t)1 << 30)
+/* Lists of device_traces streamed at most (MAX_DEVICES in trace-pickle.c). */
+#define PK_MAX_DEVICES 4096
+
+/* The machine's flags on a value. */
+#define PKF_MEMO	0x01	/* reachable from the memo: may be shared */
+#define PKF_LISTED	0x02	/* in the pickle's list of sequences to free */
+#define PKF_PIN		0x04	/* never recycled: an interned string, or pinned by the reader */
+#define PKF_FREE	0x08	/* recycled: among the spares */
+#define PKF_TRACES	0x10	/* the root's device_traces list */
+#define PKF_DEVICE	0x20	/* a list of device_traces: streamed (u.seq.cap is its device) */
+
+/* Memo slots: 0 unset, GONE a let-go value, else an index into vals. */
+#define SLOT_GONE 1u
+#define SLOT_FIRST 2u
+
+struct str_intern {
+	struct pk_val *v;
+	UT_hash_handle hh;
+};
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -54,8 +87,20 @@ struct pickle {
 	/* The machine, while parsing. */
 	struct pk_val **stack;		/* PK_MARK entries are NULL */
 	size_t sp, scap;
-	struct pk_val **memo;
+	uint32_t *memo;			/* slots */
 	size_t nmemo, mcap;
+	struct pk_val **vals;		/* memoized values alive, by vidx */
+	uint64_t *vfirst;		/* ... the memo index each was first put at */
+	size_t nvals, vcap;
+	uint32_t *vfree;		/* vidx free for reuse */
+	size_t nvfree, vfcap;
+	struct str_intern *strs;	/* every string, once */
+	struct pk_val *traces;		/* the root's device_traces, once seen */
+	size_t ndevices;		/* lists streamed */
+	int in_batch;			/* pk_stub may let lists go */
+	struct pk_val **refs;		/* PK_REF values by id */
+	size_t nrefs;
+	uint64_t bytes;			/* input read */
 };
 
 /* n bytes aligned to align (a power of two). */
@@ -91,13 +136,13 @@ new_val(struct pickle *p, enum pk_type t)
 
 	if (v != NULL) {
 		p->spare = (struct pk_val *)v->u.seq.items;
-		listed = v->listed;
+		listed = v->flags & PKF_LISTED;
 	} else {
 		v = arena_alloc(p, sizeof(*v), _Alignof(struct pk_val));
 	}
 	memset(v, 0, sizeof(*v));
-	v->type = t;
-	v->listed = listed;
+	v->type = (unsigned char)t;
+	v->flags = listed;
 	return v;
 }
 
@@ -114,32 +159,39 @@ grow(struct pickle *p, void *ptr, size_t *cap, size_t init, size_t size)
  * A value popped for good: unless the memo can reach it, nothing else can,
  * nor can anything reach its unmemoized items, so all of them are recycled.
  */
+#define KEPT (PKF_MEMO | PKF_PIN | PKF_FREE)
+
 static void
 recycle(struct pickle *p, struct pk_val *v)
 {
 	struct pk_val *x;
 	size_t i;
 
-	if (v == NULL || v->memoized)
+	if (v == NULL || (v->flags & KEPT))
 		return;
 	p->nwork = 0;
 	p->work[p->nwork++] = v;
+	v->flags |= PKF_FREE;
 	while (p->nwork > 0) {
 		x = p->work[--p->nwork];
 		if (x->type == PK_LIST || x->type == PK_TUPLE || x->type == PK_DICT) {
 			for (i = 0; i < x->u.seq.n; i++) {
-				if (x->u.seq.items[i]->memoized)
+				/* a value named twice inside one entry is let go once */
+				if (x->u.seq.items[i]->flags & KEPT)
 					continue;
 				if (p->nwork == p->wcap) {
 					p->wcap *= 2;
 					p->work = gms_realloc(p->work, p->wcap * sizeof(*p->work));
 				}
+				x->u.seq.items[i]->flags |= PKF_FREE;
 				p->work[p->nwork++] = x->u.seq.items[i];
 			}
-			p->used -= x->u.seq.cap * sizeof(*x->u.seq.items);
+			if (!(x->flags & PKF_DEVICE))
+				p->used -= x->u.seq.cap * sizeof(*x->u.seq.items);
 			free(x->u.seq.items);
 		}
 		x->type = PK_NONE;
+		x->flags &= PKF_LISTED | PKF_FREE;
 		x->u.seq.items = (struct pk_val **)p->spare;
 		p->spare = x;
 	}
@@ -166,9 +218,15 @@ seq_push(struct pickle *p, struct pk_val *s, struct pk_val *item)
 
 struct parser {
 	struct pickle *p;
-	const unsigned char *buf;
-	size_t len, pos;
-	size_t op_at;		/* offset of the opcode being run */
+	unsigned char *buf;	/* the window: the input from byte base */
+	size_t len, pos, cap;
+	uint64_t base;
+	uint64_t op_at;		/* offset of the opcode being run */
+	pk_read_fn rd;		/* NULL: buf is the whole input */
+	void *rctx;
+	int eof;
+	pk_entry_fn entry;
+	void *ectx;
 	char **cause;
 };
 
@@ -184,20 +242,66 @@ fail(struct parser *ps, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return gms_fail(ps->cause, GMS_ETRACE, "pickle byte %zu: %s", ps->op_at, msg);
+	return gms_fail(ps->cause, GMS_ETRACE, "pickle byte %llu: %s",
+	    (unsigned long long)ps->op_at, msg);
 }
 
 static int
 over_budget(struct parser *ps)
 {
-	return fail(ps, "holding this pickle's values needs more than %zu MiB (%zu bytes of "
-	    "input): not a snapshot", ps->p->budget >> 20, ps->len);
+	return fail(ps, "holding this pickle's values needs more than %zu MiB (%llu bytes of "
+	    "input): not a snapshot", ps->p->budget >> 20, (unsigned long long)ps->p->bytes);
+}
+
+static size_t pickle_budget(uint64_t len);
+
+/*
+ * At least n bytes in the window from pos, reading more as needed: 0, 1 when
+ * the input ends first, or a negative error with *cause.
+ */
+static int
+fill(struct parser *ps, size_t n)
+{
+	long got;
+
+	if (ps->rd == NULL || ps->eof)
+		return 1;
+	if (n > PK_MAX_WINDOW)
+		return fail(ps, "a value of %zu bytes: longer than any snapshot's", n);
+	if (ps->pos > 0) {
+		memmove(ps->buf, ps->buf + ps->pos, ps->len - ps->pos);
+		ps->base += ps->pos;
+		ps->len -= ps->pos;
+		ps->pos = 0;
+	}
+	if (n > ps->cap) {
+		ps->cap = GMS_MAX(n, 2 * ps->cap);
+		ps->buf = gms_realloc(ps->buf, ps->cap);
+	}
+	while (ps->len < n) {
+		if ((got = ps->rd(ps->rctx, ps->buf + ps->len, ps->cap - ps->len, ps->cause)) < 0)
+			return GMS_ETRACE;
+		if (got == 0) {
+			ps->eof = 1;
+			break;
+		}
+		ps->len += (size_t)got;
+	}
+	ps->p->bytes = ps->base + ps->len;
+	ps->p->budget = pickle_budget(ps->p->bytes);
+	return ps->len < n;
 }
 
 static int
 need(struct parser *ps, size_t n)
 {
-	if (ps->len - ps->pos < n)
+	int err;
+
+	if (ps->len - ps->pos >= n)
+		return 0;
+	if ((err = fill(ps, n)) < 0)
+		return err;
+	if (err > 0)
 		return fail(ps, "truncated pickle (needs %zu more bytes, %zu left)", n,
 		    ps->len - ps->pos);
 	return 0;
@@ -234,9 +338,9 @@ new_seq(struct parser *ps, enum pk_type t)
 	struct pickle *p = ps->p;
 	struct pk_val *v = new_val(p, t);
 
-	if (v->listed)
+	if (v->flags & PKF_LISTED)
 		return v;
-	v->listed = 1;
+	v->flags |= PKF_LISTED;
 	if (p->nseqs == p->seqcap) {
 		p->seqs = grow(p, p->seqs, &p->seqcap, 64, sizeof(*p->seqs));
 	}
@@ -279,30 +383,91 @@ mark_pos(struct parser *ps, size_t *at)
 	return fail(ps, "no MARK on the stack");
 }
 
+/* v's place among the memoized values, made on its first memo put at idx. */
+static uint32_t
+val_slot(struct pickle *p, struct pk_val *v, uint64_t idx)
+{
+	uint32_t k;
+
+	if (v->vidx != 0)
+		return v->vidx;
+	if (p->nvfree > 0) {
+		k = p->vfree[--p->nvfree];
+	} else {
+		if (p->nvals < SLOT_FIRST)
+			p->nvals = SLOT_FIRST;
+		if (p->nvals >= p->vcap) {
+			p->vals = grow(p, p->vals, &p->vcap, 256, sizeof(*p->vals));
+			p->vfirst = gms_realloc(p->vfirst, p->vcap * sizeof(*p->vfirst));
+			p->used += p->vcap / 2 * sizeof(*p->vfirst);
+		}
+		k = (uint32_t)p->nvals++;
+	}
+	p->vals[k] = v;
+	p->vfirst[k] = idx;
+	v->vidx = k;
+	return k;
+}
+
 static int
 memo_put(struct parser *ps, uint64_t idx, struct pk_val *v)
 {
 	struct pickle *p = ps->p;
 
 	/* Indices come in order; one past what the input could ever hold is absurd. */
-	if (idx > ps->len)
+	if (idx > ps->base + ps->pos || idx >= UINT32_MAX)
 		return fail(ps, "memo index %llu out of range", (unsigned long long)idx);
 	while (idx >= p->mcap) {
 		p->memo = grow(p, p->memo, &p->mcap, 256, sizeof(*p->memo));
 	}
 	while (p->nmemo <= idx)
-		p->memo[p->nmemo++] = NULL;
-	p->memo[idx] = v;
-	v->memoized = 1;
+		p->memo[p->nmemo++] = 0;
+	/* named from two slots, or a slot reused: never let go (one slot would dangle) */
+	if ((v->flags & PKF_MEMO) || p->memo[idx] >= SLOT_FIRST)
+		v->flags |= PKF_PIN;
+	if (p->memo[idx] >= SLOT_FIRST)
+		p->vals[p->memo[idx]]->flags |= PKF_PIN;
+	if (p->nvals >= UINT32_MAX - 1 && v->vidx == 0)
+		return fail(ps, "more than %u values named by the memo at once", UINT32_MAX - 2);
+	p->memo[idx] = val_slot(p, v, idx);
+	v->flags |= PKF_MEMO;
 	return 0;
 }
 
 static int
 memo_get(struct parser *ps, uint64_t idx)
 {
-	if (idx >= ps->p->nmemo || ps->p->memo[idx] == NULL)
+	uint32_t k = idx < ps->p->nmemo ? ps->p->memo[idx] : 0;
+
+	if (k == SLOT_GONE)
+		return fail(ps, "memo get of index %llu, a trace entry (or a value made inside "
+		    "one) already read: a snapshot names each entry once",
+		    (unsigned long long)idx);
+	if (k == 0)
 		return fail(ps, "memo get of unknown index %llu", (unsigned long long)idx);
-	return push(ps, ps->p->memo[idx]);
+	return push(ps, ps->p->vals[k]);
+}
+
+/* Let v go from the memo: its slot holds slot (GONE, or a stand-in's) from now on. */
+static void
+forget(struct pickle *p, struct pk_val *v, uint32_t slot)
+{
+	p->memo[p->vfirst[v->vidx]] = slot;
+	p->vals[v->vidx] = NULL;
+	if (p->nvfree == p->vfcap)
+		p->vfree = grow(p, p->vfree, &p->vfcap, 256, sizeof(*p->vfree));
+	p->vfree[p->nvfree++] = v->vidx;
+	v->vidx = 0;
+	v->flags &= (unsigned char)~PKF_MEMO;
+}
+
+/* Whether child, memoized once and made inside entry, may go with it. */
+static int
+goes_with(const struct pickle *p, const struct pk_val *entry, const struct pk_val *child)
+{
+	return (entry->flags & (PKF_MEMO | PKF_PIN | PKF_FREE)) == PKF_MEMO &&
+	    (child->flags & (PKF_MEMO | PKF_PIN | PKF_FREE)) == PKF_MEMO &&
+	    p->vfirst[child->vidx] > p->vfirst[entry->vidx];
 }
 
 static int
@@ -312,20 +477,29 @@ push_str(struct parser *ps, size_t n)
 	char *s;
 	int err;
 
+	struct str_intern *e;
+
 	if ((err = need(ps, n)) < 0)
 		return err;
 	/* the readers treat strings as C strings: "alloc\0x" must not read as "alloc" */
 	if (memchr(ps->buf + ps->pos, '\0', n) != NULL)
 		return fail(ps, "a string holds a NUL byte");
-	v = new_val(ps->p, PK_STR);
-	v->u.str.s = "";
-	if (n > 0) {
-		s = arena_alloc(ps->p, n + 1, 1);
-		memcpy(s, ps->buf + ps->pos, n);
-		s[n] = '\0';
-		v->u.str.s = s;
+	/* one value for each text: a snapshot writes "N/A" anew in every entry */
+	HASH_FIND(hh, ps->p->strs, ps->buf + ps->pos, n, e);
+	if (e != NULL) {
+		ps->pos += n;
+		return push(ps, e->v);
 	}
+	v = new_val(ps->p, PK_STR);
+	v->flags |= PKF_PIN;
+	s = arena_alloc(ps->p, n + 1, 1);
+	memcpy(s, ps->buf + ps->pos, n);
+	s[n] = '\0';
+	v->u.str.s = s;
 	v->u.str.len = n;
+	e = arena_alloc(ps->p, sizeof(*e), _Alignof(struct str_intern));
+	e->v = v;
+	HASH_ADD_KEYPTR(hh, ps->p->strs, s, n, e);
 	ps->pos += n;
 	return push(ps, v);
 }
@@ -379,6 +553,96 @@ make_tuple(struct parser *ps, size_t from)
 	return push(ps, t);
 }
 
+static const struct pk_val *duplicate_key(const struct pk_val *d,
+    const struct pk_val ***scratch, size_t *cap);
+static int dup_fail(const struct pk_val *k, char **cause);
+
+/*
+ * A new list that is the root's device_traces (its key just pushed, the root
+ * dict at the bottom of the stack), or one of that list's items: tagged, so
+ * that what is appended to it streams.
+ */
+static void
+tag_list(struct parser *ps, struct pk_val *v)
+{
+	struct pickle *p = ps->p;
+	struct pk_val *t, *root = p->sp > 0 ? p->stack[0] : NULL;
+	size_t sp = p->sp, at, dev;
+
+	if (sp == 0 || root == NULL || root->type != PK_DICT)
+		return;
+	t = p->stack[sp - 1];
+	if (p->traces == NULL) {
+		/* [root, key] (SETITEM), or [root, MARK, k, v, ..., key] (SETITEMS) */
+		if (t != NULL && t->type == PK_STR && t->u.str.len == 13 &&
+		    memcmp(t->u.str.s, "device_traces", 13) == 0 &&
+		    (sp == 2 || (sp % 2 == 1 && p->stack[1] == NULL))) {
+			v->flags |= PKF_TRACES;
+			p->traces = v;
+		}
+		return;
+	}
+	if (t == p->traces) {
+		dev = t->u.seq.n;	/* APPEND */
+	} else {
+		for (at = sp; at > 0 && p->stack[at - 1] != NULL; at--)
+			;
+		if (at < 2 || p->stack[at - 2] != p->traces)
+			return;
+		dev = p->traces->u.seq.n + (sp - at);
+	}
+	if (p->ndevices == PK_MAX_DEVICES)
+		return;		/* more than a snapshot has: read whole */
+	p->ndevices++;
+	v->flags |= PKF_DEVICE;
+	v->u.seq.cap = dev;
+}
+
+/*
+ * Entries let go after their batch was read: the memo names an entry GONE
+ * from now on; what it holds goes with it unless the memo names that too
+ * (a later entry may), or the reader's pk_stub stood in for it.
+ */
+static void
+let_go(struct pickle *p, struct pk_val *e)
+{
+	if (e->flags & PKF_FREE)
+		return;		/* the same entry twice in one batch */
+	if ((e->flags & (PKF_MEMO | PKF_PIN)) == PKF_MEMO)
+		forget(p, e, SLOT_GONE);
+	recycle(p, e);
+}
+
+/* The entries at stack[from..sp) appended to device list d: read, then let go. */
+static int
+stream(struct parser *ps, struct pk_val *d, size_t from)
+{
+	struct pickle *p = ps->p;
+	const struct pk_val *k;
+	size_t i, cap = 0;
+	const struct pk_val **scratch = NULL;
+	int err = 0;
+
+	p->in_batch = 1;
+	for (i = from; i < p->sp && err == 0; i++) {
+		if (p->stack[i] == NULL)
+			err = fail(ps, "MARK among a list's items");
+		else if (p->stack[i]->type == PK_DICT &&
+		    (k = duplicate_key(p->stack[i], &scratch, &cap)) != NULL)
+			err = dup_fail(k, ps->cause);
+		else
+			err = ps->entry(ps->ectx, p, p->stack[i], d->u.seq.cap, d->u.seq.n++,
+			    ps->cause);
+	}
+	free(scratch);
+	p->in_batch = 0;
+	if (err < 0)
+		return err;
+	for (i = from; i < p->sp; i++)
+		let_go(p, p->stack[i]);
+	return ps->entry(ps->ectx, p, NULL, d->u.seq.cap, 0, ps->cause);
+}
+
 static int
 run(struct parser *ps, struct pk_val **root)
 {
@@ -390,11 +654,11 @@ run(struct parser *ps, struct pk_val **root)
 	int err;
 
 	for (;;) {
-		ps->op_at = ps->pos;
+		ps->op_at = ps->base + ps->pos;
 		if (ps->p->used > ps->p->budget)
 			return over_budget(ps);
-		if (ps->pos >= ps->len)
-			return fail(ps, "truncated pickle (no STOP)");
+		if (ps->pos >= ps->len && (err = fill(ps, 1)) != 0)
+			return err < 0 ? err : fail(ps, "truncated pickle (no STOP)");
 		op = ps->buf[ps->pos++];
 		switch (op) {
 		case 0x80:		/* PROTO */
@@ -410,7 +674,10 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			n = le(ps->buf + ps->pos, 8);
 			ps->pos += 8;
-			if (n > ps->len - ps->pos)
+			/* a frame is a hint: checked while it fits the window */
+			if (n > ps->len - ps->pos && n <= PK_WINDOW && (err = fill(ps, n)) < 0)
+				return err;
+			if (n > ps->len - ps->pos && (n <= PK_WINDOW || ps->rd == NULL))
 				return fail(ps, "frame of %llu bytes, %zu left: truncated",
 				    (unsigned long long)n, ps->len - ps->pos);
 			break;
@@ -499,9 +766,12 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			n = le(ps->buf + ps->pos, 8);
 			ps->pos += 8;
-			if (n > ps->len - ps->pos)
+			if (n > ps->len - ps->pos && ps->rd == NULL)
 				return fail(ps, "string of %llu bytes, %zu left: truncated",
 				    (unsigned long long)n, ps->len - ps->pos);
+			if (n > PK_MAX_WINDOW)
+				return fail(ps, "a string of %llu bytes: longer than any snapshot's",
+				    (unsigned long long)n);
 			if ((err = push_str(ps, n)) < 0)
 				return err;
 			break;
@@ -510,7 +780,10 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			break;
 		case ']':		/* EMPTY_LIST */
-			if ((err = push(ps, new_seq(ps, PK_LIST))) < 0)
+			v = new_seq(ps, PK_LIST);
+			if (ps->entry != NULL)
+				tag_list(ps, v);
+			if ((err = push(ps, v)) < 0)
 				return err;
 			break;
 		case ')':		/* EMPTY_TUPLE */
@@ -540,6 +813,13 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			if (d->type != PK_LIST)
 				return fail(ps, "APPEND to something not a list");
+			if (d->flags & PKF_DEVICE) {
+				ps->p->stack[ps->p->sp++] = v;	/* its place, popped just above */
+				if ((err = stream(ps, d, ps->p->sp - 1)) < 0)
+					return err;
+				ps->p->sp--;
+				break;
+			}
 			if (seq_push(ps->p, d, v) < 0)
 				return over_budget(ps);
 			break;
@@ -548,6 +828,12 @@ run(struct parser *ps, struct pk_val **root)
 				return err;
 			if (at < 2 || (d = ps->p->stack[at - 2]) == NULL || d->type != PK_LIST)
 				return fail(ps, "APPENDS to something not a list");
+			if (d->flags & PKF_DEVICE) {
+				if ((err = stream(ps, d, at)) < 0)
+					return err;
+				ps->p->sp = at - 1;
+				break;
+			}
 			for (i = at; i < ps->p->sp; i++)
 				if (seq_push(ps->p, d, ps->p->stack[i]) < 0)
 					return over_budget(ps);
@@ -618,7 +904,7 @@ run(struct parser *ps, struct pk_val **root)
  * address-space limit when one is set (gms_mem_limit()).
  */
 static size_t
-pickle_budget(size_t len)
+pickle_budget(uint64_t len)
 {
 	/* a third: the input itself and a growing array's old copy need the rest */
 	size_t floor = 64u << 20, lim = gms_mem_limit() / 3;
@@ -701,6 +987,12 @@ check_keys(const struct pickle *p, char **cause)
 	free(scratch);
 	if (k == NULL)
 		return 0;
+	return dup_fail(k, cause);
+}
+
+static int
+dup_fail(const struct pk_val *k, char **cause)
+{
 	if (k->type == PK_STR)
 		return gms_fail(cause, GMS_ETRACE, "a dict sets the key \"%.*s\" twice (Python "
 		    "keeps the last value): not a snapshot PyTorch writes",
@@ -709,20 +1001,22 @@ check_keys(const struct pickle *p, char **cause)
 	    "last value): not a snapshot PyTorch writes", (long long)k->u.i);
 }
 
-const struct pk_val *
-pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **cause)
+static const struct pk_val *
+parse(struct parser *ps, struct pickle **out)
 {
-	struct pickle *p = gms_calloc(1, sizeof(*p));
-	struct parser ps = { .p = p, .buf = buf, .len = len, .cause = cause };
+	struct pickle *p = ps->p;
 	struct pk_val *root = NULL;
 
-	p->budget = pickle_budget(len);
+	p->bytes = ps->len;
+	p->budget = pickle_budget(ps->len);
 	p->work = gms_malloc((p->wcap = 64) * sizeof(*p->work));
-	if (run(&ps, &root) < 0 || check_keys(p, cause) < 0) {
+	if (run(ps, &root) < 0 || check_keys(p, ps->cause) < 0) {
 		pickle_free(p);
 		*out = NULL;
 		return NULL;
 	}
+	if (ps->rd != NULL)
+		p->bytes = ps->base + ps->pos;
 	/* The machine is no longer needed; the values are. */
 	free(p->stack);
 	free(p->memo);
@@ -732,6 +1026,83 @@ pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **c
 	p->work = NULL;
 	*out = p;
 	return root;
+}
+
+const struct pk_val *
+pickle_parse(const unsigned char *buf, size_t len, struct pickle **out, char **cause)
+{
+	struct parser ps = { .p = gms_calloc(1, sizeof(struct pickle)),
+	    .buf = (unsigned char *)buf, .len = len, .cause = cause };
+
+	return parse(&ps, out);
+}
+
+const struct pk_val *
+pickle_read(pk_read_fn rd, void *rctx, pk_entry_fn entry, void *ectx, struct pickle **out,
+    char **cause)
+{
+	struct parser ps = { .p = gms_calloc(1, sizeof(struct pickle)), .rd = rd, .rctx = rctx,
+	    .entry = entry, .ectx = ectx, .cause = cause };
+	const struct pk_val *root;
+
+	ps.buf = gms_malloc(ps.cap = PK_WINDOW);
+	root = parse(&ps, out);
+	free(ps.buf);
+	return root;
+}
+
+uint64_t
+pickle_bytes(const struct pickle *p)
+{
+	return p->bytes;
+}
+
+int
+pk_streamed(const struct pk_val *list, size_t *device, size_t *entries)
+{
+	if (list == NULL || !(list->flags & PKF_DEVICE))
+		return 0;
+	*device = list->u.seq.cap;
+	*entries = list->u.seq.n;
+	return 1;
+}
+
+int
+pk_stub(struct pickle *p, const struct pk_val *entry, const struct pk_val *child, int64_t id)
+{
+	struct pk_val *r;
+	size_t k;
+
+	if (!p->in_batch || id < 0 || (uint64_t)id > UINT32_MAX || !goes_with(p, entry, child))
+		return 0;
+	if ((size_t)id >= p->nrefs) {
+		k = GMS_MAX((size_t)id + 1, 2 * p->nrefs);
+		p->refs = gms_realloc(p->refs, k * sizeof(*p->refs));
+		memset(p->refs + p->nrefs, 0, (k - p->nrefs) * sizeof(*p->refs));
+		p->used += (k - p->nrefs) * sizeof(*p->refs);
+		p->nrefs = k;
+	}
+	if ((r = p->refs[id]) == NULL) {
+		r = p->refs[id] = new_val(p, PK_REF);
+		r->flags |= PKF_PIN;
+		r->u.i = id;
+		val_slot(p, r, 0);
+	}
+	forget(p, (struct pk_val *)child, r->vidx);
+	return 1;
+}
+
+int
+pk_gone(const struct pk_val *v)
+{
+	return v != NULL && (v->flags & PKF_FREE);
+}
+
+void
+pk_pin(const struct pk_val *v)
+{
+	if (v != NULL)
+		((struct pk_val *)v)->flags |= PKF_PIN;
 }
 
 int
@@ -759,6 +1130,11 @@ pickle_free(struct pickle *p)
 	free(p->stack);
 	free(p->memo);
 	free(p->work);
+	free(p->vals);
+	free(p->vfirst);
+	free(p->vfree);
+	free(p->refs);
+	HASH_CLEAR(hh, p->strs);
 	for (c = p->arena; c != NULL; c = next) {
 		next = c->next;
 		free(c);
@@ -783,7 +1159,7 @@ pk_set_mark(const struct pk_val *v, unsigned char mark)
 int
 pk_shared(const struct pk_val *v)
 {
-	return v != NULL && v->memoized;
+	return v != NULL && (v->flags & (PKF_MEMO | PKF_PIN));
 }
 
 int
@@ -811,7 +1187,8 @@ pk_get(const struct pk_val *d, const char *key)
 size_t
 pk_len(const struct pk_val *v)
 {
-	return v != NULL && (v->type == PK_LIST || v->type == PK_TUPLE) ? v->u.seq.n : 0;
+	return v != NULL && (v->type == PK_LIST || v->type == PK_TUPLE) &&
+	    !(v->flags & PKF_DEVICE) ? v->u.seq.n : 0;
 }
 
 const struct pk_val *

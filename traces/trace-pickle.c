@@ -17,8 +17,15 @@
  * made up.  What cannot be known is when they were allocated, and in what
  * order.
  *
- * The whole file is parsed into memory (a pickle cannot be streamed), then
- * events are handed out one by one.
+ * The file is read once, streamed (pickle.h's pickle_read): each trace
+ * entry becomes a compact record as it completes (its frames reduced to the
+ * id of their summary: site, stack and who released, each distinct list of
+ * frames summarized once) and is let go; records past RECS_IN_MEMORY go to an
+ * unlinked temporary file.  What the header needs from the whole trace (the
+ * seeds, the limits, what the recording observed) is found from the records
+ * before the first event; events are then made from them as asked.  Memory
+ * follows what the snapshot keeps (its segments, distinct frames and
+ * stacks, 4 bytes a memo slot), not the number of entries.
  */
 #include "config.h"
 
@@ -26,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <uthash.h>
 
@@ -70,13 +78,24 @@ struct site_str {
 };
 
 /*
- * What a walk learned of a shared frames list: PyTorch hands every block and
- * entry with the same traceback one list, so each list is read once.
+ * What a list of frames says, summarized once: its site, its stack, who
+ * released a segment (released_by_walk).  Summary 0 is no frames.
  */
-struct frames_memo {
-	const struct pk_val *frames;
+struct summary {
 	const char *at, *stack;
-	int have_at, have_stack, released;	/* released: released_by(), 2 until asked */
+	int released;
+};
+
+/*
+ * A list of frames already summarized: by its address (a list PyTorch hands
+ * every block and entry with the same traceback; dropped when the list is
+ * let go with its entry), or by its items' addresses (the frame dicts the
+ * pickle shares, pinned so that they stay theirs).
+ */
+struct fmemo {
+	const struct pk_val *frames;
+	const struct pk_val **items;	/* the key, by content */
+	uint32_t sid;
 	UT_hash_handle hh;
 };
 
@@ -100,17 +119,56 @@ struct frames_memo {
 
 struct walk {
 	uint64_t budget, used;
-	size_t len;			/* the file's bytes */
+	uint64_t len;			/* the file's bytes (read so far) */
 	const char *over;		/* what went past the budget, or NULL */
-	struct frames_memo *memo;
 };
 
+/* One trace entry kept, compactly (kinds past KIND_KEPT are not kept). */
+struct rec {
+	uint64_t addr, size;
+	int64_t stream, t;		/* t < 0: no time */
+	uint32_t sid;			/* its frames' summary */
+	int8_t kind;
+};
+
+/* A device's records, in order: the first nspill in a temporary file. */
+#define RECS_IN_MEMORY ((size_t)(64u << 20) / sizeof(struct rec))
+#define RECS_BLOCK 4096
+struct recs {
+	struct rec *mem;
+	size_t n, cap;
+	int fd;				/* -1 until spilled */
+	uint64_t nspill;
+};
+
+/* Reads records by index, a block of the file at a time. */
+struct cursor {
+	const struct recs *rs;
+	struct rec *blk;
+	uint64_t first;
+	size_t nblk;
+};
+
+struct scan;
+struct dev;
+
 struct pickle_state {
-	struct trace_event *ev;
-	size_t n, cap, next;
 	struct site_str *sites;		/* the events' at, each text once */
 	struct walk walk;
 	uint64_t stack_bytes;		/* stack text handed out so far (frame_stack) */
+	struct pickle *pk;
+	struct summary *sum;		/* by sid */
+	size_t nsum, sumcap;
+	struct fmemo *byptr, *bycontent;
+	struct fmemo **batch;		/* byptr entries made while a batch is read */
+	size_t nbatch, batchcap;
+	struct dev **dev;		/* by device, while reading */
+	size_t ndev;
+	struct dev *chosen;		/* the device read */
+	struct pools *pools;
+	struct emitter *em;		/* the events, once open */
+	gzFile gz;
+	int compressed;
 };
 
 /* Charge n steps of what; 0, or -1 once the walk is past its budget. */
@@ -163,34 +221,6 @@ too_many_keys(const struct pk_val *d)
 	return pk_is(d, PK_DICT) && d->u.seq.n / 2 > DICT_KEYS_MAX;
 }
 
-/* The memo of a shared frames list (made on first use), or NULL when unshared. */
-static struct frames_memo *
-frames_memo(struct walk *w, const struct pk_val *frames)
-{
-	struct frames_memo *m;
-
-	if (!pk_shared(frames))
-		return NULL;
-	HASH_FIND_PTR(w->memo, &frames, m);
-	if (m == NULL) {
-		m = gms_calloc(1, sizeof(*m));
-		m->frames = frames;
-		m->released = 2;
-		HASH_ADD_PTR(w->memo, frames, m);
-	}
-	return m;
-}
-
-static void
-walk_free(struct walk *w)
-{
-	struct frames_memo *m, *tmp;
-
-	HASH_ITER(hh, w->memo, m, tmp) {
-		HASH_DEL(w->memo, m);
-		free(m);
-	}
-}
 
 /*
  * The steps reading frame f costs: a step and its keys (its strings are
@@ -209,17 +239,6 @@ struct addr_id {
 	UT_hash_handle hh;
 };
 
-static struct trace_event *
-add(struct pickle_state *st, enum trace_op op)
-{
-	if (st->n == st->cap) {
-		st->cap = st->cap ? st->cap * 2 : 1024;
-		st->ev = gms_realloc(st->ev, st->cap * sizeof(*st->ev));
-	}
-	memset(&st->ev[st->n], 0, sizeof(st->ev[0]));
-	st->ev[st->n].op = op;
-	return &st->ev[st->n++];
-}
 
 /*
  * C++ frames that say nothing about who allocated: the stack unwinder, the
@@ -530,46 +549,120 @@ interned_len(const char *s)
 	return ((const struct site_str *)(const void *)(s - offsetof(struct site_str, s)))->hh.keylen;
 }
 
-/* The stack of frames, kept once as the site is; NULL when none (or past the allowance). */
+/* The stack of summary sid, as handed out to an event: NULL when none, or past the allowance. */
 static const char *
-frame_stack(struct pickle_state *st, const struct pk_val *frames)
+frame_stack(struct pickle_state *st, uint32_t sid)
 {
-	struct frames_memo *m = frames_memo(&st->walk, frames);
-	uint64_t allowed = GMS_MAX(STACK_BYTES_MIN, (uint64_t)st->walk.len * STACK_BYTES_PER_BYTE);
-	const char *stack;
+	uint64_t allowed = GMS_MAX(STACK_BYTES_MIN, st->walk.len * STACK_BYTES_PER_BYTE);
+	const char *stack = st->sum[sid].stack;
 
 	if (st->stack_bytes >= allowed)
 		return NULL;
-	if (m != NULL && m->have_stack) {
-		stack = m->stack;
-	} else if (st->walk.over != NULL) {
-		return NULL;
-	} else if (m == NULL) {
-		stack = intern_site(st, stack_of(&st->walk, frames));
-	} else {
-		stack = m->stack = intern_site(st, stack_of(&st->walk, frames));
-		m->have_stack = st->walk.over == NULL;
-	}
 	if (stack != NULL)
 		st->stack_bytes += interned_len(stack);
 	return stack;
 }
 
-/* The site of frames, kept once (a shared list is read once); NULL when none. */
-static const char *
-frame_at(struct pickle_state *st, const struct pk_val *frames)
-{
-	struct frames_memo *m = frames_memo(&st->walk, frames);
+static int released_by_walk(struct walk *w, const struct pk_val *frames);
 
-	if (m != NULL && m->have_at)
-		return m->at;
-	if (st->walk.over != NULL)
-		return NULL;
-	if (m == NULL)
-		return intern_site(st, site_of(&st->walk, frames));
-	m->at = intern_site(st, site_of(&st->walk, frames));
-	m->have_at = st->walk.over == NULL;
-	return m->at;
+static void
+fmemo_free(struct fmemo **h)
+{
+	struct fmemo *m, *tmp;
+
+	HASH_ITER(hh, *h, m, tmp) {
+		HASH_DEL(*h, m);
+		free(m->items);
+		free(m);
+	}
+}
+
+/*
+ * The summary of an entry's (or a block's) frames: made once for each list,
+ * and once for lists of the same frame dicts.  While entry's batch streams,
+ * the list is let go with it and the memo names the summary instead (a
+ * PK_REF); a later entry that names the list again reads the summary.
+ */
+static uint32_t
+sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val *frames)
+{
+	const struct pk_val **items = NULL;
+	struct summary *su;
+	struct fmemo *m;
+	size_t n = pk_len(frames), i;
+
+	if (pk_is(frames, PK_REF))
+		return frames->u.i > 0 && (uint64_t)frames->u.i < st->nsum ? (uint32_t)frames->u.i : 0;
+	if (n == 0) {
+		if (entry != NULL && (pk_is(frames, PK_LIST) || pk_is(frames, PK_TUPLE)))
+			pk_stub(st->pk, entry, frames, 0);
+		return 0;
+	}
+	HASH_FIND_PTR(st->byptr, &frames, m);
+	if (m != NULL)
+		return m->sid;
+	m = gms_calloc(1, sizeof(*m));
+	m->frames = frames;
+	for (i = 0; i < n && pk_shared(pk_item(frames, i)); i++)
+		;
+	if (i == n) {
+		struct fmemo *c;
+
+		items = gms_malloc(n * sizeof(*items));
+		for (i = 0; i < n; i++)
+			items[i] = pk_item(frames, i);
+		HASH_FIND(hh, st->bycontent, items, n * sizeof(*items), c);
+		if (c != NULL) {
+			free(items);
+			items = NULL;
+			m->sid = c->sid;
+		}
+	}
+	if (m->sid == 0) {
+		if (st->nsum == st->sumcap) {
+			st->sumcap = st->sumcap ? 2 * st->sumcap : 256;
+			st->sum = gms_realloc(st->sum, st->sumcap * sizeof(*st->sum));
+		}
+		su = &st->sum[st->nsum];
+		su->at = intern_site(st, site_of(&st->walk, frames));
+		su->stack = intern_site(st, stack_of(&st->walk, frames));
+		su->released = released_by_walk(&st->walk, frames);
+		m->sid = (uint32_t)st->nsum++;
+		if (items != NULL) {
+			struct fmemo *c = gms_calloc(1, sizeof(*c));
+
+			/* the frame dicts stay: their addresses are the key */
+			for (i = 0; i < n; i++)
+				pk_pin(items[i]);
+			c->items = items;
+			c->sid = m->sid;
+			HASH_ADD_KEYPTR(hh, st->bycontent, c->items, n * sizeof(*items), c);
+		}
+	}
+	HASH_ADD_PTR(st->byptr, frames, m);
+	if (entry != NULL) {
+		pk_stub(st->pk, entry, frames, m->sid);
+		if (st->nbatch == st->batchcap) {
+			st->batchcap = st->batchcap ? 2 * st->batchcap : 1024;
+			st->batch = gms_realloc(st->batch, st->batchcap * sizeof(*st->batch));
+		}
+		st->batch[st->nbatch++] = m;
+	}
+	return m->sid;
+}
+
+/* A batch of entries was let go: forget the lists that went with them. */
+static void
+batch_end(struct pickle_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nbatch; i++)
+		if (pk_gone(st->batch[i]->frames)) {
+			HASH_DEL(st->byptr, st->batch[i]);
+			free(st->batch[i]);
+		}
+	st->nbatch = 0;
 }
 
 /* An integer field of a trace entry; -1 and *cause when missing or wrong. */
@@ -690,7 +783,7 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
  */
 struct seed {
 	uint64_t addr, size;
-	const struct pk_val *frames;
+	uint32_t sid;		/* its frames' summary */
 	int64_t stream;		/* its segment's */
 };
 
@@ -708,13 +801,117 @@ struct scan {
 
 static void
 seed_add(struct seed **arr, size_t *n, size_t *cap, uint64_t addr, uint64_t size,
-    const struct pk_val *frames, int64_t stream)
+    uint32_t sid, int64_t stream)
 {
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
 		*arr = gms_realloc(*arr, *cap * sizeof(**arr));
 	}
-	(*arr)[(*n)++] = (struct seed){ addr, size, frames, stream };
+	(*arr)[(*n)++] = (struct seed){ addr, size, sid, stream };
+}
+
+/* A device's trace as it streams: its records, and the first pass's state. */
+struct dev {
+	struct recs recs;
+	uint64_t entries;		/* read (kept or not) */
+	struct scan sc;
+	struct addr_id *live, *segs;	/* blocks allocated, segments reserved so far */
+	const struct pk_val *list;	/* the list its entries were appended to */
+	int err;			/* its first bad entry: an error if it is read */
+	char *why;
+};
+
+static void
+recs_free(struct recs *rs)
+{
+	free(rs->mem);
+	if (rs->nspill > 0)
+		close(rs->fd);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static uint64_t
+recs_count(const struct recs *rs)
+{
+	return rs->nspill + rs->n;
+}
+
+/*
+ * Append r.  Past RECS_IN_MEMORY records in memory they go to a temporary
+ * file (unlinked at once), where the cursors read them back; without one
+ * they stay in memory.
+ */
+static void
+recs_add(struct recs *rs, const struct rec *r)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path;
+	size_t off;
+	ssize_t w;
+
+	if (rs->n == rs->cap && rs->cap >= RECS_IN_MEMORY) {
+		if (rs->nspill == 0) {
+			path = gms_asprintf("%s/gpumemsim-pickle.XXXXXX", dir && *dir ? dir : "/tmp");
+			rs->fd = mkstemp(path);
+			if (rs->fd >= 0)
+				unlink(path);
+			free(path);
+		}
+		for (off = 0, w = 0; rs->fd >= 0 && off < rs->n * sizeof(*rs->mem); off += (size_t)w)
+			if ((w = write(rs->fd, (char *)rs->mem + off, rs->n * sizeof(*rs->mem) - off)) <= 0)
+				break;
+		if (rs->fd >= 0 && off == rs->n * sizeof(*rs->mem)) {
+			rs->nspill += rs->n;
+			rs->n = 0;
+		} else if (rs->nspill == 0 && rs->fd >= 0) {
+			close(rs->fd);		/* cannot spill: memory it is */
+			rs->fd = -1;
+		}
+	}
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? 2 * rs->cap : 1024;
+		rs->mem = gms_realloc(rs->mem, rs->cap * sizeof(*rs->mem));
+	}
+	rs->mem[rs->n++] = *r;
+}
+
+static void
+cursor_init(struct cursor *c, const struct recs *rs)
+{
+	memset(c, 0, sizeof(*c));
+	c->rs = rs;
+}
+
+static void
+cursor_free(struct cursor *c)
+{
+	free(c->blk);
+	c->blk = NULL;
+}
+
+/* Record i (< recs_count), or NULL when the file cannot be read back. */
+static const struct rec *
+rec_at(struct cursor *c, uint64_t i)
+{
+	const struct recs *rs = c->rs;
+	size_t want, got = 0;
+	ssize_t r;
+
+	if (i >= rs->nspill)
+		return &rs->mem[i - rs->nspill];
+	if (c->blk == NULL || i < c->first || i >= c->first + c->nblk) {
+		if (c->blk == NULL)
+			c->blk = gms_malloc(RECS_BLOCK * sizeof(*c->blk));
+		c->first = i / RECS_BLOCK * RECS_BLOCK;
+		want = (size_t)GMS_MIN((uint64_t)RECS_BLOCK, rs->nspill - c->first) * sizeof(*c->blk);
+		while (got < want && (r = pread(rs->fd, (char *)c->blk + got, want - got,
+		    (off_t)(c->first * sizeof(*c->blk) + got))) > 0)
+			got += (size_t)r;
+		c->nblk = got / sizeof(*c->blk);
+		if (i >= c->first + c->nblk)
+			return NULL;
+	}
+	return &c->blk[i - c->first];
 }
 
 /* A dump segment's stream (0 when it says none, or one out of range). */
@@ -733,23 +930,12 @@ seg_stream(const struct pk_val *seg)
  * every later lookup in them is then short.
  */
 static int
-check_shape(const struct pk_val *traces, const struct pk_val *segments, struct walk *w,
-    char **cause)
+check_shape(const struct pk_val *segments, struct walk *w, char **cause)
 {
 	const struct pk_val *seg, *b, *blocks;
 	uint64_t n = 0;
 	size_t i, j;
 
-	for (i = 0; i < pk_len(traces); i++)
-		n += pk_len(pk_item(traces, i));
-	if (charge(w, n, "trace entries") < 0)
-		return walk_fail(w, cause);
-	for (i = 0; i < pk_len(traces); i++)
-		for (j = 0; j < pk_len(pk_item(traces, i)); j++)
-			if (too_many_keys(pk_item(pk_item(traces, i), j)))
-				return gms_fail(cause, GMS_ETRACE, "device_traces[%zu][%zu] has %zu "
-				    "keys (a trace entry has about 8): not a snapshot", i, j,
-				    pk_item(pk_item(traces, i), j)->u.seq.n / 2);
 	for (i = 0, n = 0; i < pk_len(segments); i++)
 		n += pk_len(pk_get(pk_item(segments, i), "blocks"));
 	if (charge(w, WALK_PER_BLOCK * n + pk_len(segments), "blocks") < 0)
@@ -772,52 +958,64 @@ check_shape(const struct pk_val *traces, const struct pk_val *segments, struct w
 }
 
 /*
- * First pass: count the actions and find what the trace does not show:
- * blocks freed with no recorded alloc, blocks live at the end never allocated
- * in the trace, and the segments reserved before the first entry: those
- * released with no recorded reservation, and those in the dump the trace
- * never reserved (expandable ones aside: their pages map and unmap).
+ * First pass, as the trace streams: count the actions and find what the
+ * trace does not show: blocks freed with no recorded alloc, and segments
+ * released with no recorded reservation (they were there before).  Then
+ * keep the entry as a record.
  */
 static int
-scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, struct scan *sc,
+scan_entry(struct dev *d, const struct entry *en, uint32_t sid, size_t i, char **cause)
+{
+	struct scan *sc = &d->sc;
+	struct addr_id *a;
+	struct rec r;
+
+	if (en->kind < 0) {
+		sc->unknown_actions++;
+		return 0;
+	}
+	sc->counts[en->kind]++;
+	if (en->kind >= KIND_KEPT)
+		return 0;
+	a = map_find(d->live, en->addr);
+	if (en->kind == 0 && a != NULL) {
+		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: alloc at %#llx, which is "
+		    "already allocated", i, (unsigned long long)en->addr);
+	} else if (en->kind == 0) {
+		map_add(&d->live, en->addr, 0, en->size);
+	} else if (en->kind == 1 && a == NULL) {
+		seed_add(&sc->seed, &sc->nseed, &sc->seedcap, en->addr, en->size, sid, en->stream);
+	} else if (en->kind == 1) {
+		HASH_DEL(d->live, a);
+		free(a);
+	} else if ((en->kind == 2 || en->kind == 4) && map_find(d->segs, en->addr) == NULL) {
+		map_add(&d->segs, en->addr, 0, en->size);
+	} else if (en->kind == 3 && map_find(d->segs, en->addr) == NULL) {
+		/* released, never reserved in the trace: it was there before */
+		seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, en->addr, en->size, 0,
+		    en->stream);
+		map_add(&d->segs, en->addr, 0, en->size);
+	}
+	r = (struct rec){ en->addr, en->size, en->stream, en->t, sid, (int8_t)en->kind };
+	recs_add(&d->recs, &r);
+	return 0;
+}
+
+/*
+ * After the trace: the dump's blocks live at the end that the trace never
+ * allocated, and the segments in the dump it never reserved (expandable
+ * ones aside: their pages map and unmap).
+ */
+static int
+scan_dump(struct pickle_state *st, const struct pk_val *segments, int64_t device, struct dev *d,
     char **cause)
 {
 	const struct pk_val *seg, *blocks, *b, *v;
-	struct addr_id *live = NULL, *segs = NULL, *a;
-	struct entry en;
+	struct scan *sc = &d->sc;
 	size_t i, j, k;
 	uint64_t off;
 	int err = 0;
 
-	for (i = 0; i < pk_len(tr) && err == 0; i++) {
-		if ((err = read_entry(pk_item(tr, i), i, &en, cause)) < 0)
-			break;
-		if (en.kind < 0) {
-			sc->unknown_actions++;
-			continue;
-		}
-		sc->counts[en.kind]++;
-		a = map_find(live, en.addr);
-		if (en.kind == 0 && a != NULL) {
-			err = gms_fail(cause, GMS_ETRACE, "trace entry %zu: alloc at %#llx, which is "
-			    "already allocated", i, (unsigned long long)en.addr);
-		} else if (en.kind == 0) {
-			map_add(&live, en.addr, 0, en.size);
-		} else if (en.kind == 1 && a == NULL) {
-			seed_add(&sc->seed, &sc->nseed, &sc->seedcap, en.addr, en.size, en.frames,
-			    en.stream);
-		} else if (en.kind == 1) {
-			HASH_DEL(live, a);
-			free(a);
-		} else if ((en.kind == 2 || en.kind == 4) && map_find(segs, en.addr) == NULL) {
-			map_add(&segs, en.addr, 0, en.size);
-		} else if (en.kind == 3 && map_find(segs, en.addr) == NULL) {
-			/* released, never reserved in the trace: it was there before */
-			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, en.addr, en.size, NULL,
-			    en.stream);
-			map_add(&segs, en.addr, 0, en.size);
-		}
-	}
 	for (i = 0; i < pk_len(segments) && err == 0; i++) {
 		seg = pk_item(segments, i);
 		v = pk_get(seg, "device");
@@ -868,9 +1066,9 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 				break;
 			}
 			sc->dump_requested += (uint64_t)rq;
-			if (map_find(live, (uint64_t)ba) == NULL)
+			if (map_find(d->live, (uint64_t)ba) == NULL)
 				seed_add(&sc->seed, &sc->nseed, &sc->seedcap, (uint64_t)ba, (uint64_t)rq,
-				    frames, seg_stream(seg));
+				    sid_of(st, NULL, frames), seg_stream(seg));
 		}
 	}
 	if (err == 0) {
@@ -892,14 +1090,12 @@ scan(const struct pk_val *segments, const struct pk_val *tr, int64_t device, str
 				    (long long)size->u.i);
 				break;
 			}
-			if (map_find(segs, (uint64_t)addr->u.i) != NULL)
+			if (map_find(d->segs, (uint64_t)addr->u.i) != NULL)
 				continue;
 			seed_add(&sc->seedseg, &sc->nseedseg, &sc->seedsegcap, (uint64_t)addr->u.i,
-			    (uint64_t)size->u.i, NULL, seg_stream(seg));
+			    (uint64_t)size->u.i, 0, seg_stream(seg));
 		}
 	}
-	clear_map(&live);
-	clear_map(&segs);
 	return err;
 }
 
@@ -940,18 +1136,6 @@ released_by_walk(struct walk *w, const struct pk_val *frames)
 	return -1;
 }
 
-static int
-released_by(struct walk *w, const struct pk_val *frames)
-{
-	struct frames_memo *m = frames_memo(w, frames);
-
-	if (m == NULL)
-		return released_by_walk(w, frames);
-	if (m->released == 2)
-		m->released = released_by_walk(w, frames);
-	return m->released;
-}
-
 /*
  * Whether the segment releases starting at entry i were torch.cuda.empty_cache():
  * the frames say so where there are any; else by what follows, since the
@@ -960,19 +1144,20 @@ released_by(struct walk *w, const struct pk_val *frames)
  * right after; releases followed by anything else were asked for.
  */
 static int
-called_empty_cache(struct walk *w, const struct pk_val *tr, size_t i)
+called_empty_cache(const struct pickle_state *st, struct cursor *look, uint64_t i)
 {
-	struct entry en;
+	const struct rec *r = rec_at(look, i);
+	uint64_t n = recs_count(look->rs);
 	int by;
 
-	if (read_entry(pk_item(tr, i), i, &en, NULL) == 0 && (by = released_by(w, en.frames)) >= 0)
+	if (r != NULL && (by = st->sum[r->sid].released) >= 0)
 		return by;
-	for (; i < pk_len(tr); i++) {
-		if (read_entry(pk_item(tr, i), i, &en, NULL) < 0)
+	for (; i < n; i++) {
+		if ((r = rec_at(look, i)) == NULL)
 			return 0;
-		if (en.kind == 3 || en.kind == 5 || en.kind < 0 || en.kind >= KIND_KEPT)
+		if (r->kind == 3 || r->kind == 5)
 			continue;
-		return en.kind != 2 && en.kind != 4 && en.kind != 6;
+		return r->kind != 2 && r->kind != 4 && r->kind != 6;
 	}
 	return 1;	/* the last thing the trace shows */
 }
@@ -1057,7 +1242,7 @@ limit_event(struct limit_scan *l, int kind, uint64_t size, int empty_cache)
 struct pool_seg {
 	uint64_t addr, size;
 	unsigned pool;
-	size_t since;		/* the trace entry that reserved it (its last
+	uint64_t since;		/* the record that reserved it (its last
 				   segment_alloc there), 0 when before the trace */
 };
 
@@ -1134,124 +1319,27 @@ pool_seg_at(const struct pools *pl, uint64_t addr)
 
 /* When each private segment was reserved: the last segment_alloc at its address. */
 static void
-pools_since(const struct pk_val *tr, struct pools *pl)
+pools_since(const struct recs *rs, struct pools *pl)
 {
 	struct pool_seg *ps;
-	struct entry en;
-	size_t i;
+	const struct rec *r;
+	struct cursor c;
+	uint64_t i;
 
-	for (i = 0; pl->n > 0 && i < pk_len(tr); i++)
-		if (read_entry(pk_item(tr, i), i, &en, NULL) == 0 && en.kind == 2 &&
-		    (ps = pool_seg_at(pl, en.addr)) != NULL && ps->addr == en.addr)
+	cursor_init(&c, rs);
+	for (i = 0; pl->n > 0 && i < recs_count(rs) && (r = rec_at(&c, i)) != NULL; i++)
+		if (r->kind == 2 && (ps = pool_seg_at(pl, r->addr)) != NULL && ps->addr == r->addr)
 			ps->since = i;
+	cursor_free(&c);
 }
 
-/* The private pool a block allocated at addr by trace entry i belongs to, or 0. */
+/* The private pool a block allocated at addr by record i belongs to, or 0. */
 static unsigned
-pool_of(const struct pools *pl, uint64_t addr, size_t i)
+pool_of(const struct pools *pl, uint64_t addr, uint64_t i)
 {
 	const struct pool_seg *ps = pool_seg_at(pl, addr);
 
 	return ps != NULL && i >= ps->since ? ps->pool : 0;
-}
-
-/* Second pass: the seeds, then the trace's entries as events. */
-static void
-emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct limit_scan *lim,
-    const struct pools *pl)
-{
-	struct addr_id *live = NULL, *a;
-	struct trace_event *pe;
-	struct entry en;
-	uint64_t id = 1;
-	int in_release = 0, asked = 0;
-	size_t i;
-
-	/* addresses first in struct seed: cmp_pair orders them */
-	if (sc->nseedseg > 0)
-		qsort(sc->seedseg, sc->nseedseg, sizeof(*sc->seedseg), cmp_pair);
-	for (i = 0; i < sc->nseedseg; i++) {
-		pe = add(st, TRACE_SEGMENT_ALLOC);
-		pe->addr = sc->seedseg[i].addr;
-		pe->size = sc->seedseg[i].size;
-		pe->stream = trace_pool_stream(pool_of(pl, pe->addr, 0), sc->seedseg[i].stream);
-		pe->flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
-		limit_event(lim, 2, sc->seedseg[i].size, 0);
-	}
-	if (sc->nseed > 0)
-		qsort(sc->seed, sc->nseed, sizeof(*sc->seed), cmp_pair);
-	for (i = 0; i < sc->nseed; i++) {
-		/* a block freed and live again at the same address is seeded once */
-		if (map_find(live, sc->seed[i].addr) != NULL)
-			continue;
-		pe = add(st, TRACE_ALLOC);
-		pe->id = id;
-		pe->addr = sc->seed[i].addr;
-		pe->size = sc->seed[i].size;
-		pe->flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
-		pe->stream = trace_pool_stream(pool_of(pl, pe->addr, 0), sc->seed[i].stream);
-		pe->at = frame_at(st, sc->seed[i].frames);
-		pe->stack = frame_stack(st, sc->seed[i].frames);
-		map_add(&live, sc->seed[i].addr, id++, 0);
-	}
-	for (i = 0; i < pk_len(tr); i++) {
-		read_entry(pk_item(tr, i), i, &en, NULL);	/* checked by scan() */
-		if (en.kind < 0 || en.kind >= KIND_KEPT)
-			continue;
-		a = map_find(live, en.addr);
-		if (en.kind == 1 && a == NULL)
-			continue;	/* cannot happen: scan() seeded it */
-		if ((en.kind == 3 || en.kind == 5) && !in_release) {
-			asked = called_empty_cache(&st->walk, tr, i);
-			if (asked) {
-				pe = add(st, TRACE_EMPTY_CACHE);
-				if (en.t >= 0) {
-					pe->t_us = en.t;
-					pe->flags |= TRACE_HAS_TIME;
-				}
-				sc->empty_caches++;
-			}
-		}
-		in_release = en.kind == 3 || en.kind == 5;
-		limit_event(lim, en.kind, en.size, in_release && asked);
-		pe = add(st, action_ops[en.kind]);
-		pe->size = en.size;
-		if (en.t >= 0) {
-			pe->t_us = en.t;
-			pe->flags |= TRACE_HAS_TIME;
-		}
-		switch (en.kind) {
-		case 0:
-			pe->id = id;
-			map_add(&live, en.addr, id++, 0);
-			pe->addr = en.addr;
-			pe->stream = trace_pool_stream(pool_of(pl, en.addr, i), en.stream);
-			pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
-			pe->at = frame_at(st, en.frames);
-			pe->stack = frame_stack(st, en.frames);
-			break;
-		case 1:
-			pe->id = a->id;
-			pe->size = 0;	/* a free names its block; the size is the alloc's */
-			HASH_DEL(live, a);
-			free(a);
-			break;
-		case 6:
-			/* the request that failed: replayed as one, never freed */
-			pe->id = id++;
-			pe->stream = en.stream;
-			pe->flags |= TRACE_HAS_ID | TRACE_HAS_STREAM;
-			pe->at = frame_at(st, en.frames);
-			pe->stack = frame_stack(st, en.frames);
-			break;
-		default:
-			pe->addr = en.addr;
-			pe->stream = en.stream;
-			pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
-			break;
-		}
-	}
-	clear_map(&live);
 }
 
 /*
@@ -1259,58 +1347,246 @@ emit(struct pickle_state *st, const struct pk_val *tr, struct scan *sc, struct l
  * reserved bytes follow the segment events, requested bytes the allocs and
  * frees.  (Allocated bytes need the allocator's rounding: not known here.)
  */
-static cJSON *
-observed_from_events(const struct pickle_state *st)
-{
-	uint64_t reserved = 0, peak_reserved = 0, requested = 0, peak_requested = 0;
-	uint64_t dallocs = 0, dfrees = 0, ooms = 0;
-	struct addr_id *live = NULL, *a;
-	const struct trace_event *ev;
-	cJSON *o;
-	size_t i;
+struct observed {
+	uint64_t reserved, peak_reserved, requested, peak_requested;
+	uint64_t dallocs, dfrees, ooms;
+	struct addr_id *live;
+};
 
-	for (i = 0; i < st->n; i++) {
-		ev = &st->ev[i];
-		switch (ev->op) {
-		case TRACE_SEGMENT_ALLOC:
-		case TRACE_SEGMENT_MAP:
-			reserved += ev->size;
-			peak_reserved = GMS_MAX(peak_reserved, reserved);
-			dallocs++;
-			break;
-		case TRACE_SEGMENT_FREE:
-		case TRACE_SEGMENT_UNMAP:
-			reserved -= GMS_MIN(reserved, ev->size);
-			dfrees++;
-			break;
-		case TRACE_ALLOC:
-			map_add(&live, ev->id, 0, ev->size);
-			requested += ev->size;
-			peak_requested = GMS_MAX(peak_requested, requested);
-			break;
-		case TRACE_FREE:
-			if ((a = map_find(live, ev->id)) != NULL) {
-				requested -= a->size;
-				HASH_DEL(live, a);
-				free(a);
+static void
+observe(struct observed *o, const struct trace_event *ev)
+{
+	struct addr_id *a;
+
+	switch (ev->op) {
+	case TRACE_SEGMENT_ALLOC:
+	case TRACE_SEGMENT_MAP:
+		o->reserved += ev->size;
+		o->peak_reserved = GMS_MAX(o->peak_reserved, o->reserved);
+		o->dallocs++;
+		break;
+	case TRACE_SEGMENT_FREE:
+	case TRACE_SEGMENT_UNMAP:
+		o->reserved -= GMS_MIN(o->reserved, ev->size);
+		o->dfrees++;
+		break;
+	case TRACE_ALLOC:
+		map_add(&o->live, ev->id, 0, ev->size);
+		o->requested += ev->size;
+		o->peak_requested = GMS_MAX(o->peak_requested, o->requested);
+		break;
+	case TRACE_FREE:
+		if ((a = map_find(o->live, ev->id)) != NULL) {
+			o->requested -= a->size;
+			HASH_DEL(o->live, a);
+			free(a);
+		}
+		break;
+	case TRACE_OOM:
+		o->ooms++;
+		break;
+	default:
+		break;
+	}
+}
+
+static cJSON *
+observed_json(const struct observed *ob)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "allocator", "pytorch-caching");
+	cJSON_AddNumberToObject(o, "peak_reserved", (double)ob->peak_reserved);
+	cJSON_AddNumberToObject(o, "peak_requested", (double)ob->peak_requested);
+	cJSON_AddNumberToObject(o, "device_allocs", (double)ob->dallocs);
+	cJSON_AddNumberToObject(o, "device_frees", (double)ob->dfrees);
+	cJSON_AddNumberToObject(o, "ooms", (double)ob->ooms);
+	return o;
+}
+
+/*
+ * Second pass, event by event: the seeds, then the records as events.  Run
+ * once whole at open (the header's limits, empty_cache calls and observed
+ * numbers), then again as next() asks.
+ */
+struct emitter {
+	struct scan *sc;
+	const struct pools *pl;
+	const struct recs *rs;
+	struct limit_scan *lim;		/* the first run's */
+	int phase;			/* 0 segment seeds, 1 block seeds, 2 records, 3 done */
+	uint64_t i;
+	struct addr_id *live;
+	uint64_t id;
+	int in_release, asked;
+	struct trace_event q[2];	/* an inferred empty_cache, then the record's event */
+	int nq, qi;
+	struct cursor cur, look;
+};
+
+static void
+emit_start(struct emitter *em, struct scan *sc, const struct pools *pl, const struct recs *rs,
+    struct limit_scan *lim)
+{
+	clear_map(&em->live);
+	cursor_free(&em->cur);
+	cursor_free(&em->look);
+	memset(em, 0, sizeof(*em));
+	em->sc = sc;
+	em->pl = pl;
+	em->rs = rs;
+	em->lim = lim;
+	em->id = 1;
+	cursor_init(&em->cur, rs);
+	cursor_init(&em->look, rs);
+}
+
+static void
+emit_free(struct emitter *em)
+{
+	clear_map(&em->live);
+	cursor_free(&em->cur);
+	cursor_free(&em->look);
+}
+
+static struct trace_event *
+queue(struct emitter *em, enum trace_op op)
+{
+	struct trace_event *pe = &em->q[em->nq++];
+
+	memset(pe, 0, sizeof(*pe));
+	pe->op = op;
+	return pe;
+}
+
+/* Record em->i's events into the queue. */
+static void
+emit_rec(struct pickle_state *st, struct emitter *em, const struct rec *r)
+{
+	struct trace_event *pe;
+	struct addr_id *a = map_find(em->live, r->addr);
+
+	if (r->kind == 1 && a == NULL)
+		return;		/* cannot happen: scan_entry() seeded it */
+	if ((r->kind == 3 || r->kind == 5) && !em->in_release) {
+		em->asked = called_empty_cache(st, &em->look, em->i);
+		if (em->asked) {
+			pe = queue(em, TRACE_EMPTY_CACHE);
+			if (r->t >= 0) {
+				pe->t_us = r->t;
+				pe->flags |= TRACE_HAS_TIME;
 			}
-			break;
-		case TRACE_OOM:
-			ooms++;
-			break;
-		default:
-			break;
+			if (em->lim != NULL)
+				em->sc->empty_caches++;
 		}
 	}
-	clear_map(&live);
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "allocator", "pytorch-caching");
-	cJSON_AddNumberToObject(o, "peak_reserved", (double)peak_reserved);
-	cJSON_AddNumberToObject(o, "peak_requested", (double)peak_requested);
-	cJSON_AddNumberToObject(o, "device_allocs", (double)dallocs);
-	cJSON_AddNumberToObject(o, "device_frees", (double)dfrees);
-	cJSON_AddNumberToObject(o, "ooms", (double)ooms);
-	return o;
+	em->in_release = r->kind == 3 || r->kind == 5;
+	if (em->lim != NULL)
+		limit_event(em->lim, r->kind, r->size, em->in_release && em->asked);
+	pe = queue(em, action_ops[r->kind]);
+	pe->size = r->size;
+	if (r->t >= 0) {
+		pe->t_us = r->t;
+		pe->flags |= TRACE_HAS_TIME;
+	}
+	switch (r->kind) {
+	case 0:
+		pe->id = em->id;
+		map_add(&em->live, r->addr, em->id++, 0);
+		pe->addr = r->addr;
+		pe->stream = trace_pool_stream(pool_of(em->pl, r->addr, em->i), r->stream);
+		pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+		pe->at = st->sum[r->sid].at;
+		pe->stack = frame_stack(st, r->sid);
+		break;
+	case 1:
+		pe->id = a->id;
+		pe->size = 0;	/* a free names its block; the size is the alloc's */
+		HASH_DEL(em->live, a);
+		free(a);
+		break;
+	case 6:
+		/* the request that failed: replayed as one, never freed */
+		pe->id = em->id++;
+		pe->stream = r->stream;
+		pe->flags |= TRACE_HAS_ID | TRACE_HAS_STREAM;
+		pe->at = st->sum[r->sid].at;
+		pe->stack = frame_stack(st, r->sid);
+		break;
+	default:
+		pe->addr = r->addr;
+		pe->stream = r->stream;
+		pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
+		break;
+	}
+}
+
+/* The next event: 1, 0 at the end, or GMS_ETRACE when a record cannot be read back. */
+static int
+emit_next(struct pickle_state *st, struct emitter *em, struct trace_event *ev, char **cause)
+{
+	struct scan *sc = em->sc;
+	struct trace_event *pe;
+	const struct rec *r;
+
+	while (em->qi == em->nq) {
+		em->qi = em->nq = 0;
+		switch (em->phase) {
+		case 0:
+			if (em->i == sc->nseedseg) {
+				em->phase++;
+				em->i = 0;
+				break;
+			}
+			pe = queue(em, TRACE_SEGMENT_ALLOC);
+			pe->addr = sc->seedseg[em->i].addr;
+			pe->size = sc->seedseg[em->i].size;
+			pe->stream = trace_pool_stream(pool_of(em->pl, pe->addr, 0),
+			    sc->seedseg[em->i].stream);
+			pe->flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
+			if (em->lim != NULL)
+				limit_event(em->lim, 2, sc->seedseg[em->i].size, 0);
+			em->i++;
+			break;
+		case 1:
+			if (em->i == sc->nseed) {
+				em->phase++;
+				em->i = 0;
+				break;
+			}
+			/* a block freed and live again at the same address is seeded once */
+			if (map_find(em->live, sc->seed[em->i].addr) == NULL) {
+				pe = queue(em, TRACE_ALLOC);
+				pe->id = em->id;
+				pe->addr = sc->seed[em->i].addr;
+				pe->size = sc->seed[em->i].size;
+				pe->flags = TRACE_HAS_ADDR | TRACE_HAS_STREAM | TRACE_SEEDED;
+				pe->stream = trace_pool_stream(pool_of(em->pl, pe->addr, 0),
+				    sc->seed[em->i].stream);
+				pe->at = st->sum[sc->seed[em->i].sid].at;
+				pe->stack = frame_stack(st, sc->seed[em->i].sid);
+				map_add(&em->live, sc->seed[em->i].addr, em->id++, 0);
+			}
+			em->i++;
+			break;
+		case 2:
+			if (em->i == recs_count(em->rs)) {
+				em->phase++;
+				break;
+			}
+			if ((r = rec_at(&em->cur, em->i)) == NULL)
+				return gms_fail(cause, GMS_ETRACE, "its trace entries, kept in a "
+				    "temporary file, cannot be read back at entry %llu",
+				    (unsigned long long)em->i);
+			emit_rec(st, em, r);
+			em->i++;
+			break;
+		default:
+			return 0;
+		}
+	}
+	*ev = em->q[em->qi++];
+	return 1;
 }
 
 /* A pickle value as JSON (settings dicts: strings, numbers, booleans, dicts). */
@@ -1456,25 +1732,20 @@ conf_from_settings(const cJSON *sj)
  */
 #define MAX_DEVICES 4096
 static int
-choose_device(const struct pk_val *traces, const struct pk_val *segments, int64_t *out,
-    char **cause)
+choose_device(const struct pickle_state *st, size_t ntraces, const struct pk_val *segments,
+    int64_t *out, char **cause)
 {
 	uint64_t *entries = gms_calloc(MAX_DEVICES, sizeof(*entries));
 	uint64_t *reserved = gms_calloc(MAX_DEVICES, sizeof(*reserved));
-	const struct pk_val *seg, *d, *ts, *act;
-	size_t i, j, nd = GMS_MIN(pk_len(traces), MAX_DEVICES), with = 0;
+	const struct pk_val *seg, *d, *ts;
+	size_t i, j, nd = GMS_MIN(ntraces, MAX_DEVICES), with = 0;
 	char *list = NULL, *tmp, one[160];
 	int k;
 
-	for (i = 0; i < nd; i++)
-		for (j = 0; j < pk_len(pk_item(traces, i)); j++) {
-			act = pk_get(pk_item(pk_item(traces, i), j), "action");
-			for (k = 0; pk_is(act, PK_STR) && k < KIND_KEPT; k++)
-				if (strcmp(act->u.str.s, action_names[k]) == 0) {
-					entries[i]++;
-					break;
-				}
-		}
+	/* the entries that become events, well formed or not */
+	for (i = 0; i < nd && i < st->ndev; i++)
+		for (k = 0; st->dev[i] != NULL && k < KIND_KEPT; k++)
+			entries[i] += st->dev[i]->sc.counts[k];
 	for (i = 0; i < pk_len(segments); i++) {
 		seg = pk_item(segments, i);
 		d = pk_get(seg, "device");
@@ -1509,23 +1780,169 @@ choose_device(const struct pk_val *traces, const struct pk_val *segments, int64_
 	return 0;
 }
 
+/* pickle_read's input: the file through zlib. */
+static long
+read_gz(void *ctx, unsigned char *buf, size_t n, char **cause)
+{
+	struct pickle_state *st = ctx;
+	int got, zerr;
+
+	got = gzread(st->gz, buf, (unsigned)GMS_MIN(n, (size_t)1 << 30));
+	gzerror(st->gz, &zerr);
+	if (got < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
+		return gms_fail(cause, GMS_ETRACE, "%s", zerr == Z_BUF_ERROR ?
+		    "truncated compressed file" : gzerror(st->gz, &zerr));
+	return got;
+}
+
+static void
+dev_free(struct dev *d)
+{
+	recs_free(&d->recs);
+	clear_map(&d->live);
+	clear_map(&d->segs);
+	free(d->sc.seed);
+	free(d->sc.seedseg);
+	free(d->why);
+	free(d);
+}
+
+/* Device i's state (made when make, else NULL). */
+static struct dev *
+dev_of(struct pickle_state *st, size_t i, int make)
+{
+	size_t n;
+
+	if (i >= st->ndev) {
+		if (!make && i >= MAX_DEVICES)
+			return NULL;
+		n = GMS_MAX(i + 1, 2 * st->ndev);
+		st->dev = gms_realloc(st->dev, n * sizeof(*st->dev));
+		memset(st->dev + st->ndev, 0, (n - st->ndev) * sizeof(*st->dev));
+		st->ndev = n;
+	}
+	if (st->dev[i] == NULL) {
+		st->dev[i] = gms_calloc(1, sizeof(**st->dev));
+		st->dev[i]->recs.fd = -1;
+	}
+	return st->dev[i];
+}
+
+/*
+ * An entry of device_traces[device], at index i there: checked, its frames
+ * summarized, scanned and kept as a record.  NULL: its batch was let go.  A
+ * malformed entry is an error only if its device is the one read.
+ */
+static int
+take_entry(void *ctx, struct pickle *pk, const struct pk_val *e, size_t device, size_t i,
+    char **cause)
+{
+	struct pickle_state *st = ctx;
+	struct entry en;
+	struct dev *d;
+	uint32_t sid;
+
+	st->pk = pk;
+	if (e == NULL) {
+		batch_end(st);
+		return 0;
+	}
+	if (too_many_keys(e))
+		return gms_fail(cause, GMS_ETRACE, "device_traces[%zu][%zu] has %zu keys (a trace "
+		    "entry has about 8): not a snapshot", device, i, e->u.seq.n / 2);
+	st->walk.len = pickle_bytes(pk);
+	st->walk.budget = WALK_FLOOR + st->walk.len * WALK_PER_BYTE;
+	if (charge(&st->walk, 1, "trace entries") < 0)
+		return walk_fail(&st->walk, cause);
+	if (device >= MAX_DEVICES)
+		return 0;
+	d = dev_of(st, device, 1);
+	d->entries++;
+	if (d->err < 0)
+		return 0;
+	if ((d->err = read_entry(e, i, &en, &d->why)) < 0)
+		return 0;
+	/* every entry's frames: a later one may name the same list */
+	sid = sid_of(st, e, en.frames);
+	if (st->walk.over != NULL)
+		return walk_fail(&st->walk, cause);
+	d->err = scan_entry(d, &en, sid, i, &d->why);
+	return 0;
+}
+
+/*
+ * The lists of device_traces that did not stream (a pickle can build them
+ * in ways pickle_read does not follow): their entries taken now, as they
+ * stand.  A streamed list must stand at its own place.
+ */
+static int
+take_unstreamed(struct pickle_state *st, const struct pk_val *traces, char **cause)
+{
+	const struct pk_val *tr;
+	size_t i, j, dev, n;
+	int err;
+
+	for (i = 0; i < pk_len(traces); i++) {
+		tr = pk_item(traces, i);
+		if (pk_streamed(tr, &dev, &n)) {
+			if (dev != i)
+				return gms_fail(cause, GMS_ETRACE, "device_traces[%zu] is the list of "
+				    "device_traces[%zu] again (named twice through the pickle's memo): "
+				    "not a snapshot PyTorch writes", i, dev);
+			continue;
+		}
+		for (j = 0; j < pk_len(tr); j++)
+			if ((err = take_entry(st, st->pk, pk_item(tr, j), i, j, cause)) < 0)
+				return err;
+	}
+	return 0;
+}
+
+/* What only reading needed: the pickle, the other devices, the memos. */
+static void
+reading_done(struct pickle_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ndev; i++)
+		if (st->dev[i] != NULL && st->dev[i] != st->chosen)
+			dev_free(st->dev[i]);
+	free(st->dev);
+	st->dev = NULL;
+	st->ndev = 0;
+	fmemo_free(&st->byptr);
+	fmemo_free(&st->bycontent);
+	free(st->batch);
+	st->batch = NULL;
+	st->nbatch = st->batchcap = 0;
+	pickle_free(st->pk);
+	st->pk = NULL;
+}
+
 static int
 pickle_open(struct trace_reader *r, char **cause)
 {
 	struct pickle_state *st = gms_calloc(1, sizeof(*st));
-	const struct pk_val *root, *traces, *tr, *settings, *conf, *segments;
-	struct scan sc = { 0 };
+	const struct pk_val *root, *traces, *settings, *conf, *segments;
 	struct limit_scan lim = { 0 };
-	struct pools pools = { 0 };
+	struct observed ob = { 0 };
+	struct trace_event ev;
+	struct scan *scp;
 	struct pickle *pk = NULL;
+	struct dev *d;
 	cJSON *hdr, *src, *acts, *seeded;
 	char *why = NULL, name[256], *dot;
-	unsigned char *buf;
-	size_t len;
+	uint64_t len;
 	int64_t device = r->opts.device;
 	int err, kind, history = 0;
 
 	r->priv = st;
+	st->gz = r->gz;
+	st->compressed = r->compressed;
+	st->sum = gms_calloc(st->sumcap = 256, sizeof(*st->sum));
+	st->sum[0].released = -1;	/* summary 0: no frames */
+	st->nsum = 1;
+	st->pools = gms_calloc(1, sizeof(*st->pools));
 	/* Protocols 2 to 5 open with PROTO: refuse anything else before holding it. */
 	if ((kind = gzgetc(r->gz)) != 0x80) {
 		err = gms_fail(&why, GMS_ETRACE, "not a pickle (%s)", kind < 0 ?
@@ -1533,14 +1950,16 @@ pickle_open(struct trace_reader *r, char **cause)
 		goto fail;
 	}
 	gzungetc(kind, r->gz);
-	if ((err = trace_slurp(r, (char **)&buf, &len, &why)) < 0)
-		goto fail;
-	root = pickle_parse(buf, len, &pk, &why);
-	free(buf);
+	st->walk.budget = WALK_FLOOR;
+	root = pickle_read(read_gz, st, take_entry, st, &pk, &why);
+	st->pk = pk;
 	if (root == NULL) {
 		err = GMS_ETRACE;
 		goto fail;
 	}
+	len = pickle_bytes(pk);
+	st->walk.len = len;
+	st->walk.budget = WALK_FLOOR + len * WALK_PER_BYTE;
 	/* torch.cuda.memory_snapshot() (and old dumps) are a bare list of segments */
 	if (pk_is(root, PK_LIST)) {
 		segments = root;
@@ -1555,26 +1974,39 @@ pickle_open(struct trace_reader *r, char **cause)
 		    "\"device_traces\" list and no \"segments\"");
 		goto fail;
 	}
-	st->walk.len = len;
-	st->walk.budget = WALK_FLOOR + (uint64_t)len * WALK_PER_BYTE;
-	if ((err = check_shape(traces, segments, &st->walk, &why)) < 0)
+	if ((err = take_unstreamed(st, traces, &why)) < 0 ||
+	    (err = check_shape(segments, &st->walk, &why)) < 0)
 		goto fail;
-	if (device < 0 && (err = choose_device(traces, segments, &device, &why)) < 0)
+	if (device < 0 && (err = choose_device(st, pk_len(traces), segments, &device, &why)) < 0)
 		goto fail;
-	tr = (size_t)device < pk_len(traces) ? pk_item(traces, (size_t)device) : NULL;
-	if (tr != NULL && !pk_is(tr, PK_LIST)) {
+	if ((size_t)device < pk_len(traces) && !pk_is(pk_item(traces, (size_t)device), PK_LIST)) {
 		err = gms_fail(&why, GMS_ETRACE, "device_traces[%lld] is not a list", (long long)device);
 		goto fail;
 	}
-	if ((err = scan(segments, tr, device, &sc, &why)) < 0)
+	/* a device without entries still reads the dump */
+	if ((uint64_t)device < st->ndev && st->dev[device] != NULL) {
+		d = st->dev[device];
+	} else {
+		d = gms_calloc(1, sizeof(*d));
+		d->recs.fd = -1;
+	}
+	st->chosen = d;
+	if (d->err < 0) {
+		err = d->err;
+		why = d->why;
+		d->why = NULL;
 		goto fail;
-	if (pk_len(tr) == 0 && sc.dump_segments == 0 && r->opts.device >= 0 &&
+	}
+	scp = &d->sc;
+	if ((err = scan_dump(st, segments, device, d, &why)) < 0)
+		goto fail;
+	if (d->entries == 0 && scp->dump_segments == 0 && r->opts.device >= 0 &&
 	    (size_t)device >= pk_len(traces) && pk_len(traces) > 0) {
 		err = gms_fail(&why, GMS_ETRACE, "no device %lld: the snapshot has traces for "
 		    "devices 0 to %zu", (long long)device, pk_len(traces) - 1);
 		goto fail;
 	}
-	if (pk_len(tr) == 0 && sc.dump_segments == 0) {
+	if (d->entries == 0 && scp->dump_segments == 0) {
 		err = gms_fail(&why, GMS_ETRACE, "the snapshot holds nothing for device %lld: no "
 		    "trace entries (was _record_memory_history on?) and no segments",
 		    (long long)device);
@@ -1594,18 +2026,30 @@ pickle_open(struct trace_reader *r, char **cause)
 		lim.expandable = (pk_is(ex, PK_BOOL) && ex->u.i) ||
 		    (pk_is(cs, PK_STR) && strstr(cs->u.str.s, "expandable_segments:True") != NULL);
 	}
-	pools_scan(segments, device, &pools);
-	pools_since(tr, &pools);
-	emit(st, tr, &sc, &lim, &pools);
-	free(pools.seg);
-	walk_free(&st->walk);
+	pools_scan(segments, device, st->pools);
+	pools_since(&d->recs, st->pools);
 	if (st->walk.over != NULL) {
 		err = walk_fail(&st->walk, &why);
 		goto fail;
 	}
+	/* addresses first in struct seed: cmp_pair orders them */
+	if (scp->nseedseg > 0)
+		qsort(scp->seedseg, scp->nseedseg, sizeof(*scp->seedseg), cmp_pair);
+	if (scp->nseed > 0)
+		qsort(scp->seed, scp->nseed, sizeof(*scp->seed), cmp_pair);
+	/* the whole run once: what the header says of it */
+	st->em = gms_calloc(1, sizeof(*st->em));
+	emit_start(st->em, scp, st->pools, &d->recs, &lim);
+	while ((err = emit_next(st, st->em, &ev, &why)) > 0)
+		observe(&ob, &ev);
+	clear_map(&ob.live);
+	if (err < 0)
+		goto fail;
+	emit_start(st->em, scp, st->pools, &d->recs, NULL);
+	st->stack_bytes = 0;
 	/* entries that become events; a lone "snapshot" entry is no history */
 	for (kind = 0; kind < KIND_KEPT; kind++)
-		history |= sc.counts[kind] > 0;
+		history |= scp->counts[kind] > 0;
 
 	hdr = cJSON_CreateObject();
 	cJSON_AddStringToObject(hdr, "format", "gpumemsim-trace");
@@ -1620,8 +2064,8 @@ pickle_open(struct trace_reader *r, char **cause)
 	cJSON_AddNumberToObject(src, "pickle_protocol", pickle_protocol(pk));
 	acts = cJSON_AddObjectToObject(src, "actions");
 	for (kind = 0; kind < NKINDS; kind++)
-		if (sc.counts[kind])
-			cJSON_AddNumberToObject(acts, action_names[kind], (double)sc.counts[kind]);
+		if (scp->counts[kind])
+			cJSON_AddNumberToObject(acts, action_names[kind], (double)scp->counts[kind]);
 	settings = pk_get(root, "allocator_settings");	/* NULL for a bare list */
 	conf = pk_get(settings, "PYTORCH_CUDA_ALLOC_CONF");
 	if (pk_is(conf, PK_STR))
@@ -1646,30 +2090,30 @@ pickle_open(struct trace_reader *r, char **cause)
 			free(c);
 		}
 	}
-	if (sc.empty_caches > 0)
-		cJSON_AddNumberToObject(src, "empty_cache_inferred", (double)sc.empty_caches);
-	if (pools.nids > 0)
-		cJSON_AddNumberToObject(src, "graph_pools", (double)pools.nids);
+	if (scp->empty_caches > 0)
+		cJSON_AddNumberToObject(src, "empty_cache_inferred", (double)scp->empty_caches);
+	if (st->pools->nids > 0)
+		cJSON_AddNumberToObject(src, "graph_pools", (double)st->pools->nids);
 	{
 		cJSON *dump = cJSON_AddObjectToObject(src, "dump");
 
-		cJSON_AddNumberToObject(dump, "segments", (double)sc.dump_segments);
-		cJSON_AddNumberToObject(dump, "reserved", (double)sc.dump_reserved);
-		cJSON_AddNumberToObject(dump, "active", (double)sc.dump_active);
-		cJSON_AddNumberToObject(dump, "requested", (double)sc.dump_requested);
-		cJSON_AddNumberToObject(dump, "largest_free", (double)sc.dump_largest_free);
+		cJSON_AddNumberToObject(dump, "segments", (double)scp->dump_segments);
+		cJSON_AddNumberToObject(dump, "reserved", (double)scp->dump_reserved);
+		cJSON_AddNumberToObject(dump, "active", (double)scp->dump_active);
+		cJSON_AddNumberToObject(dump, "requested", (double)scp->dump_requested);
+		cJSON_AddNumberToObject(dump, "largest_free", (double)scp->dump_largest_free);
 	}
-	if (sc.nseed > 0 || sc.nseedseg > 0) {
+	if (scp->nseed > 0 || scp->nseedseg > 0) {
 		seeded = cJSON_AddObjectToObject(src, "seeded");
-		cJSON_AddNumberToObject(seeded, "allocs", (double)sc.nseed);
-		cJSON_AddNumberToObject(seeded, "segments", (double)sc.nseedseg);
+		cJSON_AddNumberToObject(seeded, "allocs", (double)scp->nseed);
+		cJSON_AddNumberToObject(seeded, "segments", (double)scp->nseedseg);
 		cJSON_AddStringToObject(seeded, "unknown", !history ? "everything before "
 		    "the dump: the snapshot has no history, only the state at dump" : "when, and in "
 		    "what order, the seeded blocks and segments were allocated: before the first entry");
 		cJSON_AddBoolToObject(src, "history", history);
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
 	} else {
-		cJSON *obs = observed_from_events(st);
+		cJSON *obs = observed_json(&ob);
 
 		if (lim.known && lim.hi >= lim.peak) {
 			cJSON_AddNumberToObject(obs, "limit_min", (double)lim.peak);
@@ -1677,19 +2121,14 @@ pickle_open(struct trace_reader *r, char **cause)
 		}
 		cJSON_AddItemToObject(hdr, "observed", obs);
 	}
-	if (sc.counts[6] > 0)
+	if (scp->counts[6] > 0)
 		cJSON_AddBoolToObject(hdr, "ends_in_oom", 1);
-	pickle_free(pk);
-	free(sc.seed);
-	free(sc.seedseg);
+	reading_done(st);
 	if ((err = trace_take_header(r, hdr, &why)) < 0)
 		goto fail_taken;
 	return 0;
 fail:
-	walk_free(&st->walk);
-	pickle_free(pk);
-	free(sc.seed);
-	free(sc.seedseg);
+	reading_done(st);
 fail_taken:
 	gms_fail(cause, err, "%s: %s", r->path, why ? why : "cannot read");
 	free(why);
@@ -1701,10 +2140,7 @@ pickle_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 {
 	struct pickle_state *st = r->priv;
 
-	if (st->next >= st->n)
-		return 0;
-	*ev = st->ev[st->next++];
-	return 1;
+	return emit_next(st, st->em, ev, cause);
 }
 
 static void
@@ -1722,11 +2158,20 @@ pickle_close(struct trace_reader *r)
 
 	if (st == NULL)
 		return;
+	reading_done(st);
 	HASH_ITER(hh, st->sites, e, tmp) {
 		HASH_DEL(st->sites, e);
 		free(e);
 	}
-	free(st->ev);
+	if (st->em != NULL)
+		emit_free(st->em);
+	free(st->em);
+	if (st->chosen != NULL)
+		dev_free(st->chosen);
+	if (st->pools != NULL)
+		free(st->pools->seg);
+	free(st->pools);
+	free(st->sum);
 	free(st);
 }
 

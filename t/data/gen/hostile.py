@@ -92,15 +92,21 @@ dumpgz("wide-entries", {"segments": [], "device_traces": [[big] * 20000],
                         "allocator_settings": {}})
 
 # What PyTorch itself shares: one frames list for every entry with the same
-# stack.  20,000 allocs and frees share one list of 20,000 frames of its
-# plumbing (so the site search reads them all): read, in time in proportion
-# to the file, not 400 million frames.
+# stack.  20,000 allocs and frees, each its own dict, share one list of
+# 20,000 frames of its plumbing (so the site search reads them all): read,
+# in time in proportion to the file, not 400 million frames.
 fr = {"filename": "/usr/lib/python3/dist-packages/torch/nn/functional.py", "line": 1,
       "name": "linear"}
 frames = [fr] * 20000
 dumpgz("shared-frames", {"segments": [],
-                         "device_traces": [[alloc(BASE, frames), free(BASE, frames)] * 10000],
+                         "device_traces": [[e for _ in range(10000)
+                                            for e in (alloc(BASE, frames), free(BASE, frames))]],
                          "allocator_settings": {}})
+# ... and what it never shares: the same two entry dicts named 10,000 times
+# each (an entry is read once, as the file streams: refused).
+dumpgz("shared-entries", {"segments": [],
+                          "device_traces": [[alloc(BASE, frames), free(BASE, frames)] * 10000],
+                          "allocator_settings": {}})
 
 # 20,000 frames, each its own dict, naming one 65,539-byte path of plumbing:
 # read once, not once a frame.  Its length (past the pickle reader's 64 KiB
@@ -127,7 +133,7 @@ with open(f"{out}/dup-key.pickle", "wb") as f:
 for name in ("cycle", "dag", "deep", "wide", "shared-blocks", "shared-traces", "dup-key"):
     with open(f"{out}/{name}.pickle", "rb") as f:
         pickle.load(f)
-for name in ("wide-entries", "shared-frames", "long-path"):
+for name in ("wide-entries", "shared-frames", "shared-entries", "long-path"):
     with gzip.open(f"{out}/{name}.pickle.gz", "rb") as f:
         pickle.load(f)
 with open(f"{out}/dup-key.pickle", "rb") as f:
