@@ -31,6 +31,8 @@ check_fail 3 "gpumemsim: error: $HOSTILE/wide-entries.pickle.gz: device_traces[0
     info "$HOSTILE/wide-entries.pickle.gz"
 check_fail 3 "gpumemsim: error: $HOSTILE/dup-key.pickle: a dict sets the key \"size\" twice (Python keeps the last value): not a snapshot PyTorch writes" \
     info "$HOSTILE/dup-key.pickle"
+check_fail 3 "gpumemsim: error: $HOSTILE/dup-key-segment.pickle: a dict sets the key \"total_size\" twice (Python keeps the last value): not a snapshot PyTorch writes" \
+    info "$HOSTILE/dup-key-segment.pickle"
 # What PyTorch shares itself (one frames list per stack) is read, once.
 cpu run --by-site "$HOSTILE/shared-frames.pickle.gz" --format=json
 is "$rc $(json_top events) $(json_top peak_live)" "0 20000 512" \

@@ -565,6 +565,21 @@ frame_stack(struct pickle_state *st, uint32_t sid)
 
 static int released_by_walk(struct walk *w, const struct pk_val *frames);
 
+/* A list's items' addresses hashed a word at a time (uthash's own hash reads bytes). */
+static unsigned
+items_hash(const struct pk_val *const *items, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u ^ n;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)items[i];
+		h *= 0xff51afd7ed558ccdu;
+		h ^= h >> 29;
+	}
+	return (unsigned)(h ^ h >> 32);
+}
+
 static void
 fmemo_free(struct fmemo **h)
 {
@@ -590,6 +605,7 @@ sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val 
 	struct summary *su;
 	struct fmemo *m;
 	size_t n = pk_len(frames), i;
+	unsigned hv = 0;
 
 	if (pk_is(frames, PK_REF))
 		return frames->u.i > 0 && (uint64_t)frames->u.i < st->nsum ? (uint32_t)frames->u.i : 0;
@@ -611,7 +627,8 @@ sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val 
 		items = gms_malloc(n * sizeof(*items));
 		for (i = 0; i < n; i++)
 			items[i] = pk_item(frames, i);
-		HASH_FIND(hh, st->bycontent, items, n * sizeof(*items), c);
+		hv = items_hash(items, n);
+		HASH_FIND_BYHASHVALUE(hh, st->bycontent, items, n * sizeof(*items), hv, c);
 		if (c != NULL) {
 			free(items);
 			items = NULL;
@@ -636,7 +653,8 @@ sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val 
 				pk_pin(items[i]);
 			c->items = items;
 			c->sid = m->sid;
-			HASH_ADD_KEYPTR(hh, st->bycontent, c->items, n * sizeof(*items), c);
+			HASH_ADD_KEYPTR_BYHASHVALUE(hh, st->bycontent, c->items, n * sizeof(*items),
+			    hv, c);
 		}
 	}
 	HASH_ADD_PTR(st->byptr, frames, m);

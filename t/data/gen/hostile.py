@@ -129,8 +129,17 @@ assert raw.count(b"sizX") == 1
 with open(f"{out}/dup-key.pickle", "wb") as f:
     f.write(raw.replace(b"sizX", b"size"))
 
+# ... and a segment that sets "total_size" twice (not an entry: the key
+# check that runs once the whole pickle is read).
+raw = pickle.dumps({"segments": [dict(seg([]), total_siXe=4 << 20)], "device_traces": [[
+    alloc(BASE, [])]], "allocator_settings": {}}, protocol=4)
+assert raw.count(b"total_siXe") == 1
+with open(f"{out}/dup-key-segment.pickle", "wb") as f:
+    f.write(raw.replace(b"total_siXe", b"total_size"))
+
 # Check that Python reads each one back.
-for name in ("cycle", "dag", "deep", "wide", "shared-blocks", "shared-traces", "dup-key"):
+for name in ("cycle", "dag", "deep", "wide", "shared-blocks", "shared-traces", "dup-key",
+             "dup-key-segment"):
     with open(f"{out}/{name}.pickle", "rb") as f:
         pickle.load(f)
 for name in ("wide-entries", "shared-frames", "shared-entries", "long-path"):
