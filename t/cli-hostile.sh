@@ -36,6 +36,11 @@ check_fail 3 "gpumemsim: error: $TMP/nones.pickle: pickle byte 1048578: stack de
 head -c 1000 /dev/zero >"$TMP/zeros.pickle"
 check_fail 3 "gpumemsim: error: $TMP/zeros.pickle: not a pickle (its first byte is not the PROTO opcode 0x80)" \
     info "$TMP/zeros.pickle"
+# A string that says it is 800 MB long, in a file of 10 bytes: refused as
+# truncated, without holding 800 MB first (the window grows as bytes come).
+printf '\200\004X\004\000\000\062abc' >"$TMP/long.pickle"
+check_fail 3 "gpumemsim: error: $TMP/long.pickle: pickle byte 2: truncated pickle (needs 838860804 more bytes, 3 left)" \
+    info "$TMP/long.pickle"
 printf '\200\004\214\006alloc\000x.' >"$TMP/nul.pickle"
 check_fail 3 "gpumemsim: error: $TMP/nul.pickle: pickle byte 2: a string holds a NUL byte" \
     info "$TMP/nul.pickle"

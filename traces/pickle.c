@@ -274,11 +274,12 @@ fill(struct parser *ps, size_t n)
 		ps->len -= ps->pos;
 		ps->pos = 0;
 	}
-	if (n > ps->cap) {
-		ps->cap = GMS_MAX(n, 2 * ps->cap);
-		ps->buf = gms_realloc(ps->buf, ps->cap);
-	}
 	while (ps->len < n) {
+		/* grown as the bytes come: a length the input does not hold costs nothing */
+		if (ps->len == ps->cap) {
+			ps->cap = GMS_MIN(n, 2 * ps->cap);
+			ps->buf = gms_realloc(ps->buf, ps->cap);
+		}
 		if ((got = ps->rd(ps->rctx, ps->buf + ps->len, ps->cap - ps->len, ps->cause)) < 0)
 			return GMS_ETRACE;
 		if (got == 0) {
