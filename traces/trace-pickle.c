@@ -20,12 +20,13 @@
  * The file is read once, streamed (pickle.h's pickle_read): each trace
  * entry becomes a compact record as it completes (its frames reduced to the
  * id of their summary: site, stack and who released, each distinct list of
- * frames summarized once) and is let go; records past RECS_IN_MEMORY go to an
- * unlinked temporary file.  What the header needs from the whole trace (the
- * seeds, the limits, what the recording observed) is found from the records
- * before the first event; events are then made from them as asked.  Memory
- * follows what the snapshot keeps (its segments, distinct frames and
- * stacks, 4 bytes a memo slot), not the number of entries.
+ * frames summarized once) and is let go; records past RECS_IN_MEMORY (16
+ * MiB) go to an unlinked temporary file.  What the header needs from the
+ * whole trace (the seeds, the limits, what the recording observed) is found
+ * from the records before the first event; events are then made from them
+ * as asked.  Memory follows what the snapshot keeps (its segments, distinct
+ * frames and stacks, the blocks live), plus 4 bytes for each memo slot the
+ * pickle uses (about 3 an entry): not the entries themselves.
  */
 #include "config.h"
 
@@ -132,7 +133,7 @@ struct rec {
 };
 
 /* A device's records, in order: the first nspill in a temporary file. */
-#define RECS_IN_MEMORY ((size_t)(64u << 20) / sizeof(struct rec))
+#define RECS_IN_MEMORY ((size_t)(16u << 20) / sizeof(struct rec))
 #define RECS_BLOCK 4096
 struct recs {
 	struct rec *mem;
@@ -767,6 +768,8 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
 	out->t = -1;
 	if (!pk_is(e, PK_DICT))
 		return gms_fail(cause, GMS_ETRACE, "trace entry %zu is not a dict", i);
+	/* every entry's, dropped ones too: a later entry may name the same list */
+	out->frames = pk_get(e, "frames");
 	if (!pk_is(act, PK_STR))
 		return gms_fail(cause, GMS_ETRACE, "trace entry %zu has no \"action\"", i);
 	for (out->kind = 0; action_names[out->kind] != NULL; out->kind++)
@@ -791,7 +794,6 @@ read_entry(const struct pk_val *e, size_t i, struct entry *out, char **cause)
 		return err;
 	if (pk_get(e, "time_us") != NULL && (err = field(e, "time_us", i, 0, TRACE_INT_MAX, &out->t, cause)) < 0)
 		return err;
-	out->frames = pk_get(e, "frames");
 	return 0;
 }
 
@@ -2018,6 +2020,9 @@ pickle_open(struct trace_reader *r, char **cause)
 	scp = &d->sc;
 	if ((err = scan_dump(st, segments, device, d, &why)) < 0)
 		goto fail;
+	/* the first pass is over: what it knew of each address is not needed again */
+	clear_map(&d->live);
+	clear_map(&d->segs);
 	if (d->entries == 0 && scp->dump_segments == 0 && r->opts.device >= 0 &&
 	    (size_t)device >= pk_len(traces) && pk_len(traces) > 0) {
 		err = gms_fail(&why, GMS_ETRACE, "no device %lld: the snapshot has traces for "
