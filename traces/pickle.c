@@ -19,9 +19,9 @@
  * handed out: the memo names them GONE from then on, and with them go what
  * they hold that the memo does not name, and the lists the reader stood in
  * for (pk_stub: a PK_REF in the memo), as long as nothing older can reach
- * those lists: only lists made after the entry began, memoized once.  The memo holds 32-bit slots
- * into a table of the memoized values still alive, so a let-go entry costs
- * its memo slots only.
+ * those lists: only lists made after the entry began, memoized once.  The
+ * memo holds 32-bit slots into a table of the memoized values still alive,
+ * so a let-go entry costs its memo slots only.
  */
 #include "config.h"
 
@@ -56,8 +56,7 @@
 #define PKF_LISTED	0x02	/* in the pickle's list of sequences to free */
 #define PKF_PIN		0x04	/* never recycled: an interned string, or pinned by the reader */
 #define PKF_FREE	0x08	/* recycled: among the spares */
-#define PKF_TRACES	0x10	/* the root's device_traces list */
-#define PKF_DEVICE	0x20	/* a list of device_traces: streamed (u.seq.cap is its device) */
+#define PKF_DEVICE	0x10	/* a list of device_traces: streamed (u.seq.cap is its device) */
 
 /* Memo slots: 0 unset, GONE a let-go value, else an index into vals. */
 #define SLOT_GONE 1u
@@ -475,10 +474,9 @@ static int
 push_str(struct parser *ps, size_t n)
 {
 	struct pk_val *v;
+	struct str_intern *e;
 	char *s;
 	int err;
-
-	struct str_intern *e;
 
 	if ((err = need(ps, n)) < 0)
 		return err;
@@ -578,7 +576,6 @@ tag_list(struct parser *ps, struct pk_val *v)
 		if (t != NULL && t->type == PK_STR && t->u.str.len == 13 &&
 		    memcmp(t->u.str.s, "device_traces", 13) == 0 &&
 		    (sp == 2 || (sp % 2 == 1 && p->stack[1] == NULL))) {
-			v->flags |= PKF_TRACES;
 			p->traces = v;
 		}
 		return;
