@@ -83,14 +83,7 @@ class Enc:
         elif isinstance(v, str):
             self.str(v)
         elif isinstance(v, dict):
-            self.b += b"}"
-            self.memoize()
-            if v:
-                self.b += b"("
-                for k, x in v.items():
-                    self.str(k)
-                    self.value(x)
-                self.b += b"u"
+            self.dict(v)
         elif isinstance(v, (list, tuple)):
             self.b += b"]"
             self.memoize()
@@ -102,18 +95,24 @@ class Enc:
         else:
             raise TypeError(type(v))
 
+    def dict(self, d):
+        """A new dict, memoized: its memo index."""
+        self.b += b"}"
+        idx = self.memoize()
+        if d:
+            self.b += b"("
+            for k, x in d.items():
+                self.str(k)
+                self.value(x)
+            self.b += b"u"
+        return idx
+
     def frame(self, f):
         key = tuple(f.items())
         if key in self.frames:
             self.get(self.frames[key])
-            return
-        self.b += b"}"
-        self.frames[key] = self.memoize()
-        self.b += b"("
-        for k, x in f.items():
-            self.str(k)
-            self.value(x)
-        self.b += b"u"
+        else:
+            self.frames[key] = self.dict(f)
 
     def copy(self, k):
         """Copy k of the trace as one APPENDS batch: where its patched fields lie."""

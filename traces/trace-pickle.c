@@ -150,7 +150,6 @@ struct cursor {
 	size_t nblk;
 };
 
-struct scan;
 struct dev;
 
 struct pickle_state {
@@ -169,7 +168,6 @@ struct pickle_state {
 	struct pools *pools;
 	struct emitter *em;		/* the events, once open */
 	gzFile gz;
-	int compressed;
 };
 
 /* Charge n steps of what; 0, or -1 once the walk is past its budget. */
@@ -222,7 +220,6 @@ too_many_keys(const struct pk_val *d)
 	return pk_is(d, PK_DICT) && d->u.seq.n / 2 > DICT_KEYS_MAX;
 }
 
-
 /*
  * The steps reading frame f costs: a step and its keys (its strings are
  * charged once each, by str_class()).  -1 for a frame no snapshot holds.
@@ -239,7 +236,6 @@ struct addr_id {
 	uint64_t addr, id, size;
 	UT_hash_handle hh;
 };
-
 
 /*
  * C++ frames that say nothing about who allocated: the stack unwinder, the
@@ -602,11 +598,12 @@ fmemo_free(struct fmemo **h)
 static uint32_t
 sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val *frames)
 {
-	const struct pk_val **items = NULL;
+	const struct pk_val **items;
 	struct summary *su;
 	struct fmemo *m;
 	size_t n = pk_len(frames), i;
 	unsigned hv = 0;
+	int keyed = 0;
 
 	if (pk_is(frames, PK_REF))
 		return frames->u.i > 0 && (uint64_t)frames->u.i < st->nsum ? (uint32_t)frames->u.i : 0;
@@ -625,16 +622,13 @@ sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val 
 	if (i == n) {
 		struct fmemo *c;
 
-		items = gms_malloc(n * sizeof(*items));
-		for (i = 0; i < n; i++)
-			items[i] = pk_item(frames, i);
+		/* the list's own item array is the key looked up; copied when kept */
+		items = (const struct pk_val **)frames->u.seq.items;
 		hv = items_hash(items, n);
 		HASH_FIND_BYHASHVALUE(hh, st->bycontent, items, n * sizeof(*items), hv, c);
-		if (c != NULL) {
-			free(items);
-			items = NULL;
+		if (c != NULL)
 			m->sid = c->sid;
-		}
+		keyed = c == NULL;
 	}
 	if (m->sid == 0) {
 		if (st->nsum == st->sumcap) {
@@ -646,15 +640,17 @@ sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val 
 		su->stack = intern_site(st, stack_of(&st->walk, frames));
 		su->released = released_by_walk(&st->walk, frames);
 		m->sid = (uint32_t)st->nsum++;
-		if (items != NULL) {
+		if (keyed) {
 			struct fmemo *c = gms_calloc(1, sizeof(*c));
 
 			/* the frame dicts stay: their addresses are the key */
-			for (i = 0; i < n; i++)
-				pk_pin(items[i]);
-			c->items = items;
+			c->items = gms_malloc(n * sizeof(*c->items));
+			for (i = 0; i < n; i++) {
+				c->items[i] = pk_item(frames, i);
+				pk_pin(c->items[i]);
+			}
 			c->sid = m->sid;
-			HASH_ADD_KEYPTR_BYHASHVALUE(hh, st->bycontent, c->items, n * sizeof(*items),
+			HASH_ADD_KEYPTR_BYHASHVALUE(hh, st->bycontent, c->items, n * sizeof(*c->items),
 			    hv, c);
 		}
 	}
@@ -836,7 +832,6 @@ struct dev {
 	uint64_t entries;		/* read (kept or not) */
 	struct scan sc;
 	struct addr_id *live, *segs;	/* blocks allocated, segments reserved so far */
-	const struct pk_val *list;	/* the list its entries were appended to */
 	int err;			/* its first bad entry: an error if it is read */
 	char *why;
 };
@@ -944,10 +939,11 @@ seg_stream(const struct pk_val *seg)
 }
 
 /*
- * Before any walk: what the entries of every device trace and the blocks of
- * every segment add up to, charged before they are read, and no dict among
- * them (or a block's first history entry) with more keys than a snapshot's:
- * every later lookup in them is then short.
+ * Before the dump is walked: what the blocks of every segment add up to,
+ * charged before they are read, and no segment or block (or a block's first
+ * history entry) with more keys than a snapshot's: every later lookup in
+ * them is then short.  (Trace entries are charged and checked as they
+ * stream: take_entry.)
  */
 static int
 check_shape(const struct pk_val *segments, struct walk *w, char **cause)
@@ -1445,12 +1441,19 @@ struct emitter {
 };
 
 static void
-emit_start(struct emitter *em, struct scan *sc, const struct pools *pl, const struct recs *rs,
-    struct limit_scan *lim)
+emit_free(struct emitter *em)
 {
 	clear_map(&em->live);
 	cursor_free(&em->cur);
 	cursor_free(&em->look);
+}
+
+/* (Re)start em from the first seed; the first run, with lim, also counts for the header. */
+static void
+emit_start(struct emitter *em, struct scan *sc, const struct pools *pl, const struct recs *rs,
+    struct limit_scan *lim)
+{
+	emit_free(em);
 	memset(em, 0, sizeof(*em));
 	em->sc = sc;
 	em->pl = pl;
@@ -1459,14 +1462,6 @@ emit_start(struct emitter *em, struct scan *sc, const struct pools *pl, const st
 	em->id = 1;
 	cursor_init(&em->cur, rs);
 	cursor_init(&em->look, rs);
-}
-
-static void
-emit_free(struct emitter *em)
-{
-	clear_map(&em->live);
-	cursor_free(&em->cur);
-	cursor_free(&em->look);
 }
 
 static struct trace_event *
@@ -1827,24 +1822,29 @@ dev_free(struct dev *d)
 	free(d);
 }
 
-/* Device i's state (made when make, else NULL). */
 static struct dev *
-dev_of(struct pickle_state *st, size_t i, int make)
+dev_new(void)
+{
+	struct dev *d = gms_calloc(1, sizeof(*d));
+
+	d->recs.fd = -1;
+	return d;
+}
+
+/* Device i's state, made on its first entry. */
+static struct dev *
+dev_of(struct pickle_state *st, size_t i)
 {
 	size_t n;
 
 	if (i >= st->ndev) {
-		if (!make && i >= MAX_DEVICES)
-			return NULL;
 		n = GMS_MAX(i + 1, 2 * st->ndev);
 		st->dev = gms_realloc(st->dev, n * sizeof(*st->dev));
 		memset(st->dev + st->ndev, 0, (n - st->ndev) * sizeof(*st->dev));
 		st->ndev = n;
 	}
-	if (st->dev[i] == NULL) {
-		st->dev[i] = gms_calloc(1, sizeof(**st->dev));
-		st->dev[i]->recs.fd = -1;
-	}
+	if (st->dev[i] == NULL)
+		st->dev[i] = dev_new();
 	return st->dev[i];
 }
 
@@ -1876,7 +1876,7 @@ take_entry(void *ctx, struct pickle *pk, const struct pk_val *e, size_t device, 
 		return walk_fail(&st->walk, cause);
 	if (device >= MAX_DEVICES)
 		return 0;
-	d = dev_of(st, device, 1);
+	d = dev_of(st, device);
 	d->entries++;
 	if (d->err < 0)
 		return 0;
@@ -1958,7 +1958,6 @@ pickle_open(struct trace_reader *r, char **cause)
 
 	r->priv = st;
 	st->gz = r->gz;
-	st->compressed = r->compressed;
 	st->sum = gms_calloc(st->sumcap = 256, sizeof(*st->sum));
 	st->sum[0].released = -1;	/* summary 0: no frames */
 	st->nsum = 1;
@@ -1970,7 +1969,6 @@ pickle_open(struct trace_reader *r, char **cause)
 		goto fail;
 	}
 	gzungetc(kind, r->gz);
-	st->walk.budget = WALK_FLOOR;
 	root = pickle_read(read_gz, st, take_entry, st, &pk, &why);
 	st->pk = pk;
 	if (root == NULL) {
@@ -2004,13 +2002,8 @@ pickle_open(struct trace_reader *r, char **cause)
 		goto fail;
 	}
 	/* a device without entries still reads the dump */
-	if ((uint64_t)device < st->ndev && st->dev[device] != NULL) {
-		d = st->dev[device];
-	} else {
-		d = gms_calloc(1, sizeof(*d));
-		d->recs.fd = -1;
-	}
-	st->chosen = d;
+	d = st->chosen = (uint64_t)device < st->ndev && st->dev[device] != NULL ?
+	    st->dev[device] : dev_new();
 	if (d->err < 0) {
 		err = d->err;
 		why = d->why;
