@@ -76,6 +76,8 @@ struct arena_chunk {
 struct pickle {
 	struct arena_chunk *arena;
 	struct pk_val *spare;		/* recycled values, chained through u.seq.items */
+	struct pk_val *spare_seq;	/* recycled lists and dicts that keep their item
+					   arrays, chained through u.seq.n */
 	struct pk_val **work;		/* recycle()'s work list */
 	size_t nwork, wcap;
 	size_t used, budget;		/* bytes the machine holds, and its limit */
@@ -133,6 +135,17 @@ new_val(struct pickle *p, enum pk_type t)
 	struct pk_val *v = p->spare;
 	unsigned char listed = 0;
 
+	/* a list or dict made again (one a trace entry) reuses an item array */
+	if ((t == PK_LIST || t == PK_TUPLE || t == PK_DICT) && (v = p->spare_seq) != NULL) {
+		p->spare_seq = (struct pk_val *)(uintptr_t)v->u.seq.n;
+		v->u.seq.n = 0;
+		v->type = (unsigned char)t;
+		v->flags = PKF_LISTED;
+		v->mark = 0;
+		v->vidx = 0;
+		return v;
+	}
+	v = p->spare;
 	if (v != NULL) {
 		p->spare = (struct pk_val *)v->u.seq.items;
 		listed = v->flags & PKF_LISTED;
@@ -184,6 +197,14 @@ recycle(struct pickle *p, struct pk_val *v)
 				}
 				x->u.seq.items[i]->flags |= PKF_FREE;
 				p->work[p->nwork++] = x->u.seq.items[i];
+			}
+			if (x->u.seq.cap > 0 && !(x->flags & PKF_DEVICE)) {
+				/* kept, still counted: the next list or dict takes it */
+				x->type = PK_LIST;
+				x->flags &= PKF_LISTED | PKF_FREE;
+				x->u.seq.n = (size_t)(uintptr_t)p->spare_seq;
+				p->spare_seq = x;
+				continue;
 			}
 			if (!(x->flags & PKF_DEVICE))
 				p->used -= x->u.seq.cap * sizeof(*x->u.seq.items);
@@ -942,6 +963,15 @@ cmp_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;	/* by identity: never equal but to itself */
 }
 
+/* Whether two keys are equal as Python compares them: a string is one value for each text. */
+static int
+same_key(const struct pk_val *x, const struct pk_val *y)
+{
+	if (x->type == PK_STR)
+		return x == y;
+	return key_class(x) == 1 && key_class(y) == 1 && x->u.i == y->u.i;
+}
+
 /* Below this many keys, every pair is compared; above, the keys are sorted. */
 #define PK_DUP_LINEAR 16
 
@@ -955,7 +985,7 @@ duplicate_key(const struct pk_val *d, const struct pk_val ***scratch, size_t *ca
 	if (n <= PK_DUP_LINEAR) {
 		for (i = 0; i < n; i++)
 			for (j = i + 1; j < n; j++)
-				if (key_class(it[2 * i]) < 2 && cmp_key(&it[2 * i], &it[2 * j]) == 0)
+				if (same_key(it[2 * i], it[2 * j]))
 					return it[2 * i];
 		return NULL;
 	}
@@ -1158,6 +1188,17 @@ int
 pk_shared(const struct pk_val *v)
 {
 	return v != NULL && (v->flags & (PKF_MEMO | PKF_PIN));
+}
+
+int
+pk_items_shared(const struct pk_val *v)
+{
+	size_t i;
+
+	for (i = 0; i < pk_len(v); i++)
+		if (!(v->u.seq.items[i]->flags & (PKF_MEMO | PKF_PIN)))
+			return 0;
+	return 1;
 }
 
 int

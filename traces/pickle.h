@@ -108,6 +108,8 @@ const struct pk_val *pk_item(const struct pk_val *v, size_t i);
  * work than the input has bytes.  An unshared value has one reference.
  */
 int pk_shared(const struct pk_val *v);
+/* Whether every item of list or tuple v is shared (1 for anything else). */
+int pk_items_shared(const struct pk_val *v);
 /*
  * A byte a reader may keep on a value, to remember what it learned of it
  * (a string's class, say) once however many places name it.  Values are

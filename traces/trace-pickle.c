@@ -617,9 +617,7 @@ sid_of(struct pickle_state *st, const struct pk_val *entry, const struct pk_val 
 		return m->sid;
 	m = gms_calloc(1, sizeof(*m));
 	m->frames = frames;
-	for (i = 0; i < n && pk_shared(pk_item(frames, i)); i++)
-		;
-	if (i == n) {
+	if (pk_items_shared(frames)) {
 		struct fmemo *c;
 
 		/* the list's own item array is the key looked up; copied when kept */
@@ -993,7 +991,7 @@ scan_entry(struct dev *d, const struct entry *en, uint32_t sid, size_t i, char *
 	sc->counts[en->kind]++;
 	if (en->kind >= KIND_KEPT)
 		return 0;
-	a = map_find(d->live, en->addr);
+	a = en->kind <= 1 ? map_find(d->live, en->addr) : NULL;
 	if (en->kind == 0 && a != NULL) {
 		return gms_fail(cause, GMS_ETRACE, "trace entry %zu: alloc at %#llx, which is "
 		    "already allocated", i, (unsigned long long)en->addr);
@@ -1366,14 +1364,12 @@ pool_of(const struct pools *pl, uint64_t addr, uint64_t i)
 struct observed {
 	uint64_t reserved, peak_reserved, requested, peak_requested;
 	uint64_t dallocs, dfrees, ooms;
-	struct addr_id *live;
 };
 
+/* Event ev, and for a free the requested bytes of the block it frees (the emitter knows them). */
 static void
-observe(struct observed *o, const struct trace_event *ev)
+observe(struct observed *o, const struct trace_event *ev, uint64_t freed)
 {
-	struct addr_id *a;
-
 	switch (ev->op) {
 	case TRACE_SEGMENT_ALLOC:
 	case TRACE_SEGMENT_MAP:
@@ -1387,16 +1383,11 @@ observe(struct observed *o, const struct trace_event *ev)
 		o->dfrees++;
 		break;
 	case TRACE_ALLOC:
-		map_add(&o->live, ev->id, 0, ev->size);
 		o->requested += ev->size;
 		o->peak_requested = GMS_MAX(o->peak_requested, o->requested);
 		break;
 	case TRACE_FREE:
-		if ((a = map_find(o->live, ev->id)) != NULL) {
-			o->requested -= a->size;
-			HASH_DEL(o->live, a);
-			free(a);
-		}
+		o->requested -= GMS_MIN(o->requested, freed);
 		break;
 	case TRACE_OOM:
 		o->ooms++;
@@ -1430,12 +1421,14 @@ struct emitter {
 	const struct pools *pl;
 	const struct recs *rs;
 	struct limit_scan *lim;		/* the first run's */
+	struct observed *ob;		/* ... and what it observes */
 	int phase;			/* 0 segment seeds, 1 block seeds, 2 records, 3 done */
 	uint64_t i;
 	struct addr_id *live;
 	uint64_t id;
 	int in_release, asked;
 	struct trace_event q[2];	/* an inferred empty_cache, then the record's event */
+	uint64_t freed[2];		/* ... a free's block's requested bytes */
 	int nq, qi;
 	struct cursor cur, look;
 };
@@ -1448,10 +1441,10 @@ emit_free(struct emitter *em)
 	cursor_free(&em->look);
 }
 
-/* (Re)start em from the first seed; the first run, with lim, also counts for the header. */
+/* (Re)start em from the first seed; the first run, with lim and ob, also counts for the header. */
 static void
 emit_start(struct emitter *em, struct scan *sc, const struct pools *pl, const struct recs *rs,
-    struct limit_scan *lim)
+    struct limit_scan *lim, struct observed *ob)
 {
 	emit_free(em);
 	memset(em, 0, sizeof(*em));
@@ -1459,6 +1452,7 @@ emit_start(struct emitter *em, struct scan *sc, const struct pools *pl, const st
 	em->pl = pl;
 	em->rs = rs;
 	em->lim = lim;
+	em->ob = ob;
 	em->id = 1;
 	cursor_init(&em->cur, rs);
 	cursor_init(&em->look, rs);
@@ -1471,6 +1465,7 @@ queue(struct emitter *em, enum trace_op op)
 
 	memset(pe, 0, sizeof(*pe));
 	pe->op = op;
+	em->freed[em->nq - 1] = 0;
 	return pe;
 }
 
@@ -1479,7 +1474,8 @@ static void
 emit_rec(struct pickle_state *st, struct emitter *em, const struct rec *r)
 {
 	struct trace_event *pe;
-	struct addr_id *a = map_find(em->live, r->addr);
+	/* only a free looks its block up */
+	struct addr_id *a = r->kind == 1 ? map_find(em->live, r->addr) : NULL;
 
 	if (r->kind == 1 && a == NULL)
 		return;		/* cannot happen: scan_entry() seeded it */
@@ -1507,7 +1503,7 @@ emit_rec(struct pickle_state *st, struct emitter *em, const struct rec *r)
 	switch (r->kind) {
 	case 0:
 		pe->id = em->id;
-		map_add(&em->live, r->addr, em->id++, 0);
+		map_add(&em->live, r->addr, em->id++, r->size);
 		pe->addr = r->addr;
 		pe->stream = trace_pool_stream(pool_of(em->pl, r->addr, em->i), r->stream);
 		pe->flags |= TRACE_HAS_ADDR | TRACE_HAS_STREAM;
@@ -1517,6 +1513,7 @@ emit_rec(struct pickle_state *st, struct emitter *em, const struct rec *r)
 	case 1:
 		pe->id = a->id;
 		pe->size = 0;	/* a free names its block; the size is the alloc's */
+		em->freed[em->nq - 1] = a->size;
 		HASH_DEL(em->live, a);
 		free(a);
 		break;
@@ -1580,7 +1577,7 @@ emit_next(struct pickle_state *st, struct emitter *em, struct trace_event *ev, c
 				    sc->seed[em->i].stream);
 				pe->at = st->sum[sc->seed[em->i].sid].at;
 				pe->stack = frame_stack(st, sc->seed[em->i].sid);
-				map_add(&em->live, sc->seed[em->i].addr, em->id++, 0);
+				map_add(&em->live, sc->seed[em->i].addr, em->id++, pe->size);
 			}
 			em->i++;
 			break;
@@ -1600,6 +1597,8 @@ emit_next(struct pickle_state *st, struct emitter *em, struct trace_event *ev, c
 			return 0;
 		}
 	}
+	if (em->ob != NULL)
+		observe(em->ob, &em->q[em->qi], em->freed[em->qi]);
 	*ev = em->q[em->qi++];
 	return 1;
 }
@@ -2055,13 +2054,12 @@ pickle_open(struct trace_reader *r, char **cause)
 		qsort(scp->seed, scp->nseed, sizeof(*scp->seed), cmp_pair);
 	/* the whole run once: what the header says of it */
 	st->em = gms_calloc(1, sizeof(*st->em));
-	emit_start(st->em, scp, st->pools, &d->recs, &lim);
+	emit_start(st->em, scp, st->pools, &d->recs, &lim, &ob);
 	while ((err = emit_next(st, st->em, &ev, &why)) > 0)
-		observe(&ob, &ev);
-	clear_map(&ob.live);
+		;
 	if (err < 0)
 		goto fail;
-	emit_start(st->em, scp, st->pools, &d->recs, NULL);
+	emit_start(st->em, scp, st->pools, &d->recs, NULL, NULL);
 	st->stack_bytes = 0;
 	/* entries that become events; a lone "snapshot" entry is no history */
 	for (kind = 0; kind < KIND_KEPT; kind++)
