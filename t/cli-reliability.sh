@@ -33,6 +33,12 @@ check_fail 3 "gpumemsim: error: $HOSTILE/dup-key.pickle: a dict sets the key \"s
     info "$HOSTILE/dup-key.pickle"
 check_fail 3 "gpumemsim: error: $HOSTILE/dup-key-segment.pickle: a dict sets the key \"total_size\" twice (Python keeps the last value): not a snapshot PyTorch writes" \
     info "$HOSTILE/dup-key-segment.pickle"
+# 6000 entries stream in batches and their memo pages are packed behind
+# them; then a BINPUT far back, into the first page, and a get of it: the
+# value Python reads (hostile.py checks it: expandable_segments:True).
+cpu info "$HOSTILE/memo-far-back.pickle" --format=json
+is "$rc $(json_top events) $(grep -c '"alloc_conf":.*"expandable_segments:True"' "$TMP/out")" "0 6000 1" \
+    "a memo slot written again far behind the stream reads back as Python reads it"
 # What PyTorch shares itself (one frames list per stack) is read, once.
 cpu run --by-site "$HOSTILE/shared-frames.pickle.gz" --format=json
 is "$rc $(json_top events) $(json_top peak_live)" "0 20000 512" \

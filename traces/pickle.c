@@ -62,6 +62,21 @@
 #define SLOT_GONE 1u
 #define SLOT_FIRST 2u
 
+/*
+ * The memo in pages of MEMO_PAGE slots.  Once a streamed batch is let go,
+ * the full pages below it are packed when they hold at most 256 distinct
+ * slots (a snapshot's entries name few: GONE, a shared "N/A", the summaries
+ * of their frames): a byte a slot and the distinct ones.  A packed page
+ * written again (a BINPUT far back) is unpacked.
+ */
+#define MEMO_PAGE 4096
+struct memo_page {
+	uint32_t *raw;			/* the slots, or NULL when packed */
+	uint8_t *idx;			/* packed: each slot's place in pal */
+	uint32_t *pal;
+	size_t npal;
+};
+
 struct str_intern {
 	struct pk_val *v;
 	UT_hash_handle hh;
@@ -88,8 +103,9 @@ struct pickle {
 	/* The machine, while parsing. */
 	struct pk_val **stack;		/* PK_MARK entries are NULL */
 	size_t sp, scap;
-	uint32_t *memo;			/* slots */
-	size_t nmemo, mcap;
+	struct memo_page *memo;
+	size_t nmemo, npages, mcap;	/* slots in use, pages made, pages room */
+	size_t packed;			/* pages below this one were tried */
 	struct pk_val **vals;		/* memoized values alive, by vidx */
 	uint64_t *vfirst;		/* ... the memo index each was first put at */
 	size_t nvals, vcap;
@@ -430,27 +446,118 @@ val_slot(struct pickle *p, struct pk_val *v, uint64_t idx)
 	return k;
 }
 
+/* Memo slot idx (< nmemo). */
+static uint32_t
+slot_get(const struct pickle *p, uint64_t idx)
+{
+	const struct memo_page *pg = &p->memo[idx / MEMO_PAGE];
+
+	return pg->raw != NULL ? pg->raw[idx % MEMO_PAGE] : pg->pal[pg->idx[idx % MEMO_PAGE]];
+}
+
+static void
+slot_set(struct pickle *p, uint64_t idx, uint32_t k)
+{
+	struct memo_page *pg = &p->memo[idx / MEMO_PAGE];
+	size_t i;
+
+	if (pg->raw == NULL) {
+		pg->raw = gms_malloc(MEMO_PAGE * sizeof(*pg->raw));
+		for (i = 0; i < MEMO_PAGE; i++)
+			pg->raw[i] = pg->pal[pg->idx[i]];
+		p->used += MEMO_PAGE * sizeof(*pg->raw);
+		p->used -= MEMO_PAGE + pg->npal * sizeof(*pg->pal);
+		free(pg->idx);
+		free(pg->pal);
+		pg->idx = NULL;
+		pg->pal = NULL;
+	}
+	pg->raw[idx % MEMO_PAGE] = k;
+}
+
+/* Pack the raw pages wholly below slot end, where they hold few distinct slots. */
+static void
+memo_pack(struct pickle *p, uint64_t end)
+{
+	uint32_t pal[256], seen[512];	/* seen: slot + 1 by its hash, for its place */
+	uint8_t place[512], *idx;
+	struct memo_page *pg;
+	size_t np, i, h;
+
+	for (; p->packed < end / MEMO_PAGE; p->packed++) {
+		pg = &p->memo[p->packed];
+		if (pg->raw == NULL)
+			continue;
+		memset(seen, 0, sizeof(seen));
+		idx = gms_malloc(MEMO_PAGE);
+		for (i = 0, np = 0; i < MEMO_PAGE; i++) {
+			for (h = (pg->raw[i] * 2654435761u) >> 23; seen[h] != 0 &&
+			    seen[h] != pg->raw[i] + 1; h = (h + 1) % 512)
+				;
+			if (seen[h] == 0) {
+				if (np == 256)
+					break;
+				seen[h] = pg->raw[i] + 1;
+				place[h] = (uint8_t)np;
+				pal[np++] = pg->raw[i];
+			}
+			idx[i] = place[h];
+		}
+		if (i < MEMO_PAGE) {
+			free(idx);
+			continue;
+		}
+		pg->pal = gms_malloc(np * sizeof(*pg->pal));
+		memcpy(pg->pal, pal, np * sizeof(*pg->pal));
+		pg->npal = np;
+		pg->idx = idx;
+		free(pg->raw);
+		pg->raw = NULL;
+		p->used -= MEMO_PAGE * sizeof(*pg->raw) - MEMO_PAGE - np * sizeof(*pg->pal);
+	}
+}
+
+static void
+memo_free(struct pickle *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npages; i++) {
+		free(p->memo[i].raw);
+		free(p->memo[i].idx);
+		free(p->memo[i].pal);
+	}
+	free(p->memo);
+	p->memo = NULL;
+	p->nmemo = p->npages = p->mcap = p->packed = 0;
+}
+
 static int
 memo_put(struct parser *ps, uint64_t idx, struct pk_val *v)
 {
 	struct pickle *p = ps->p;
+	uint32_t old;
 
 	/* Indices come in order; one past what the input could ever hold is absurd. */
 	if (idx > ps->base + ps->pos || idx >= UINT32_MAX)
 		return fail(ps, "memo index %llu out of range", (unsigned long long)idx);
-	while (idx >= p->mcap) {
-		p->memo = grow(p, p->memo, &p->mcap, 256, sizeof(*p->memo));
+	while (idx / MEMO_PAGE >= p->npages) {
+		if (p->npages == p->mcap)
+			p->memo = grow(p, p->memo, &p->mcap, 16, sizeof(*p->memo));
+		p->memo[p->npages++] = (struct memo_page){
+			.raw = gms_calloc(MEMO_PAGE, sizeof(*p->memo->raw)) };
+		p->used += MEMO_PAGE * sizeof(*p->memo->raw);
 	}
-	while (p->nmemo <= idx)
-		p->memo[p->nmemo++] = 0;
+	p->nmemo = GMS_MAX(p->nmemo, idx + 1);
+	old = slot_get(p, idx);
 	/* named from two slots, or a slot reused: never let go (one slot would dangle) */
-	if ((v->flags & PKF_MEMO) || p->memo[idx] >= SLOT_FIRST)
+	if ((v->flags & PKF_MEMO) || old >= SLOT_FIRST)
 		v->flags |= PKF_PIN;
-	if (p->memo[idx] >= SLOT_FIRST)
-		p->vals[p->memo[idx]]->flags |= PKF_PIN;
+	if (old >= SLOT_FIRST)
+		p->vals[old]->flags |= PKF_PIN;
 	if (p->nvals >= UINT32_MAX - 1 && v->vidx == 0)
 		return fail(ps, "more than %u values named by the memo at once", UINT32_MAX - 2);
-	p->memo[idx] = val_slot(p, v, idx);
+	slot_set(p, idx, val_slot(p, v, idx));
 	v->flags |= PKF_MEMO;
 	return 0;
 }
@@ -458,7 +565,7 @@ memo_put(struct parser *ps, uint64_t idx, struct pk_val *v)
 static int
 memo_get(struct parser *ps, uint64_t idx)
 {
-	uint32_t k = idx < ps->p->nmemo ? ps->p->memo[idx] : 0;
+	uint32_t k = idx < ps->p->nmemo ? slot_get(ps->p, idx) : 0;
 
 	if (k == SLOT_GONE)
 		return fail(ps, "memo get of index %llu, a trace entry (or a value made inside "
@@ -473,7 +580,7 @@ memo_get(struct parser *ps, uint64_t idx)
 static void
 forget(struct pickle *p, struct pk_val *v, uint32_t slot)
 {
-	p->memo[p->vfirst[v->vidx]] = slot;
+	slot_set(p, p->vfirst[v->vidx], slot);
 	p->vals[v->vidx] = NULL;
 	if (p->nvfree == p->vfcap)
 		p->vfree = grow(p, p->vfree, &p->vfcap, 256, sizeof(*p->vfree));
@@ -659,6 +766,8 @@ stream(struct parser *ps, struct pk_val *d, size_t from)
 		return err;
 	for (i = from; i < p->sp; i++)
 		let_go(p, p->stack[i]);
+	/* nothing below the memo's end now is written again but by a BINPUT far back */
+	memo_pack(p, p->nmemo);
 	return ps->entry(ps->ectx, p, NULL, d->u.seq.cap, 0, ps->cause);
 }
 
@@ -1047,10 +1156,9 @@ parse(struct parser *ps, struct pickle **out)
 		p->bytes = ps->base + ps->pos;
 	/* The machine is no longer needed; the values are. */
 	free(p->stack);
-	free(p->memo);
+	memo_free(p);
 	free(p->work);
 	p->stack = NULL;
-	p->memo = NULL;
 	p->work = NULL;
 	*out = p;
 	return root;
@@ -1156,7 +1264,7 @@ pickle_free(struct pickle *p)
 	}
 	free(p->seqs);
 	free(p->stack);
-	free(p->memo);
+	memo_free(p);
 	free(p->work);
 	free(p->vals);
 	free(p->vfirst);

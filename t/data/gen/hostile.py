@@ -137,6 +137,32 @@ assert raw.count(b"total_siXe") == 1
 with open(f"{out}/dup-key-segment.pickle", "wb") as f:
     f.write(raw.replace(b"total_siXe", b"total_size"))
 
+# A snapshot whose 6000 entries stream in batches (their memo pages packed
+# behind them); before the last batch, a BINPUT far back, into the first
+# page, of the string allocator_settings names at the end; the last batch's
+# entries name their action through that page too ("alloc", memo index 1).
+import struct
+def s_(x):
+    b = x.encode()
+    return b"\x8c" + bytes([len(b)]) + b
+body = bytearray(b"\x80\x04}(" + s_("segments") + b"]" + s_("device_traces") + b"](]")
+for batch in range(6):
+    if batch == 5:
+        body.extend(s_("expandable_segments:True") + b"r" + struct.pack("<I", 5) + b"0")
+    body.extend(b"(")
+    for i in range(1000):
+        n = batch * 1000 + i
+        body.extend(b"}\x94(" + s_("action"))
+        body.extend(s_("alloc") + b"\x94" if n == 0 else b"h\x01")
+        body.extend(s_("addr") + b"\x8a\x08" + struct.pack("<q", 0x7f0000000000 + 512 * n) +
+                    s_("size") + b"M" + struct.pack("<H", 512) + s_("frames") + b"]\x94u")
+    body.extend(b"e")
+body.extend(b"e")
+body.extend(s_("allocator_settings") + b"}(" + s_("PYTORCH_CUDA_ALLOC_CONF") + b"j" +
+            struct.pack("<I", 5) + b"u" + b"u.")
+with open(f"{out}/memo-far-back.pickle", "wb") as f:
+    f.write(body)
+
 # Check that Python reads each one back.
 for name in ("cycle", "dag", "deep", "wide", "shared-blocks", "shared-traces", "dup-key",
              "dup-key-segment"):
@@ -147,4 +173,8 @@ for name in ("wide-entries", "shared-frames", "shared-entries", "long-path"):
         pickle.load(f)
 with open(f"{out}/dup-key.pickle", "rb") as f:
     assert pickle.load(f)["device_traces"][0][0]["size"] == 1024
+with open(f"{out}/memo-far-back.pickle", "rb") as f:
+    far = pickle.load(f)
+    assert len(far["device_traces"][0]) == 6000
+    assert far["allocator_settings"]["PYTORCH_CUDA_ALLOC_CONF"] == "expandable_segments:True"
 print("ok")
