@@ -857,13 +857,14 @@ recs_count(const struct recs *rs)
 static void
 recs_add(struct recs *rs, const struct rec *r)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir;
 	char *path;
 	size_t off;
 	ssize_t w;
 
 	if (rs->n == rs->cap && rs->cap >= RECS_IN_MEMORY) {
 		if (rs->nspill == 0) {
+			dir = getenv("TMPDIR");
 			path = gms_asprintf("%s/gpumemsim-pickle.XXXXXX", dir && *dir ? dir : "/tmp");
 			rs->fd = mkstemp(path);
 			if (rs->fd >= 0)
