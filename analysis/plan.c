@@ -194,6 +194,84 @@ search(void *arg, size_t i)
 			p->fails_above[p->nfails++] = pr.at[k];
 }
 
+/*
+ * One run of p with each of its pool keys set to pool bytes, on a device
+ * without a limit: 1 fits, 0 runs out (or the size is refused: an arena under
+ * 1 MiB), < 0 cannot run at all.
+ */
+static int
+pool_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t pool)
+{
+	struct plan_policy q = *p;
+	struct policy_kv *kv;
+	const char *const *k;
+	size_t n = 0, i;
+	char val[32];
+	int rc;
+
+	for (k = p->ops->pool_keys; *k != NULL; k++)
+		n++;
+	kv = gms_calloc(p->nopts + n, sizeof(*kv));
+	for (i = 0; i < p->nopts; i++)
+		kv[i] = p->opts[i];
+	snprintf(val, sizeof(val), "%lluB", (unsigned long long)pool);
+	for (k = p->ops->pool_keys; *k != NULL; k++)
+		kv[i++] = (struct policy_kv){ .key = *k, .value = val };
+	q.opts = kv;
+	q.nopts = i;
+	rc = plan_fits(m, &q, 0, NULL, NULL);
+	free(kv);
+	return rc;
+}
+
+#define POOL_STEP 256
+
+/* The smallest pool for a policy whose pool the user did not size. */
+static void
+pool_search(void *arg, size_t i)
+{
+	struct ctx *c = arg;
+	struct plan_policy *p = &c->rep->pols[i];
+	uint64_t lo, hi, mid;
+	const char *const *k;
+	size_t j;
+	int rc;
+
+	if (p->ops->pool_keys == NULL)
+		return;
+	for (k = p->ops->pool_keys; *k != NULL; k++)
+		for (j = 0; j < p->nopts; j++)
+			if (strcmp(p->opts[j].key, *k) == 0)
+				return;		/* sized by the user */
+	hi = GMS_MAX(c->rep->peak_live, PLAN_STEP);
+	hi = (hi + POOL_STEP - 1) / POOL_STEP * POOL_STEP;
+	while ((rc = pool_fits(c->m, p, hi)) == 0 && hi < PLAN_CEILING)
+		hi *= 2;
+	if (rc < 0)
+		return;		/* cannot run with a pool of its own (upstream=cuda) */
+	p->pool_searched = 1;
+	if (rc == 0)
+		return;
+	/* no pool smaller than the live peak holds it */
+	lo = c->rep->peak_live / POOL_STEP * POOL_STEP;
+	if (lo >= hi)
+		lo = hi - POOL_STEP;
+	if (lo > 0 && pool_fits(c->m, p, lo) == 1) {
+		hi = lo;
+	} else {
+		while (hi - lo > POOL_STEP) {
+			mid = lo + (hi - lo) / 2 / POOL_STEP * POOL_STEP;
+			if (pool_fits(c->m, p, mid) == 1)
+				hi = mid;
+			else
+				lo = mid;
+		}
+	}
+	p->min_pool = hi;
+	p->pool_verified = pool_fits(c->m, p, hi) == 1 &&
+	    (hi <= POOL_STEP || pool_fits(c->m, p, hi - POOL_STEP) != 1);
+}
+
 static void
 cell(void *arg, size_t i)
 {
@@ -340,6 +418,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 		return rc < 0 ? rc : GMS_ETRACE;
 	}
 	batch_map(rep->npols, search, &c, threads);
+	batch_map(rep->npols, pool_search, &c, threads);
 	rep->cells = gms_calloc(rep->ngpus * rep->npols + 1, sizeof(*rep->cells));
 	batch_map(rep->ngpus * rep->npols, cell, &c, threads);
 	free(c.rc0);
@@ -380,6 +459,13 @@ plan_json(const struct plan_report *rep)
 		cJSON_AddBoolToObject(it, "verified", p->verified);
 		if (p->unbounded_peak)
 			cJSON_AddNumberToObject(it, "unbounded_peak_reserved", (double)p->unbounded_peak);
+		if (p->pool_searched) {
+			if (p->min_pool)
+				cJSON_AddNumberToObject(it, "min_pool", (double)p->min_pool);
+			else
+				cJSON_AddNullToObject(it, "min_pool");
+			cJSON_AddBoolToObject(it, "pool_verified", p->pool_verified);
+		}
 		f = cJSON_AddArrayToObject(it, "fails_above_min");
 		for (k = 0; k < p->nfails; k++)
 			cJSON_AddItemToArray(f, cJSON_CreateNumber((double)p->fails_above[k]));
@@ -454,6 +540,27 @@ plan_text(const struct plan_report *rep)
 			fprintf(f, "  %-*s  %10s  %14llu B%s\n", (int)width, p->label, SZ(p->min_capacity),
 			    (unsigned long long)p->min_capacity,
 			    p->verified ? "" : "  (not confirmed: fits only at some capacities)");
+	}
+	for (i = k = 0; i < rep->npols; i++) {
+		const struct plan_policy *p = &rep->pols[i];
+		const char *const *key;
+
+		if (!p->pool_searched)
+			continue;
+		if (k++ == 0)
+			fprintf(f, "\n  smallest pool that fits, to 256 B (the GPU without a limit)\n");
+		if (p->min_pool == 0) {
+			fprintf(f, "  %-*s  nothing up to %s fits\n", (int)width, p->label,
+			    SZ(PLAN_CEILING));
+			continue;
+		}
+		fprintf(f, "  %-*s  %10s  %14llu B  (", (int)width, p->label, SZ(p->min_pool),
+		    (unsigned long long)p->min_pool);
+		for (key = p->ops->pool_keys; *key != NULL; key++)
+			fprintf(f, "%s%s=%lluB", key == p->ops->pool_keys ? "" : " ", *key,
+			    (unsigned long long)p->min_pool);
+		fprintf(f, ")%s\n", p->pool_verified ? "" :
+		    "  (not confirmed: fits only at some sizes)");
 	}
 	if (rep->placements > 1) {
 		fprintf(f, "\n  under every one of %zu placements (the model's, and %zu with hidden\n"

@@ -4,7 +4,8 @@
  * to 2 MiB, found by bisection, checked, and probed above for capacities
  * that fail although a smaller one fits (a caching allocator's fit is not
  * monotone in its capacity); and a fits/doesn't table over GPU models.
- * With placements > 1, also the smallest capacity that fits under every one
+ * For a policy that sizes a pool (RMM's), also the smallest pool, to 256 B,
+ * on a device without a limit.  With placements > 1, also the smallest capacity that fits under every one
  * of that many placements (--placements: the model's and seeded ones with
  * hidden reservations, placements.h).
  */
@@ -38,6 +39,11 @@ struct plan_policy {
 					   for (sim_result.peak_asked) */
 	uint64_t fails_above[PLAN_PROBES];	/* capacities above min that fail */
 	size_t nfails;
+	/* a policy sizing a pool (policy_ops.pool_keys) the user left unsized */
+	int pool_searched;		/* the search ran */
+	uint64_t min_pool;		/* the smallest pool (every pool key set to it)
+					   that runs the trace, to 256 B; 0: none found */
+	int pool_verified;		/* fits at min_pool, fails 256 B below */
 	/* with placements > 1 */
 	uint64_t min_every;		/* fits under every placement; 0: none found */
 	int every_verified;		/* ... checked at that capacity under each */

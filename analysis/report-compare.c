@@ -22,20 +22,49 @@ calls(const struct sim_result *r)
 
 /*
  * Preallocate without a capacity takes the recording GPU's memory (or the
- * framework's default share of it): a number about that card, not the job,
- * so it is no result unless a size (--capacity, --gpu, limit=) is given.
+ * framework's default share of it), RMM's pool and arena half of it: a number
+ * about that card, not the job, so it is no result unless a size (--capacity,
+ * --gpu, the policy's size option) is given.  Without any GPU to take it from
+ * an RMM resource cannot be made at all, and says so.
  */
 static int
 needs_capacity(const struct report_row *row)
 {
+	const struct policy_ops *ops;
+	const char *const *k;
 	size_t i;
 
-	if (row->err != 0 || row->run.capacity != 0 || strcmp(row->run.policy, "preallocate") != 0)
+	if (row->err != 0)
+		return row->err == GMS_ECONFIG && row->cause != NULL &&
+		    strstr(row->cause, POLICY_NEEDS_SIZE) != NULL;
+	if (row->run.capacity != 0 || (ops = policy_find(row->run.policy, NULL)) == NULL)
 		return 0;
-	for (i = 0; i < row->run.nopts; i++)
-		if (strcmp(row->run.opts[i].key, "limit") == 0)
-			return 0;
+	if (ops == &policy_preallocate) {
+		for (i = 0; i < row->run.nopts; i++)
+			if (strcmp(row->run.opts[i].key, "limit") == 0)
+				return 0;
+		return 1;
+	}
+	if (ops->pool_keys == NULL)
+		return 0;
+	for (k = ops->pool_keys; *k != NULL; k++)
+		for (i = 0; i < row->run.nopts; i++)
+			if (strcmp(row->run.opts[i].key, *k) == 0)
+				return 0;
 	return 1;
+}
+
+/* A row's policy name: its run's, or for one that could not run its label's first word. */
+static char *
+row_policy(const struct report_row *row)
+{
+	if (row->err == 0)
+		return gms_strdup(row->run.policy);
+	size_t n = strcspn(row->label, " :");
+	char *name = gms_strdup(row->label);
+
+	name[n] = '\0';
+	return name;
 }
 
 static int
@@ -184,8 +213,11 @@ report_compare_json(const struct report_row *rows, size_t n, const char *trace,
 	arr = cJSON_AddArrayToObject(o, "results");
 	for (i = 0; i < n; i++) {
 		if (needs_capacity(&rows[i])) {
+			char *name = row_policy(&rows[i]);
+
 			item = cJSON_CreateObject();
-			cJSON_AddStringToObject(item, "policy", rows[i].run.policy);
+			cJSON_AddStringToObject(item, "policy", name);
+			free(name);
 			cJSON_AddStringToObject(item, "needs", "--capacity or --gpu");
 		} else if (rows[i].err == 0) {
 			item = report_run_json(&rows[i].run);
@@ -253,13 +285,13 @@ report_compare_text(const struct report_row *rows, size_t n, const char *trace,
 	fprintf(f, "  %-*s  %13s  %9s  %8s  %15s  %11s  %9s  %s\n", (int)width, "policy",
 	    "peak reserved", "overhead", "fragm.", "device calls", "driver time", "steady", "result");
 	for (i = 0; i < n; i++) {
-		if (rows[i].err != 0) {
-			fprintf(f, "  %-*s  not run: %s\n", (int)width, rows[i].label, rows[i].cause);
-			continue;
-		}
 		if (needs_capacity(&rows[i])) {
 			fprintf(f, "  %-*s  %13s  needs --capacity or --gpu (it takes a whole "
 			    "card's share at start)\n", (int)width, rows[i].label, "-");
+			continue;
+		}
+		if (rows[i].err != 0) {
+			fprintf(f, "  %-*s  not run: %s\n", (int)width, rows[i].label, rows[i].cause);
 			continue;
 		}
 		r = rows[i].run.res;

@@ -564,6 +564,7 @@ const struct policy_ops policy_grow_only = {
 	.models = "TensorFlow set_memory_growth / JAX XLA_PYTHON_CLIENT_PREALLOCATE=false "
 	    "(the BFC allocator, regions doubling from 2 MiB, never returned)",
 	.options = grow_only_options,
+	.sets = POLICY_SET_FRAMEWORKS,
 	.limit = POLICY_LIMIT_RESERVED,	/* the GPU: a limit above it backpedals */
 	.create = grow_only_create,
 	.alloc = bfc_alloc,
@@ -581,6 +582,7 @@ const struct policy_ops policy_preallocate = {
 	.models = "TensorFlow's and JAX's default (the BFC allocator with its whole limit "
 	    "reserved at the first allocation; TensorFlow memory_limit)",
 	.options = preallocate_options,
+	.sets = POLICY_SET_FRAMEWORKS,
 	.limit = POLICY_LIMIT_RESERVED,
 	.create = preallocate_create,
 	.alloc = bfc_alloc,

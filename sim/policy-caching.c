@@ -1066,6 +1066,7 @@ const struct policy_ops policy_caching = {
 	.models = "PyTorch's native CUDA caching allocator (PYTORCH_CUDA_ALLOC_CONF settings "
 	    "included)",
 	.options = caching_options,
+	.sets = POLICY_SET_FRAMEWORKS,
 	.limit = POLICY_LIMIT_SELF,
 	.create = caching_create,
 	.alloc = caching_alloc,

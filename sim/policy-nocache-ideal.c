@@ -199,6 +199,7 @@ const struct policy_ops policy_no_cache = {
 	.models = "no caching: one device allocation per request (PyTorch "
 	    "PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA_PYTHON_CLIENT_ALLOCATOR=platform)",
 	.options = no_options,
+	.sets = POLICY_SET_FRAMEWORKS | POLICY_SET_RMM,
 	.limit = POLICY_LIMIT_PHYSICAL,
 	.create = direct_create,
 	.alloc = direct_alloc,
@@ -215,6 +216,7 @@ const struct policy_ops policy_ideal = {
 	.name = "ideal",
 	.models = "the lower bound: a perfect allocator that reserves exactly the live bytes",
 	.options = no_options,
+	.sets = POLICY_SET_FRAMEWORKS | POLICY_SET_RMM,
 	.create = direct_create,
 	.alloc = direct_alloc,
 	.free = direct_free,

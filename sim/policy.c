@@ -18,6 +18,10 @@ const struct policy_ops *const policy_table[] = {
 	&policy_preallocate,
 	&policy_no_cache,
 	&policy_ideal,
+	&policy_rmm_pool,
+	&policy_rmm_arena,
+	&policy_rmm_binning,
+	&policy_rmm_fixed,
 	NULL,
 };
 

@@ -3,7 +3,7 @@
  * table per policy, all listed in policy_table[], in a file per allocator
  * (sim/policy-caching.c; sim/policy-bfc.c holds its two modes, grow-only and
  * preallocate; sim/policy-nocache-ideal.c the two bounds, no-cache and
- * ideal).
+ * ideal; sim/policy-rmm-*.c RAPIDS RMM's memory resources, over sim/rmm.h).
  *
  * Contract: a policy gets its segments from a struct device and never prints,
  * exits or touches real memory.  Sizes and addresses are bytes (uint64_t).
@@ -80,6 +80,21 @@ struct policy_ops {
 	 * what the driver backs (no pool of its own: reports then take the
 	 * device's physical bytes as "reserved").
 	 */
+	/*
+	 * The options that size the policy's pool (NULL-terminated), which
+	 * plan searches for the smallest pool that runs the trace, each set to
+	 * the same size; and without which (and without --capacity or --gpu)
+	 * compare says the policy needs a size.  NULL: none.
+	 */
+	const char *const *pool_keys;
+	/*
+	 * The sets of policies a command runs when none is named: the
+	 * frameworks' (a PyTorch, TensorFlow or JAX trace) and RMM's (an RMM
+	 * log).  0: only when named.
+	 */
+	unsigned sets;
+#define POLICY_SET_FRAMEWORKS 0x1
+#define POLICY_SET_RMM 0x2
 	enum policy_limit {
 		POLICY_LIMIT_RESERVED,
 		POLICY_LIMIT_PHYSICAL,
@@ -101,6 +116,12 @@ struct policy_ops {
 	int (*alloc)(void *state, uint64_t size, int64_t stream, void **handle,
 	    uint64_t *block);
 	void (*free)(void *state, void *handle);
+	/*
+	 * The same, told the stream the free was ordered on (a trace's free
+	 * that names one: RMM files a freed block under the freeing stream).
+	 * NULL: free is called.
+	 */
+	void (*free_on)(void *state, void *handle, int64_t stream);
 	/*
 	 * torch.cuda.empty_cache(): give cached memory back to the device as the
 	 * framework does.  NULL for a policy whose framework has no such call
@@ -138,6 +159,12 @@ struct policy_ops {
 	    uint64_t *block);
 	void (*destroy)(void *state);
 };
+
+/*
+ * What a policy sized from the GPU's free memory says when it has neither a
+ * capacity nor a size option: compare then lists it as needing a size.
+ */
+#define POLICY_NEEDS_SIZE "half the GPU's free memory"
 
 /* Every policy, NULL-terminated, in the order `gpumemsim policies` lists them. */
 extern const struct policy_ops *const policy_table[];
@@ -190,5 +217,9 @@ extern const struct policy_ops policy_grow_only;
 extern const struct policy_ops policy_preallocate;
 extern const struct policy_ops policy_no_cache;
 extern const struct policy_ops policy_ideal;
+extern const struct policy_ops policy_rmm_pool;
+extern const struct policy_ops policy_rmm_fixed;
+extern const struct policy_ops policy_rmm_binning;
+extern const struct policy_ops policy_rmm_arena;
 
 #endif /* SIM_POLICY_H */

@@ -218,7 +218,10 @@ do_free(struct sim *s, uint64_t index, const struct trace_event *ev, char **caus
 	if (s->nobs > 0 && !s->stopped)
 		match_segments(s, index);
 	if (l->handle != NULL) {
-		s->ops->free(s->state, l->handle);
+		if (s->ops->free_on != NULL && (ev->flags & TRACE_HAS_STREAM))
+			s->ops->free_on(s->state, l->handle, ev->stream);
+		else
+			s->ops->free(s->state, l->handle);
 		s->requested -= l->size;
 		s->allocated -= l->block;
 	}

@@ -46,7 +46,7 @@ run_steps(struct sim *s, const struct step *steps, size_t n)
 	for (i = 0; i < n; i++) {
 		sim_result(s, &r);
 		ev = (struct trace_event){ .op = steps[i].op, .id = steps[i].id,
-		    .size = steps[i].size, .stream = steps[i].stream };
+		    .size = steps[i].size, .stream = steps[i].stream, .flags = steps[i].flags };
 		if (sim_event(s, r.events, &ev, &cause) < 0) {
 			printf("Bail out! step %zu: %s\n", i, cause);
 			exit(1);

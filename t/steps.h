@@ -16,11 +16,13 @@ struct step {
 	int op;			/* TRACE_ALLOC, TRACE_FREE */
 	uint64_t id, size;
 	int64_t stream;
+	unsigned flags;		/* TRACE_HAS_STREAM: a free on that stream */
 };
 
-#define ALLOC(i, n)        { TRACE_ALLOC, (i), (n), 0 }
-#define ALLOC_S(i, n, st)  { TRACE_ALLOC, (i), (n), (st) }
-#define FREE(i)            { TRACE_FREE, (i), 0, 0 }
+#define ALLOC(i, n)        { TRACE_ALLOC, (i), (n), 0, 0 }
+#define ALLOC_S(i, n, st)  { TRACE_ALLOC, (i), (n), (st), 0 }
+#define FREE(i)            { TRACE_FREE, (i), 0, 0, 0 }
+#define FREE_S(i, st)      { TRACE_FREE, (i), 0, (st), TRACE_HAS_STREAM }
 
 /* A sim of the named policy over a simulated device (capacity 0: unlimited). */
 struct sim *test_sim(const char *policy, uint64_t capacity);

@@ -640,6 +640,29 @@ trace_is_profile_dir(const char *path)
 	return found;
 }
 
+int
+trace_is_rmm_log(const char *path)
+{
+	char base[4096], head[8];
+	struct stat st;
+	size_t n;
+	gzFile gz;
+	int got;
+
+	snprintf(base, sizeof(base), "%s", path);
+	n = strlen(base);
+	if (n > 3 && strcmp(base + n - 3, ".gz") == 0)
+		base[n - 3] = '\0';
+	if (trace_ends_with(base, ".csv"))
+		return 1;
+	/* another name: its first bytes, from a file only (a pipe is read once) */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (gz = gzopen(path, "rb")) == NULL)
+		return 0;
+	got = gzread(gz, head, 7);
+	gzclose(gz);
+	return got == 7 && memcmp(head, "Thread,", 7) == 0;
+}
+
 /*
  * A profile directory's file: the one .xplane.pb in it, or in the newest run
  * of plugins/profile/ (runs are named by their time); several hosts' are

@@ -34,6 +34,12 @@ enum trace_op {
  */
 int trace_is_profile_dir(const char *path);
 
+/*
+ * Whether path is an RMM log (.csv, or a file starting as one): the memory
+ * resources a command compares by default are then RMM's.
+ */
+int trace_is_rmm_log(const char *path);
+
 /* Whether s ends with suffix (file names: extensions). */
 int trace_ends_with(const char *s, const char *suffix);
 

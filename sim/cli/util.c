@@ -18,6 +18,7 @@
 #include "analysis/report.h"
 #include "analysis/scaling.h"
 #include "analysis/timeline.h"
+#include "traces/trace.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
@@ -195,8 +196,13 @@ cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p)
 			rc = add_spec(p, "policy", dflt);
 			p->defaulted = 1;
 		} else {
-			for (i = 0; policy_table[i] != NULL; i++)
-				rc = add_spec(p, "policy", policy_table[i]->name);
+			/* an RMM log: RMM's resources; else the frameworks' allocators */
+			unsigned set = a->argc > 0 && trace_is_rmm_log(a->argv[0]) ?
+			    POLICY_SET_RMM : POLICY_SET_FRAMEWORKS;
+
+			for (i = 0; policy_table[i] != NULL && rc == 0; i++)
+				if (policy_table[i]->sets & set)
+					rc = add_spec(p, "policy", policy_table[i]->name);
 		}
 	}
 	for (i = 0; i < p->n && rc == 0; i++)

@@ -1,0 +1,79 @@
+#!/bin/sh
+# cli-rmm.sh - RMM's memory resources from the command line, on RMM logs
+# (t/data/rmm): the freeing stream each log row names, compare's and plan's
+# default resources for an RMM log, plan's smallest pool (worked by hand in
+# the comments), and every resource replayed with --check (every invariant
+# after every event) over random logs (t/data/gen/rmm-random.py) at three
+# capacities.  t/policy-rmm.c holds the request-by-request rules.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+D=$TOP_SRCDIR/t/data/rmm
+
+# streams.csv, a pool of 8 KiB: 1 KiB on stream 9 (at 0) and on stream 3 (at
+# 1 KiB), 6 KiB on the default stream (at 2 KiB); the first freed on stream 3,
+# the second on stream 9: each goes to its freeing stream's list.  1 KiB on the
+# default stream then takes stream 9's list first (used first): the block at
+# 1 KiB.  The 6 KiB freed; 7 KiB on stream 3: its own [0, 1 KiB) and the
+# default's [2 KiB, 8 KiB) merged are not contiguous: out of memory at event 7.
+gms run "$D/streams.csv" --policy 'rmm-pool initial=8KiB maximum=8KiB' --check --format=json
+is "$rc $(json_in oom event) $(json_in oom size)" "0 7 7168" \
+    "rmm-pool: a block goes to the list of the stream that freed it (runs out at event 7)"
+sed 's/free,0x1000,1024,0x3/free,0x1000,1024,0x9/; s/free,0x2000,1024,0x9/free,0x2000,1024,0x3/' \
+    "$D/streams.csv" >"$TMP/own.csv"
+gms run "$TMP/own.csv" --policy 'rmm-pool initial=8KiB maximum=8KiB' --check --format=json
+is "$rc $(json_top oom)" "0 null" \
+    "rmm-pool: freed on their own streams, the 7 KiB fits at 1 KiB"
+
+# compare on an RMM log: RMM's resources, with no-cache and ideal
+gms compare "$D/plan.csv" --capacity=1GiB --format=json
+is "$rc $(grep -o '"policy":[[:space:]]*"[a-z-]*"' "$TMP/out" | sed 's/.*"\([a-z-]*\)"$/\1/' | tr '\n' ' ')" \
+    "0 no-cache ideal rmm-pool rmm-arena rmm-binning " "compare: an RMM log's default resources"
+gms compare "$D/plan.csv" --format=json
+is "$rc $(grep -c '"needs":' "$TMP/out")" "0 3" \
+    "compare: without a capacity the pool, arena and binning need one (half the GPU's free memory)"
+gms compare "$D/plan.csv"
+grep -q '^  rmm-pool  *-  needs --capacity or --gpu' "$TMP/out"; ok $? "compare: ... said in the table"
+check_fail 3 "gpumemsim: error: rmm-pool: its initial pool is half the GPU's free memory: give --capacity or --gpu, or --option initial=SIZE (an RMM log does not say its GPU)" \
+    run "$D/plan.csv" --policy=rmm-pool
+
+# plan.csv: 1000, 3000, the 1000 freed, 2000.  A pool of P that never grows:
+# 1024 at 0, 3072 at 1024, then 2048 fits the 1 KiB hole only after the 3 KiB:
+# P = 6144 (6143 - 255 leaves 1792 after it).  The arena: 1 MiB, its least.
+# Binning: its bins' first chunks take 128 x (256 KiB + ... + 4 MiB) = 992 MiB
+# of the pool at the start, and every request fits the 256 KiB bin.
+gms plan "$D/plan.csv" --gpus=A100-40GB --format=json
+is "$rc $(grep -o '"min_pool":[[:space:]]*[0-9]*' "$TMP/out" | sed 's/.*[[:space:]]//' | tr '\n' ' ')" \
+    "0 6144 1048576 1040187392 " "plan: the smallest pool of rmm-pool, rmm-arena, rmm-binning, to 256 B"
+is "$(grep -c '"pool_verified":[[:space:]]*true' "$TMP/out")" 3 "plan: each verified (256 B less fails)"
+for spec in "rmm-pool initial=6144B maximum=6144B|null" "rmm-pool initial=5888B maximum=5888B|3" \
+    "rmm-arena size=1MiB|null" "rmm-binning initial=992MiB maximum=992MiB|null" \
+    "rmm-binning initial=1040187136B maximum=1040187136B|0"; do
+	want=${spec##*|}
+	pol=${spec%|*}
+	gms run "$D/plan.csv" --policy "$pol" --format=json
+	if [ "$want" = null ]; then got=$(json_top oom); else got=$(json_in oom event); fi
+	is "$rc $got" "0 $want" "run --policy '$pol': out of memory at event $want (null: fits)"
+done
+# the capacity (RMM's default: a pool of half of it, growing): binning's
+# 512 MiB bin chunk needs the pool to grow by 512 MiB beside 512 MiB
+gms plan "$D/plan.csv" --policies=rmm-binning --gpus=A100-40GB --format=json
+is "$(sed -n 's/^[[:space:]]*"min_capacity":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")" 1073741824 \
+    "plan: rmm-binning's smallest capacity is 1 GiB"
+gms plan "$D/plan.csv" --policies='rmm-pool initial=1MiB' --format=json
+is "$rc $(grep -c '"min_pool"' "$TMP/out")" "0 0" "plan: a pool sized by the user is not searched"
+
+# every invariant after every event, every resource, three capacities
+for f in "$D/random-1.csv" "$D/random-2.csv"; do
+	for cap in 16GiB 1GiB 300MiB; do
+		bad=
+		for pol in rmm-pool 'rmm-pool initial=0 maximum=256MiB' 'rmm-pool order=handle' \
+		    rmm-arena rmm-binning 'rmm-binning upstream=cuda' \
+		    'rmm-fixed block_size=64MiB blocks=4'; do
+			gms run "$f" --policy "$pol" --capacity=$cap --check --format=json
+			[ "$rc" = 0 ] || bad="$bad [$pol: $(head -n 1 "$TMP/err")]"
+		done
+		is "$bad" "" "$(basename "$f") at $cap: every resource keeps its invariants"
+	done
+done
+
+done_testing
