@@ -21,6 +21,7 @@ const struct policy_ops *const policy_table[] = {
 	&policy_rmm_pool,
 	&policy_rmm_arena,
 	&policy_rmm_binning,
+	&policy_cuda_async,
 	&policy_rmm_fixed,
 	NULL,
 };

@@ -3,7 +3,8 @@
  * table per policy, all listed in policy_table[], in a file per allocator
  * (sim/policy-caching.c; sim/policy-bfc.c holds its two modes, grow-only and
  * preallocate; sim/policy-nocache-ideal.c the two bounds, no-cache and
- * ideal; sim/policy-rmm-*.c RAPIDS RMM's memory resources, over sim/rmm.h).
+ * ideal; sim/policy-rmm-*.c RAPIDS RMM's memory resources, over sim/rmm.h;
+ * sim/policy-cuda-async.c cudaMallocAsync's pool, a measured model).
  *
  * Contract: a policy gets its segments from a struct device and never prints,
  * exits or touches real memory.  Sizes and addresses are bytes (uint64_t).
@@ -221,5 +222,6 @@ extern const struct policy_ops policy_rmm_pool;
 extern const struct policy_ops policy_rmm_fixed;
 extern const struct policy_ops policy_rmm_binning;
 extern const struct policy_ops policy_rmm_arena;
+extern const struct policy_ops policy_cuda_async;
 
 #endif /* SIM_POLICY_H */

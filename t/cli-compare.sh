@@ -82,7 +82,7 @@ is "$(grep -c '"gc":.*"off"' "$TMP/out")" 1 "--option POLICY.KEY=VALUE reaches t
 # A policy that cannot run is shown, not fatal; a bad trace is fatal.
 gms compare "$TRACES/synth-thresholds-6.json" --policies=caching,preallocate
 grep -q "^  preallocate  *not run: preallocate needs a limit to reserve" "$TMP/out"; ok $? "a policy that cannot run says why"
-check_fail 3 "gpumemsim: error: --policies: unknown policy 'bfc' (known: caching, grow-only, preallocate, no-cache, ideal, rmm-pool, rmm-arena, rmm-binning, rmm-fixed)" \
+check_fail 3 "gpumemsim: error: --policies: unknown policy 'bfc' (known: caching, grow-only, preallocate, no-cache, ideal, rmm-pool, rmm-arena, rmm-binning, cuda-async, rmm-fixed)" \
     compare "$RESNET" --policies=caching,bfc
 check_fail 3 "gpumemsim: error: --policies: policy 'grow-only:gc': expected KEY=VALUE after ':', not 'gc'" \
     compare "$RESNET" --policies=grow-only:gc

@@ -22,7 +22,7 @@ check_fail 3 "gpumemsim: error: --capacity: invalid size '12 apples': unknown un
 check_fail 3 "gpumemsim: error: --capacity must be above 0 (leave it out for unlimited)" run "$RESNET" --capacity=0
 check_fail 3 "gpumemsim: error: --format must be 'text' or 'json', not 'xml'" run "$RESNET" --format=xml
 check_fail 3 "gpumemsim: error: --placement must be 'model', 'recorded' or 'driver', not 'random'" run "$RESNET" --placement=random
-check_fail 3 "gpumemsim: error: unknown policy 'tlsf' (known: caching, grow-only, preallocate, no-cache, ideal, rmm-pool, rmm-arena, rmm-binning, rmm-fixed)" run "$RESNET" --policy=tlsf
+check_fail 3 "gpumemsim: error: unknown policy 'tlsf' (known: caching, grow-only, preallocate, no-cache, ideal, rmm-pool, rmm-arena, rmm-binning, cuda-async, rmm-fixed)" run "$RESNET" --policy=tlsf
 check_fail 3 "gpumemsim: error: $TRACES/synth-thresholds-6.json: --placement=recorded needs the trace's observed segment_alloc events, and it has none (use --placement=model)" \
     run "$TRACES/synth-thresholds-6.json" --placement=recorded
 

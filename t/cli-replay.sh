@@ -13,7 +13,7 @@ RESNET=$TRACES/resnet50-train-b32.json
 gms replay --help
 is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim replay [options] [<trace>]" "replay --help"
 check_fail 2 "gpumemsim: error: no trace given (or --job/--scenario: several jobs)" replay
-check_fail 3 "gpumemsim: error: unknown policy 'fastest' (known: caching, grow-only, preallocate, no-cache, ideal, rmm-pool, rmm-arena, rmm-binning, rmm-fixed)" \
+check_fail 3 "gpumemsim: error: unknown policy 'fastest' (known: caching, grow-only, preallocate, no-cache, ideal, rmm-pool, rmm-arena, rmm-binning, cuda-async, rmm-fixed)" \
     replay "$RESNET" --policy=fastest
 # An option the mode at hand would ignore is refused, built or not.
 for o in --touch --device-log --no-cache-baseline --policy=caching --option=gc=0.5 \

@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli-rmm.sh - RMM's memory resources from the command line, on RMM logs
-# (t/data/rmm): the freeing stream each log row names, compare's and plan's
+# (t/data/rmm): cudaMallocAsync's pool against the runs measured on the H200,
+# the freeing stream each log row names, compare's and plan's
 # default resources for an RMM log, plan's smallest pool (worked by hand in
 # the comments), and every resource replayed with --check (every invariant
 # after every event) over random logs (t/data/gen/rmm-random.py) at three
@@ -27,7 +28,7 @@ is "$rc $(json_top oom)" "0 null" \
 # compare on an RMM log: RMM's resources, with no-cache and ideal
 gms compare "$D/plan.csv" --capacity=1GiB --format=json
 is "$rc $(grep -o '"policy":[[:space:]]*"[a-z-]*"' "$TMP/out" | sed 's/.*"\([a-z-]*\)"$/\1/' | tr '\n' ' ')" \
-    "0 no-cache ideal rmm-pool rmm-arena rmm-binning " "compare: an RMM log's default resources"
+    "0 no-cache ideal rmm-pool rmm-arena rmm-binning cuda-async " "compare: an RMM log's default resources"
 gms compare "$D/plan.csv" --format=json
 is "$rc $(grep -c '"needs":' "$TMP/out")" "0 3" \
     "compare: without a capacity the pool, arena and binning need one (half the GPU's free memory)"
@@ -62,12 +63,38 @@ is "$(sed -n 's/^[[:space:]]*"min_capacity":[[:space:]]*\([0-9]*\),*$/\1/p' "$TM
 gms plan "$D/plan.csv" --policies='rmm-pool initial=1MiB' --format=json
 is "$rc $(grep -c '"min_pool"' "$TMP/out")" "0 0" "plan: a pool sized by the user is not searched"
 
+# cuda-async against the pools measured on the H200 (t/data/rmm/async/h200.txt):
+# bound=low below and bound=high above every run, synchronized or not;
+# bound=fit equal to the synchronized run but on the three fresh random logs,
+# where it is within 4 granules (128 MiB)
+G=33554432
+while read -r name sync unsync; do
+	case $name in '#'*) continue ;; esac
+	f=$D/async/$name.csv.gz
+	[ -f "$f" ] || f=$D/$name.csv
+	for b in low fit high; do
+		gms run "$f" --policy "cuda-async bound=$b" --check --format=json
+		eval "$b=\$(json_top peak_reserved)"
+	done
+	test "$low" -le "$sync" && test "$low" -le "$unsync" && test "$high" -ge "$sync" &&
+	    test "$high" -ge "$unsync"
+	ok $? "cuda-async $name: measured $sync (synchronized) and $unsync within [$low, $high]"
+	case $name in
+	random-1[123])
+		d=$((fit > sync ? fit - sync : sync - fit))
+		test $((d % G)) = 0 && test $((d / G)) -le 4
+		ok $? "cuda-async $name: fit $fit within 4 granules of $sync" ;;
+	*)	is "$fit" "$sync" "cuda-async $name: fit is the synchronized run's peak" ;;
+	esac
+done <"$D/async/h200.txt"
+
 # every invariant after every event, every resource, three capacities
 for f in "$D/random-1.csv" "$D/random-2.csv"; do
 	for cap in 16GiB 1GiB 300MiB; do
 		bad=
 		for pol in rmm-pool 'rmm-pool initial=0 maximum=256MiB' 'rmm-pool order=handle' \
-		    rmm-arena rmm-binning 'rmm-binning upstream=cuda' \
+		    rmm-arena rmm-binning 'rmm-binning upstream=cuda' cuda-async \
+		    'cuda-async bound=low' 'cuda-async bound=high' \
 		    'rmm-fixed block_size=64MiB blocks=4'; do
 			gms run "$f" --policy "$pol" --capacity=$cap --check --format=json
 			[ "$rc" = 0 ] || bad="$bad [$pol: $(head -n 1 "$TMP/err")]"

@@ -106,7 +106,7 @@ if command -v bash >/dev/null 2>&1 && [ -f "$COMPLETION" ]; then
 	is "$(complete_words gpumemsim run --pol)" "--policy= " "completion: a command's options"
 	is "$(complete_words gpumemsim plot --ma)" "--map " "completion: plot's own option"
 	is "$(complete_words gpumemsim run --ma)" "" "completion: not another command's option"
-	is "$(complete_words gpumemsim run --policy '')" "caching grow-only ideal no-cache preallocate rmm-arena rmm-binning rmm-fixed rmm-pool " \
+	is "$(complete_words gpumemsim run --policy '')" "caching cuda-async grow-only ideal no-cache preallocate rmm-arena rmm-binning rmm-fixed rmm-pool " \
 	    "completion: policy names after --policy"
 	is "$(complete_words gpumemsim compare --policy = g)" "grow-only " \
 	    "completion: policy names after --policy= (bash splits at '=')"

@@ -177,7 +177,7 @@ def test_report(resnet):
 def test_policies():
     ps = gpumemsim.policies()
     assert [p.name for p in ps] == ["caching", "grow-only", "preallocate", "no-cache", "ideal",
-                                    "rmm-pool", "rmm-arena", "rmm-binning", "rmm-fixed"]
+                                    "rmm-pool", "rmm-arena", "rmm-binning", "cuda-async", "rmm-fixed"]
     assert any(o["key"] == "alloc_conf" for o in ps[0].options)
 
 
