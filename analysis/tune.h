@@ -3,7 +3,8 @@
  * PyTorch's PYTORCH_CUDA_ALLOC_CONF space for the caching policy (expandable
  * segments, max_split_size_mb, roundup_power2_divisions, and under a capacity
  * garbage_collection_threshold), and for the BFC family whether growth,
- * preallocation or a limit fits and the smallest limit that does.
+ * preallocation or a limit fits and the smallest limit that does; on an RMM
+ * log, RMM's resources and their sizes instead (tune-rmm.c).
  */
 #ifndef ANALYSIS_TUNE_H
 #define ANALYSIS_TUNE_H
@@ -47,6 +48,38 @@ struct tune_report {
 					   steps), 0 if none up to the capacity */
 	uint64_t bfc_min_prealloc;	/* ... preallocated */
 };
+
+/* An RMM log's search (tune-rmm.c): RMM's resources and sizes. */
+#define TUNE_RMM_MAX 16
+
+struct tune_rmm_cand {
+	char spec[128];			/* the policy as --policy takes it */
+	char setting[256];		/* the Python line that sets it */
+	int err;
+	int fits;
+	struct sim_result res;
+	uint64_t rank_peak;		/* what it is ranked by: its peak reserved, or
+					   for a model known as a range its top */
+};
+
+struct tune_rmm_report {
+	const char *trace;
+	uint64_t capacity;		/* 0: unlimited (defaults sized from the GPU left out) */
+	uint64_t peak_live;
+	uint64_t min_pool;		/* the smallest pool that runs it (plan's search) */
+	uint64_t min_arena;
+	uint64_t default_peak;		/* RMM's default pool's peak reserved, 0 if not run */
+	uint64_t async_low, async_high;	/* cudaMallocAsync's measured range */
+	struct tune_rmm_cand c[TUNE_RMM_MAX];	/* best first, cudaMalloc last */
+	size_t n;
+};
+
+int tune_rmm_run(const struct trace_mem *m, uint64_t capacity, int threads,
+    struct tune_rmm_report *rep, char **cause);
+/* Does the best pool fit? */
+int tune_rmm_fits(const struct tune_rmm_report *rep);
+cJSON *tune_rmm_json(const struct tune_rmm_report *rep);
+char *tune_rmm_text(const struct tune_rmm_report *rep);
 
 /* Search; threads as batch_run.  Returns 0 or a GMS_E* code with *cause. */
 int tune_run(const struct trace_mem *m, uint64_t capacity, int threads,

@@ -63,6 +63,27 @@ is "$(sed -n 's/^[[:space:]]*"min_capacity":[[:space:]]*\([0-9]*\),*$/\1/p' "$TM
 gms plan "$D/plan.csv" --policies='rmm-pool initial=1MiB' --format=json
 is "$rc $(grep -c '"min_pool"' "$TMP/out")" "0 0" "plan: a pool sized by the user is not searched"
 
+# tune on plan.csv: the fixed pool of 6144 B reserves least; a pool growing
+# from nothing takes 1024, max(3072, 1024) and max(2048, 4096): 8 KiB in three;
+# the arena its 1 MiB; cudaMallocAsync a 32 MiB granule; cudaMalloc last
+gms tune "$D/plan.csv" --format=json
+is "$rc $(grep -o '"policy":[[:space:]]*"[^"]*"' "$TMP/out" | sed 's/^"policy":[[:space:]]*//' | tr '\n' ' ')" \
+    '0 "rmm-pool initial=6144B maximum=6144B" "rmm-pool initial=0" "rmm-arena size=1048576B" "cuda-async" "no-cache" ' \
+    "tune: RMM's settings on an RMM log, best first, cudaMalloc last"
+is "$(grep -o '"peak_reserved":[[:space:]]*[0-9]*' "$TMP/out" | sed 's/.*[[:space:]]//' | head -n 4 | tr '\n' ' ')" \
+    "6144 8192 1048576 33554432 " "tune: each one's peak reserved, worked by hand"
+is "$(json_top min_pool) $(json_top min_arena) $(json_top fits)" "6144 1048576 true" \
+    "tune: the smallest pool and arena, and that it fits"
+gms tune "$D/plan.csv"
+grep -q '^  rmm.reinitialize(pool_allocator=True, initial_pool_size=6144, maximum_pool_size=6144)$' "$TMP/out"
+ok $? "tune: the winner as the Python line that sets it"
+grep -q 'give --capacity or --gpu to try them' "$TMP/out"; ok $? "tune: the GPU-sized defaults need a capacity, said"
+gms tune "$D/plan.csv" --capacity=1GiB --format=json
+is "$rc $(grep -c '"policy":[[:space:]]*"rmm-\(pool\|arena\|binning\)"' "$TMP/out")" "0 3" \
+    "tune with a capacity: RMM's defaults too (pool, arena, binning)"
+gms tune "$D/plan.csv" --capacity=4KiB --format=json
+is "$rc $(json_top fits)" "1 false" "tune: exit 1 when no pool fits the capacity"
+
 # cuda-async against the pools measured on the H200 (t/data/rmm/async/h200.txt):
 # bound=low below and bound=high above every run, synchronized or not;
 # bound=fit equal to the synchronized run but on the three fresh random logs,
