@@ -53,6 +53,8 @@ CASES = [
     ("plan", ["plan", R]), ("plan", ["plan", R, "--placements=2"]),
     ("plan", ["plan"] + AT + ["--value", "96"]), ("plan-scaled", ["plan"] + AT),
     ("tune", ["tune", G]), ("tune", ["tune", R, "--capacity=3GiB"]),
+    ("tune-rmm", ["tune", path("traces", "synth-rmm-streams.csv"), "--capacity=16GiB"]),
+    ("tune-rmm", ["tune", path("traces", "synth-rmm-streams.csv")]),
     ("check", ["check", R, "--max-fragmentation=0.5"]),
     ("check", ["check", R, "--max-fragmentation=0.01"]),
     ("info", ["info", R]), ("info", ["info", os.path.join(X, "xfmr-seq-64.pickle.gz")]),

@@ -440,7 +440,12 @@ const struct cli_command cli_commands[] = {
 	  "The winner fits and, among the policies whose steady driver time is within "
 	  "--time-bound of the least, reserves least (--by=memory: least memory "
 	  "alone); ties go to fewer device calls. 'ideal' is the bound, never the winner; "
-	  "'preallocate' without --capacity or --gpu has no size to take, and says so.\n\n"
+	  "'preallocate' without --capacity or --gpu has no size to take, and says so, as do "
+	  "RMM's pool, arena and binning, which take half the GPU's free memory.\n\n"
+	  "On an RAPIDS RMM log (.csv) the policies are RMM's by default: no-cache "
+	  "(cuda_memory_resource), ideal, rmm-pool, rmm-arena, rmm-binning and cuda-async; "
+	  "on any other trace the frameworks': caching, grow-only, preallocate, no-cache, "
+	  "ideal.\n\n"
 	  "Several settings of one policy go side by side: give --policy once for each.\n\n"
 	  "Two traces (before and after a change, two batch sizes, two ranks) are "
 	  "compared under one policy (caching unless --policy says): their numbers side by "
@@ -517,7 +522,13 @@ const struct cli_command cli_commands[] = {
 	  "every one of N placements (JSON: min_capacity_every_placement and "
 	  "every_placement_verified): the largest of the placements' own minimums, "
 	  "checked under each and raised by 2 MiB while one still fails. It costs about N "
-	  "plans.\n",
+	  "plans.\n\n"
+	  "A policy that sizes a pool of its own (RMM's rmm-pool, rmm-arena, rmm-binning) "
+	  "and was given no size also gets the smallest pool that runs the trace, to 256 B, "
+	  "on a GPU without a limit (every size option set to it: initial and maximum, the "
+	  "arena's size), checked as the capacity is (JSON: min_pool, pool_verified). On an "
+	  "RMM log the policies are RMM's resources by default (no-cache, ideal, rmm-pool, "
+	  "rmm-arena, rmm-binning, cuda-async).\n",
 	  G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  plan_opts, 1, 64, 0, cmd_plan },
 	{ "tune", "<trace>", "find the PyTorch allocator setting that reserves least and fits",
@@ -527,10 +538,17 @@ const struct cli_command cli_commands[] = {
 	  "what TensorFlow's and JAX's allocator modes (growth, preallocation, a memory "
 	  "limit) would cost. The trace is read once and replayed on all cores. Exit 1 "
 	  "when no setting fits. With --at VALUE TRACE for several recordings of one job and "
-	  "--value, the job built at that value is tuned.",
+	  "--value, the job built at that value is tuned.\n\n"
+	  "On an RAPIDS RMM log (.csv) it searches RMM's resources instead: the default "
+	  "pool, a pool growing from nothing, the smallest pool and the smallest arena that "
+	  "run the log (to 256 B), binning, cudaMallocAsync's pool (ranked by the top of "
+	  "its measured range) and cudaMalloc itself (no pool, listed last), each as the "
+	  "Python line that sets it. The defaults sized from the GPU's free memory need "
+	  "--capacity or --gpu.",
 	  "gpumemsim tune traces/resnet50-train-b32.json --capacity=3.3GiB\n"
 	  "gpumemsim tune snapshot.pickle --gpu=L4\n"
-	  "gpumemsim tune --at 8 b8.pickle --at 16 b16.pickle --value 32 --gpu=L4\n",
+	  "gpumemsim tune --at 8 b8.pickle --at 16 b16.pickle --value 32 --gpu=L4\n"
+	  "gpumemsim tune traces/synth-rmm-streams.csv --gpu=A100-40GB\n",
 	  "== SEARCH\n"
 	  "Every single change from the default (expandable_segments:True, a grid of "
 	  "max_split_size_mb, roundup_power2_divisions of 1 to 16, and under a capacity "
@@ -538,7 +556,10 @@ const struct cli_command cli_commands[] = {
 	  "nothing improves. The runner-ups are listed, each setting that changes nothing "
 	  "over a simpler one left out. For TensorFlow and JAX: what growth and "
 	  "preallocation reserve, and the smallest memory limit under which they fit, as "
-	  "memory_limit and XLA_PYTHON_CLIENT_MEM_FRACTION.\n",
+	  "memory_limit and XLA_PYTHON_CLIENT_MEM_FRACTION.\n\n"
+	  "On an RMM log, --format=json prints {trace, capacity, peak_live, min_pool, "
+	  "min_arena, cuda_async_range {low, high}, fits, rmm}; each of rmm (best first) "
+	  "has {policy, setting, fits, peak_reserved, device_allocs, oom_event}, or error.\n",
 	  G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  tune_opts, 1, 64, 0, cmd_tune },
 	{ "plot", "-o <file.svg|file.png> <trace>", "draw a run: a timeline per policy, a memory map, or the live memory by stack",
@@ -760,8 +781,9 @@ const char cli_manual_intro[] =
     "gpumemsim replays a recorded GPU memory trace (every allocation and free a "
     "training or inference job made) through faithful simulations of the frameworks' "
     "allocators: PyTorch's caching allocator with its PYTORCH_CUDA_ALLOC_CONF "
-    "settings, the BFC allocator of TensorFlow and JAX growing or preallocated, no "
-    "caching at all, and a perfect allocator as the bound. It reports how much the "
+    "settings, the BFC allocator of TensorFlow and JAX growing or preallocated, RAPIDS "
+    "RMM's memory resources (pool, arena, binning, fixed-size) and cudaMallocAsync's "
+    "pool, no caching at all, and a perfect allocator as the bound. It reports how much the "
     "job reserves, how much of that is fragmentation, the exact event where a "
     "smaller GPU would run out of memory, which setting wins, and, with CUDA, "
     "whether a real GPU does the same.\n\n"
