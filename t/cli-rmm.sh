@@ -34,6 +34,13 @@ is "$rc $(grep -c '"needs":' "$TMP/out")" "0 3" \
     "compare: without a capacity the pool, arena and binning need one (half the GPU's free memory)"
 gms compare "$D/plan.csv"
 grep -q '^  rmm-pool  *-  needs --capacity or --gpu' "$TMP/out"; ok $? "compare: ... said in the table"
+# a trace that says its GPU (150754820096 B): run makes the pool of half of it,
+# which compare still counts as no result without a capacity
+gms run "$D/gpu-known.json" --policy rmm-pool --format=json
+is "$rc $(json_top peak_reserved)" "0 75377410048" "run: the default pool is half the trace's GPU"
+gms compare "$D/gpu-known.json" --policy rmm-pool --policy caching --format=json
+is "$rc $(grep -c '"needs":' "$TMP/out")" "0 1" \
+    "compare: a pool sized from the recording GPU needs a capacity too"
 check_fail 3 "gpumemsim: error: rmm-pool: its initial pool is half the GPU's free memory: give --capacity or --gpu, or --option initial=SIZE (an RMM log does not say its GPU)" \
     run "$D/plan.csv" --policy=rmm-pool
 
@@ -81,6 +88,14 @@ grep -q 'give --capacity or --gpu to try them' "$TMP/out"; ok $? "tune: the GPU-
 gms tune "$D/plan.csv" --capacity=1GiB --format=json
 is "$rc $(grep -c '"policy":[[:space:]]*"rmm-\(pool\|arena\|binning\)"' "$TMP/out")" "0 3" \
     "tune with a capacity: RMM's defaults too (pool, arena, binning)"
+# cudaMallocAsync competes with the top of its range: on random-1 its model
+# reserves less than the smallest arena, its range's top more
+gms tune "$D/random-1.csv" --capacity=16GiB --format=json
+first=$(grep -o '"policy":[[:space:]]*"[^"]*"' "$TMP/out" | head -n 1 | sed 's/^"policy":[[:space:]]*//')
+async_fit=$(grep -A3 '"policy":[[:space:]]*"cuda-async"' "$TMP/out" | sed -n 's/.*"peak_reserved":[[:space:]]*\([0-9]*\).*/\1/p')
+first_peak=$(grep -o '"peak_reserved":[[:space:]]*[0-9]*' "$TMP/out" | head -n 1 | sed 's/.*[[:space:]]//')
+test "$first" = '"rmm-arena size=2545298944B"' && test "$async_fit" -lt "$first_peak"
+ok $? "tune: the smallest arena ($first_peak) wins over cuda-async's model ($async_fit), whose range reaches higher"
 gms tune "$D/plan.csv" --capacity=4KiB --format=json
 is "$rc $(json_top fits)" "1 false" "tune: exit 1 when no pool fits the capacity"
 

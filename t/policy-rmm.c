@@ -196,6 +196,19 @@ pool_growth(void)
 	is_u64(reserved(r), 8192 + 8192, "grow: 1024 and 3072 are two upstream blocks, never "
 	    "merged across the second's head: 4096 grows the pool");
 	done(r);
+	/* the same freed the other way round: the first merging into the second's head */
+	r = rig("rmm-pool initial=0", 0);
+	al(r, 1, 1000, 0);
+	al(r, 2, 3000, 0);
+	is_u64(r->ops->addr(r->st, r->h[2]) - r->ops->addr(r->st, r->h[1]), 1024, "grow: the "
+	    "device put the second upstream block right after the first");
+	al(r, 3, 100, 0);
+	fr(r, 2, 0);
+	fr(r, 1, 0);
+	ok(al(r, 4, 4096, 0) >= 0, "grow: 4096 again");
+	is_u64(reserved(r), 16384, "grow: a free block never merges into the next upstream "
+	    "block's head");
+	done(r);
 }
 
 /* RMM's PoolTest.ForceGrowth, on a device of 6000 bytes (its limiting adaptor). */
@@ -324,6 +337,25 @@ fixed(void)
 	done(r);
 }
 
+/* RMM's FixedSizeMRTest.AllocAndDeallocBlocksAsync, one thread and stream, block-sized requests. */
+static void
+fixed_rmm(void)
+{
+	struct rig *r = rig("rmm-fixed block_size=1KiB blocks=1", 0);
+	int i, n = 0;
+
+	for (i = 1; i <= 16; i++)
+		n += al(r, i, 512, 0) >= 0;
+	is_u64(n, 16, "AllocAndDeallocBlocks: 16 blocks served");
+	is_u64(reserved(r), 16 * KiB, "AllocAndDeallocBlocks: upstream holds the 16 blocks (RMM: "
+	    "at least): the first chunk at the start, then a chunk of one for each next request");
+	for (i = 1; i <= 16; i++)
+		fr(r, i, 0);
+	is_u64(reserved(r), 16 * KiB, "AllocAndDeallocBlocks: upstream unchanged after the frees");
+	is_u64(r->dev->c.frees, 0, "AllocAndDeallocBlocks: nothing given back while it lives");
+	done(r);
+}
+
 static void
 binning(void)
 {
@@ -442,6 +474,7 @@ main(void)
 	pool_maximum();
 	pool_streams();
 	fixed();
+	fixed_rmm();
 	binning();
 	arena_rmm();
 	arena_streams();

@@ -9,6 +9,10 @@
  *   allocate failure  -> an observed oom of that size
  *
  * Pointers and streams are hex ("0x7f8a40000000"), decimal, or "(nil)".
+ * The per-thread default stream (cudaStreamPerThread, 0x2) is a stream of
+ * its own in each thread, as RMM's resources treat it: its rows get stream
+ * 2 + N * 2^40 for the N-th thread that used it (from 1, by the Thread
+ * column; 4095 at most).
  * Time is the adaptor's time of day ("14:03:27.123456", a day added each time
  * it wraps past midnight) or seconds since the epoch ("1634567890.123456").
  */
@@ -21,6 +25,8 @@
 #include <strings.h>
 #include <string.h>
 
+#include <uthash.h>
+
 #include "sim/gms.h"
 #include "traces/reader.h"
 
@@ -31,6 +37,15 @@ static const char *const col_names[NCOLS] = {
 };
 
 #define MAX_FIELDS 16
+#define PTDS 2				/* cudaStreamPerThread */
+#define PTDS_SHIFT 40
+#define PTDS_THREADS 4095		/* 2 + 4095 * 2^40 < 2^53 */
+
+struct thread_id {
+	char *name;			/* the Thread column as written */
+	uint64_t ordinal;		/* 1, 2, ...: first use of the per-thread stream */
+	UT_hash_handle hh;
+};
 
 struct csv_state {
 	struct trace_lines lines;
@@ -38,7 +53,29 @@ struct csv_state {
 	int nfields;
 	int64_t day_us;		/* days added to time of day, in microseconds */
 	int64_t last_tod;	/* last time of day seen, -1 before the first */
+	struct thread_id *threads;	/* that used the per-thread default stream */
+	uint64_t nthreads;
 };
+
+/* The stream of a per-thread default stream row: one per thread. */
+static int
+ptds_stream(struct csv_state *st, const char *thread, uint64_t *stream, char **cause)
+{
+	struct thread_id *t;
+
+	HASH_FIND_STR(st->threads, thread, t);
+	if (t == NULL) {
+		if (st->nthreads == PTDS_THREADS)
+			return gms_fail(cause, GMS_ETRACE, "more than %d threads use the per-thread "
+			    "default stream", PTDS_THREADS);
+		t = gms_calloc(1, sizeof(*t));
+		t->name = gms_strdup(thread);
+		t->ordinal = ++st->nthreads;
+		HASH_ADD_KEYPTR(hh, st->threads, t->name, strlen(t->name), t);
+	}
+	*stream = PTDS + (t->ordinal << PTDS_SHIFT);
+	return 0;
+}
 
 static char *
 trim(char *s)
@@ -238,6 +275,9 @@ csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	if (st->col[COL_STREAM] >= 0) {
 		if ((rc = parse_ptr(f[st->col[COL_STREAM]], "stream", &stream, cause)) < 0)
 			return rc;
+		if (stream == PTDS && st->col[COL_THREAD] >= 0 &&
+		    (rc = ptds_stream(st, f[st->col[COL_THREAD]], &stream, cause)) < 0)
+			return rc;
 		ev->stream = (int64_t)stream;
 		ev->flags |= TRACE_HAS_STREAM;
 	}
@@ -270,9 +310,15 @@ static void
 csv_close(struct trace_reader *r)
 {
 	struct csv_state *st = r->priv;
+	struct thread_id *t, *tmp;
 
 	if (st == NULL)
 		return;
+	HASH_ITER(hh, st->threads, t, tmp) {
+		HASH_DEL(st->threads, t);
+		free(t->name);
+		free(t);
+	}
 	trace_lines_free(&st->lines);
 	free(st);
 }

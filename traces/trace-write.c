@@ -215,6 +215,8 @@ trace_event_to_json(const struct trace_event *ev)
 		break;
 	case TRACE_FREE:
 		add_int(o, "id", (double)ev->id);
+		if (ev->flags & TRACE_HAS_STREAM)
+			json_stream(o, ev);
 		break;
 	case TRACE_MARK:
 		cJSON_AddStringToObject(o, "label", ev->label ? ev->label : "");
@@ -381,6 +383,8 @@ event_text(struct trace_writer *w, const struct trace_event *ev)
 		break;
 	case TRACE_FREE:
 		add_key_num(w, ",\"id\":", (double)ev->id);
+		if (ev->flags & TRACE_HAS_STREAM)
+			add_stream(w, ev);
 		break;
 	case TRACE_MARK:
 		add_str(w, ",\"label\":");
