@@ -25,6 +25,21 @@ gms run "$TMP/own.csv" --policy 'rmm-pool initial=8KiB maximum=8KiB' --check --f
 is "$rc $(json_top oom)" "0 null" \
     "rmm-pool: freed on their own streams, the 7 KiB fits at 1 KiB"
 
+# ptds.csv is streams.csv on the per-thread default stream (0x2) of threads 9
+# and 3: each thread's is a stream of its own, so it runs out at event 7 too
+# (one stream for both would have merged the two 1 KiB blocks and fitted)
+gms run "$D/ptds.csv" --policy 'rmm-pool initial=8KiB maximum=8KiB' --check --format=json
+is "$rc $(json_in oom event)" "0 7" "rmm-pool: the per-thread default stream is a stream per thread"
+gms convert "$D/ptds.csv" -
+is "$(grep -o '"stream":[0-9]*' "$TMP/out" | sort -u | tr '\n' ' ')" \
+    '"stream":0 "stream":1099511627778 "stream":2199023255554 ' \
+    "convert: thread 9's per-thread stream is 2 + 2^40, thread 3's 2 + 2^41"
+is "$(grep '"op":"free"' "$TMP/out" | grep -o '"stream":[0-9]*' | tr '\n' ' ')" \
+    '"stream":2199023255554 "stream":1099511627778 "stream":0 ' "convert: each free keeps the stream it was logged on"
+gms convert "$D/ptds.csv" "$TMP/ptds.json"
+is "$rc $(tr -d ' \t\n' <"$TMP/ptds.json" | grep -o '"op":"free","id":[0-9]*,"stream":[0-9]*' | sed 's/.*://' | tr '\n' ' ')" \
+    "0 2199023255554 1099511627778 0 " "convert to a JSON document: the same"
+
 # compare on an RMM log: RMM's resources, with no-cache and ideal
 gms compare "$D/plan.csv" --capacity=1GiB --format=json
 is "$rc $(grep -o '"policy":[[:space:]]*"[a-z-]*"' "$TMP/out" | sed 's/.*"\([a-z-]*\)"$/\1/' | tr '\n' ' ')" \

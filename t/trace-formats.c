@@ -252,6 +252,7 @@ writer(void)
 		{ .op = TRACE_ALLOC, .id = 2147483647, .size = 2147483648ULL, .stream = 7,
 		  .at = "q\"uote \\ back\b\f\n\r\t\001\037 caf\xc3\xa9 \x7f" },
 		{ .op = TRACE_FREE, .id = 4294967296ULL, .flags = TRACE_HAS_TIME, .t_us = -5 },
+		{ .op = TRACE_FREE, .id = 5, .flags = TRACE_HAS_STREAM, .stream = 2199023255554LL },
 		{ .op = TRACE_MARK, .label = "iteration 2" },
 		{ .op = TRACE_MARK },
 		{ .op = TRACE_SEGMENT_ALLOC, .addr = 1, .size = 2097152, .stream = 123456789012 },
