@@ -17,12 +17,12 @@ from . import _cli
 from ._cli import GpumemsimError, SCHEMA
 from .results import (CheckResult, CompareResult, CompareRow, InfoResult, Oom,
                       PlanResult, Policy, Report, RunResult, ScaleResult, ShareResult,
-                      TraceDiff, TuneResult)
+                      TraceDiff, TuneResult, TuneRmmResult)
 
 __all__ = ["run", "compare", "plan", "tune", "check", "share", "info", "report", "scale",
            "policies", "version", "record", "on_oom", "GpumemsimError", "SCHEMA",
            "RunResult", "CompareResult", "CompareRow", "TraceDiff", "PlanResult",
-           "TuneResult", "CheckResult", "InfoResult", "ShareResult", "ScaleResult",
+           "TuneResult", "TuneRmmResult", "CheckResult", "InfoResult", "ShareResult", "ScaleResult",
            "Policy", "Report", "Oom"]
 
 
@@ -109,10 +109,11 @@ def plan(trace, *, gpus=None, gpu=None, policies=None, context_overhead=None,
 
 
 def tune(trace, *, capacity=None, gpu=None):
-    """The allocator setting that reserves least (PYTORCH_CUDA_ALLOC_CONF, BFC)."""
+    """The allocator setting that reserves least (PYTORCH_CUDA_ALLOC_CONF, BFC); on an
+    RMM log a TuneRmmResult: RMM's resource and pool size, as the Python line."""
     arg, data = _cli.trace_arg(trace)
-    return TuneResult.from_json(_cli.run_json(["tune", arg] + _target(capacity, gpu),
-                                              data)[1])
+    obj = _cli.run_json(["tune", arg] + _target(capacity, gpu), data)[1]
+    return TuneRmmResult.from_json(obj) if "rmm" in obj else TuneResult.from_json(obj)
 
 
 def check(trace, *, capacity=None, gpu=None, policy=None, alloc_conf=None,

@@ -203,6 +203,27 @@ class TuneResult(_Result):
 
 
 @dataclass
+class TuneRmmResult(_Result):
+    """tune on a RAPIDS RMM log: RMM's resources and sizes, best first."""
+    schema: int = None
+    trace: str = None
+    capacity: Optional[int] = None
+    peak_live: int = None
+    min_pool: Optional[int] = None
+    min_arena: Optional[int] = None
+    cuda_async_range: Dict[str, Any] = None
+    fits: bool = None
+    rmm: List[Dict[str, Any]] = None
+    incomplete: Optional[Dict[str, Any]] = None
+    raw: Dict[str, Any] = _raw()
+
+    @property
+    def best(self):
+        """The winner: {policy, setting (the Python line), peak_reserved, ...}."""
+        return self.rmm[0] if self.fits and self.rmm else None
+
+
+@dataclass
 class CheckResult(_Result):
     schema: int = None
     checks: List[Dict[str, Any]] = None

@@ -130,6 +130,18 @@ def test_tune(gpt2):
     assert rec["PYTORCH_CUDA_ALLOC_CONF"] in [c["alloc_conf"] for c in t.caching]
 
 
+def test_tune_an_rmm_log():
+    log = path("t", "data", "rmm", "plan.csv")
+    t = gpumemsim.tune(log)
+    assert isinstance(t, gpumemsim.TuneRmmResult)
+    # 1000 and 3000 B, the first freed, then 2000: a pool of 6144 B, worked by hand
+    assert t.min_pool == 6144 and t.min_arena == 1048576
+    assert t.best["policy"] == "rmm-pool initial=6144B maximum=6144B"
+    assert t.best["setting"] == ("rmm.reinitialize(pool_allocator=True, "
+                                 "initial_pool_size=6144, maximum_pool_size=6144)")
+    assert t.rmm[-1]["policy"] == "no-cache"
+
+
 def test_check_fails_as_a_result_not_an_error(resnet):
     p, hdr, _ = resnet
     peak = hdr["observed"]["peak_reserved"]
