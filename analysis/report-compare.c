@@ -58,12 +58,12 @@ needs_capacity(const struct report_row *row)
 static char *
 row_policy(const struct report_row *row)
 {
+	char *name;
+
 	if (row->err == 0)
 		return gms_strdup(row->run.policy);
-	size_t n = strcspn(row->label, " :");
-	char *name = gms_strdup(row->label);
-
-	name[n] = '\0';
+	name = gms_strdup(row->label);
+	name[strcspn(name, " :")] = '\0';
 	return name;
 }
 

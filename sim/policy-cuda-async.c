@@ -53,7 +53,6 @@ struct cuda_async {
 	struct device *dev;
 	int high;			/* bound=high: nothing merges */
 	int low;			/* bound=low: the live bytes' granules only */
-	uint64_t live_bytes;		/* bound=low: what is handed out (512 B grain) */
 	struct rmm_so so;		/* one list: every stream's */
 	struct granule *mapped;
 	uint64_t nmapped;
@@ -109,7 +108,7 @@ map_range(struct cuda_async *a, uint64_t addr, uint64_t size)
 
 	if (a->low) {
 		first = 0;
-		last = (a->live_bytes + size + ASYNC_GRANULE - 1) / ASYNC_GRANULE - 1;
+		last = (a->allocated + size + ASYNC_GRANULE - 1) / ASYNC_GRANULE - 1;
 	}
 	for (g = first; g <= last; g++)
 		need += !is_mapped(a, g);
@@ -172,7 +171,6 @@ async_alloc(void *state, uint64_t size, int64_t stream, void **handle, uint64_t 
 	b->requested = size;
 	b->stream = stream;
 	a->allocated += b->size;
-	a->live_bytes += b->size;
 	RB_INSERT(rmm_addr_tree, &a->live, b);
 	*handle = b;
 	*block = b->size;
@@ -187,16 +185,9 @@ async_free(void *state, void *handle)
 
 	RB_REMOVE(rmm_addr_tree, &a->live, b);
 	a->allocated -= b->size;
-	a->live_bytes -= b->size;
 	/* the first block of the range never merges backwards: nothing is before it */
 	b->head = a->high || b->addr == ASYNC_BASE;
 	rmm_so_insert(&a->so, rmm_so_stream(&a->so, 1), b);
-}
-
-static uint64_t
-async_addr(void *state, void *handle)
-{
-	return ((struct rmm_blk *)handle)->addr;
 }
 
 static void
@@ -295,7 +286,7 @@ const struct policy_ops policy_cuda_async = {
 	.create = async_create,
 	.alloc = async_alloc,
 	.free = async_free,
-	.addr = async_addr,
+	.addr = rmm_blk_addr,
 	.stats = async_stats,
 	.walk = async_walk,
 	.check = async_check,

@@ -160,12 +160,6 @@ binning_free(void *state, void *handle)
 	binning_free_on(state, handle, ((struct rmm_blk *)handle)->stream);
 }
 
-static uint64_t
-binning_addr(void *state, void *handle)
-{
-	return ((struct rmm_blk *)handle)->addr;
-}
-
 /*
  * Allocated: the user's blocks (bins' blocks and large requests); free:
  * everything else reserved, the bins' free blocks and the pool's.
@@ -299,7 +293,7 @@ const struct policy_ops policy_rmm_binning = {
 	.alloc = binning_alloc,
 	.free = binning_free,
 	.free_on = binning_free_on,
-	.addr = binning_addr,
+	.addr = rmm_blk_addr,
 	.stats = binning_stats,
 	.walk = binning_walk,
 	.check = binning_check,

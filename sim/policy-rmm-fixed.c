@@ -88,15 +88,10 @@ static struct rmm_blk *
 fixed_expand(void *arg, uint64_t size, struct rmm_stream *s)
 {
 	struct rmm_fixed *f = arg;
-	struct rmm_blk *b;
 
 	if (add_chunk(f, s->key, s) < 0)
 		return NULL;
-	b = TAILQ_FIRST(&s->list.fifo);
-	TAILQ_REMOVE(&s->list.fifo, b, fifo);
-	s->list.bytes -= b->size;
-	f->so.free_bytes -= b->size;
-	return b;
+	return rmm_so_take(&f->so, s, size);
 }
 
 static const struct rmm_so_ops fixed_ops = { .split = fixed_split, .expand = fixed_expand };
@@ -150,12 +145,6 @@ int
 rmm_fixed_broken(const struct rmm_fixed *f)
 {
 	return f->broken;
-}
-
-uint64_t
-rmm_fixed_block_size(const struct rmm_fixed *f)
-{
-	return f->block_size;
 }
 
 void
@@ -302,12 +291,6 @@ fixed_free(void *state, void *handle)
 	rmm_fixed_free(state, handle, ((struct rmm_blk *)handle)->stream);
 }
 
-static uint64_t
-fixed_addr(void *state, void *handle)
-{
-	return ((struct rmm_blk *)handle)->addr;
-}
-
 static void
 fixed_stats(void *state, struct policy_stats *st)
 {
@@ -361,7 +344,7 @@ const struct policy_ops policy_rmm_fixed = {
 	.alloc = fixed_alloc,
 	.free = fixed_free,
 	.free_on = fixed_free_on,
-	.addr = fixed_addr,
+	.addr = rmm_blk_addr,
 	.stats = fixed_stats,
 	.walk = fixed_walk,
 	.check = fixed_check,

@@ -121,10 +121,7 @@ reclaim(struct rmm_pool *p, uint64_t size, struct rmm_stream *s)
 		key.addr = b->addr;
 		if ((seg = RB_FIND(rmm_seg_tree, &p->upstream, &key)) == NULL || seg->size != b->size)
 			continue;
-		RB_REMOVE(rmm_addr_tree, &s->list.addr, b);
-		RB_REMOVE(rmm_size_tree, &s->list.size, b);
-		s->list.bytes -= b->size;
-		p->so.free_bytes -= b->size;
+		rmm_so_remove(&p->so, s, b);
 		device_release(p->dev, seg->addr, seg->size);
 		p->size -= seg->size;
 		RB_REMOVE(rmm_seg_tree, &p->upstream, seg);
@@ -410,12 +407,6 @@ pool_free(void *state, void *handle)
 	rmm_pool_free(state, handle, ((struct rmm_blk *)handle)->stream);
 }
 
-static uint64_t
-pool_addr(void *state, void *handle)
-{
-	return ((struct rmm_blk *)handle)->addr;
-}
-
 static void
 pool_stats(void *state, struct policy_stats *st)
 {
@@ -465,7 +456,7 @@ const struct policy_ops policy_rmm_pool = {
 	.alloc = pool_alloc,
 	.free = pool_free,
 	.free_on = pool_free_on,
-	.addr = pool_addr,
+	.addr = rmm_blk_addr,
 	.stats = pool_stats,
 	.walk = pool_walk,
 	.check = pool_check,

@@ -76,12 +76,6 @@ struct policy_ops {
 	const char *models;	/* the framework setting it stands for */
 	const struct policy_option *options;	/* NULL-key terminated */
 	/*
-	 * Who enforces --capacity: the policy itself (its limit check is part
-	 * of what it models), the device on reserved bytes, or the device on
-	 * what the driver backs (no pool of its own: reports then take the
-	 * device's physical bytes as "reserved").
-	 */
-	/*
 	 * The options that size the policy's pool (NULL-terminated), which
 	 * plan searches for the smallest pool that runs the trace, each set to
 	 * the same size; and without which (and without --capacity or --gpu)
@@ -96,6 +90,12 @@ struct policy_ops {
 	unsigned sets;
 #define POLICY_SET_FRAMEWORKS 0x1
 #define POLICY_SET_RMM 0x2
+	/*
+	 * Who enforces --capacity: the policy itself (its limit check is part
+	 * of what it models), the device on reserved bytes, or the device on
+	 * what the driver backs (no pool of its own: reports then take the
+	 * device's physical bytes as "reserved").
+	 */
 	enum policy_limit {
 		POLICY_LIMIT_RESERVED,
 		POLICY_LIMIT_PHYSICAL,

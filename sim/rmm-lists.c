@@ -191,6 +191,24 @@ rmm_so_insert(struct rmm_so *so, struct rmm_stream *s, struct rmm_blk *b)
 	list_insert(so, &s->list, b);
 }
 
+void
+rmm_so_remove(struct rmm_so *so, struct rmm_stream *s, struct rmm_blk *b)
+{
+	list_remove(so, &s->list, b);
+}
+
+struct rmm_blk *
+rmm_so_take(struct rmm_so *so, struct rmm_stream *s, uint64_t size)
+{
+	return list_get(so, &s->list, size);
+}
+
+uint64_t
+rmm_blk_addr(void *state, void *handle)
+{
+	return ((struct rmm_blk *)handle)->addr;
+}
+
 struct rmm_blk *
 rmm_so_get(struct rmm_so *so, const struct rmm_so_ops *ops, void *arg, uint64_t size,
     int64_t stream)
@@ -232,7 +250,7 @@ rmm_so_largest(const struct rmm_so *so)
 		if (so->kind == RMM_FIFO)
 			b = TAILQ_FIRST(&so->seq[i]->list.fifo);
 		else
-			b = RB_MAX(rmm_size_tree, &((struct rmm_stream *)so->seq[i])->list.size);
+			b = RB_MAX(rmm_size_tree, &so->seq[i]->list.size);
 		if (b != NULL && b->size > max)
 			max = b->size;
 	}

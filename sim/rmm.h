@@ -94,6 +94,12 @@ void rmm_so_destroy(struct rmm_so *so);
 struct rmm_stream *rmm_so_stream(struct rmm_so *so, int64_t stream);
 /* A free block into a stream's list (merged with its neighbours when coalescing). */
 void rmm_so_insert(struct rmm_so *so, struct rmm_stream *s, struct rmm_blk *b);
+/* A free block out of its stream's list. */
+void rmm_so_remove(struct rmm_so *so, struct rmm_stream *s, struct rmm_blk *b);
+/* The list's get_block(): its best fit (FIFO: its first) of size, taken out; or NULL. */
+struct rmm_blk *rmm_so_take(struct rmm_so *so, struct rmm_stream *s, uint64_t size);
+/* policy_ops.addr of every policy whose handles are blocks. */
+uint64_t rmm_blk_addr(void *state, void *handle);
 
 /*
  * How a resource cuts an allocation from a free block (the rest, if any, goes
@@ -152,7 +158,6 @@ struct rmm_fixed *rmm_fixed_new(struct device *dev, struct rmm_pool *up, uint64_
     uint64_t blocks, enum rmm_order order);
 struct rmm_blk *rmm_fixed_alloc(struct rmm_fixed *f, uint64_t size, int64_t stream);
 void rmm_fixed_free(struct rmm_fixed *f, struct rmm_blk *b, int64_t stream);
-uint64_t rmm_fixed_block_size(const struct rmm_fixed *f);
 /* Was its first chunk refused (RMM's constructor would have thrown)? */
 int rmm_fixed_broken(const struct rmm_fixed *f);
 void rmm_fixed_stats(struct rmm_fixed *f, uint64_t *allocated, uint64_t *free_bytes,
