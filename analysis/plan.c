@@ -72,28 +72,75 @@ inert_at(const struct ctx *c, const struct plan_policy *p, uint64_t capacity,
 }
 
 /* A search's runs, remembered: bisection and verification ask some twice. */
+/* What a search varies: the capacity, or the size of the policy's own pool. */
+typedef int (size_fits_fn)(const struct trace_mem *m, const struct plan_policy *p, uint64_t at);
+
 struct tried {
+	size_fits_fn *fits_at;
 	uint64_t cap[64];
 	int fits[64];
 	size_t n;
 };
 
 static int
-fits_once(const struct ctx *c, const struct plan_policy *p, uint64_t capacity,
-    struct tried *t)
+fits_once(const struct ctx *c, const struct plan_policy *p, uint64_t at, struct tried *t)
 {
 	size_t i;
 	int rc;
 
 	for (i = 0; i < t->n; i++)
-		if (t->cap[i] == capacity)
+		if (t->cap[i] == at)
 			return t->fits[i];
-	rc = plan_fits(c->m, p, capacity, NULL, NULL);
+	rc = t->fits_at(c->m, p, at);
 	if (rc >= 0 && t->n < 64) {
-		t->cap[t->n] = capacity;
+		t->cap[t->n] = at;
 		t->fits[t->n++] = rc;
 	}
 	return rc;
+}
+
+static int
+capacity_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity)
+{
+	return plan_fits(m, p, capacity, NULL, NULL);
+}
+
+/*
+ * The smallest multiple of step that fits: from hi, doubled until it fits
+ * (up to the ceiling), then bisected down towards the live peak, below
+ * which nothing fits; *verified when it fits and step less does not.
+ * Returns 1 with *min, 0 when nothing up to the ceiling fits, or < 0 when
+ * the policy cannot run.
+ */
+static int
+smallest(const struct ctx *c, const struct plan_policy *p, struct tried *t, uint64_t hi,
+    uint64_t step, uint64_t *min, int *verified)
+{
+	uint64_t lo, mid;
+	int rc;
+
+	while ((rc = fits_once(c, p, hi, t)) == 0 && hi < PLAN_CEILING)
+		hi *= 2;
+	if (rc <= 0)
+		return rc;
+	lo = c->rep->peak_live / step * step;
+	if (lo >= hi)
+		lo = hi - step;
+	if (lo > 0 && fits_once(c, p, lo, t) == 1) {
+		hi = lo;
+	} else {
+		while (hi - lo > step) {
+			mid = lo + (hi - lo) / 2 / step * step;
+			if (fits_once(c, p, mid, t) == 1)
+				hi = mid;
+			else
+				lo = mid;
+		}
+	}
+	*min = hi;
+	*verified = fits_once(c, p, hi, t) == 1 &&
+	    (hi <= step || fits_once(c, p, hi - step, t) != 1);
+	return 1;
 }
 
 /* The probes above a policy's smallest capacity. */
@@ -119,8 +166,8 @@ search(void *arg, size_t i)
 {
 	struct ctx *c = arg;
 	struct plan_policy *p = &c->rep->pols[i];
-	uint64_t lo, hi, mid, cap;
-	struct tried t = { .n = 0 };
+	uint64_t hi, cap;
+	struct tried t = { .fits_at = capacity_fits };
 	size_t k;
 	int rc;
 
@@ -137,33 +184,11 @@ search(void *arg, size_t i)
 		t.cap[t.n] = hi;
 		t.fits[t.n++] = 1;
 	}
-	/* grow the top until it fits */
-	while ((rc = fits_once(c, p, hi, &t)) == 0 && hi < PLAN_CEILING)
-		hi *= 2;
-	if (rc < 0) {
+	if ((rc = smallest(c, p, &t, hi, PLAN_STEP, &p->min_capacity, &p->verified)) < 0)
 		p->err = rc;
-		return;
-	}
-	if (rc == 0)
-		return;		/* nothing up to the ceiling */
-	/* below the live peak nothing fits: bisect between it (failing) and hi */
-	lo = c->rep->peak_live / PLAN_STEP * PLAN_STEP;
-	if (lo >= hi)
-		lo = hi - PLAN_STEP;
-	if (lo > 0 && fits_once(c, p, lo, &t) == 1) {
-		hi = lo;
-	} else {
-		while (hi - lo > PLAN_STEP) {
-			mid = lo + (hi - lo) / 2 / PLAN_STEP * PLAN_STEP;
-			if (fits_once(c, p, mid, &t) == 1)
-				hi = mid;
-			else
-				lo = mid;
-		}
-	}
-	p->min_capacity = hi;
-	p->verified = fits_once(c, p, hi, &t) == 1 &&
-	    (hi <= PLAN_STEP || fits_once(c, p, hi - PLAN_STEP, &t) == 0);
+	if (rc <= 0)
+		return;		/* cannot run, or nothing up to the ceiling fits */
+	hi = p->min_capacity;
 	if (c->rep->no_probes)
 		return;
 	/* probe above: more memory must not fail, but with caching it can */
@@ -196,8 +221,9 @@ search(void *arg, size_t i)
 
 /*
  * One run of p with each of its pool keys set to pool bytes, on a device
- * without a limit: 1 fits, 0 runs out (or the size is refused: an arena under
- * 1 MiB), < 0 cannot run at all.
+ * without a limit: 1 fits, 0 runs out, < 0 cannot run (that size refused, an
+ * arena under 1 MiB, which the search counts as not fitting; or no pool of
+ * its own to size).
  */
 static int
 pool_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t pool)
@@ -232,44 +258,16 @@ pool_search(void *arg, size_t i)
 {
 	struct ctx *c = arg;
 	struct plan_policy *p = &c->rep->pols[i];
-	uint64_t lo, hi, mid;
-	const char *const *k;
-	size_t j;
-	int rc;
+	struct tried t = { .fits_at = pool_fits };
+	uint64_t hi;
 
-	if (p->ops->pool_keys == NULL)
+	if (p->ops->pool_keys == NULL || policy_pool_sized(p->ops, p->opts, p->nopts))
 		return;
-	for (k = p->ops->pool_keys; *k != NULL; k++)
-		for (j = 0; j < p->nopts; j++)
-			if (strcmp(p->opts[j].key, *k) == 0)
-				return;		/* sized by the user */
 	hi = GMS_MAX(c->rep->peak_live, PLAN_STEP);
 	hi = (hi + POOL_STEP - 1) / POOL_STEP * POOL_STEP;
-	while ((rc = pool_fits(c->m, p, hi)) == 0 && hi < PLAN_CEILING)
-		hi *= 2;
-	if (rc < 0)
-		return;		/* cannot run with a pool of its own (upstream=cuda) */
-	p->pool_searched = 1;
-	if (rc == 0)
-		return;
-	/* no pool smaller than the live peak holds it */
-	lo = c->rep->peak_live / POOL_STEP * POOL_STEP;
-	if (lo >= hi)
-		lo = hi - POOL_STEP;
-	if (lo > 0 && pool_fits(c->m, p, lo) == 1) {
-		hi = lo;
-	} else {
-		while (hi - lo > POOL_STEP) {
-			mid = lo + (hi - lo) / 2 / POOL_STEP * POOL_STEP;
-			if (pool_fits(c->m, p, mid) == 1)
-				hi = mid;
-			else
-				lo = mid;
-		}
-	}
-	p->min_pool = hi;
-	p->pool_verified = pool_fits(c->m, p, hi) == 1 &&
-	    (hi <= POOL_STEP || pool_fits(c->m, p, hi - POOL_STEP) != 1);
+	/* < 0: it cannot run with a pool of its own (binning's upstream=cuda) */
+	p->pool_searched = smallest(c, p, &t, hi, POOL_STEP, &p->min_pool,
+	    &p->pool_verified) >= 0;
 }
 
 static void
@@ -424,6 +422,14 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	free(c.rc0);
 	free(c.res0);
 	return rep->placements > 1 ? plan_every(m, rep, threads, cause) : 0;
+}
+
+void
+plan_pools(const struct trace_mem *m, struct plan_report *rep, int threads)
+{
+	struct ctx c = { .m = m, .rep = rep, .threads = threads };
+
+	batch_map(rep->npols, pool_search, &c, threads);
 }
 
 void

@@ -74,6 +74,11 @@ struct plan_report {
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);
 /*
+ * Only the smallest pools (min_pool) of rep's policies, above rep->peak_live
+ * (which the caller sets): no capacity search, no GPU table.
+ */
+void plan_pools(const struct trace_mem *m, struct plan_report *rep, int threads);
+/*
  * One run of p on m under capacity (on gpu, when not NULL): 1 if it fits, 0
  * if it runs out of memory, < 0 if it cannot run.  A run that runs out
  * stops there: "fits" and where it failed are all a search needs (res, when

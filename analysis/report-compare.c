@@ -31,7 +31,6 @@ static int
 needs_capacity(const struct report_row *row)
 {
 	const struct policy_ops *ops;
-	const char *const *k;
 	size_t i;
 
 	if (row->err != 0)
@@ -45,13 +44,7 @@ needs_capacity(const struct report_row *row)
 				return 0;
 		return 1;
 	}
-	if (ops->pool_keys == NULL)
-		return 0;
-	for (k = ops->pool_keys; *k != NULL; k++)
-		for (i = 0; i < row->run.nopts; i++)
-			if (strcmp(row->run.opts[i].key, *k) == 0)
-				return 0;
-	return 1;
+	return ops->pool_keys != NULL && !policy_pool_sized(ops, row->run.opts, row->run.nopts);
 }
 
 /* A row's policy name: its run's, or for one that could not run its label's first word. */

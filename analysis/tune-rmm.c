@@ -24,6 +24,7 @@
 #include "sim/batch.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
+#include "sim/run.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
 
@@ -93,7 +94,9 @@ tune_rmm_run(const struct trace_mem *m, uint64_t capacity, int threads,
 		{ .label = "rmm-pool", .ops = &policy_rmm_pool },
 		{ .label = "rmm-arena", .ops = &policy_rmm_arena },
 	};
-	struct plan_report plan = { .pols = pols, .npols = 2, .no_probes = 1 };
+	struct plan_report plan = { .pols = pols, .npols = 2 };
+	struct run_spec ideal = { .mem = m, .policy = &policy_ideal };
+	struct run_output out;
 	struct plan_policy range[2] = {
 		{ .label = "cuda-async", .ops = &policy_cuda_async, .opts = low, .nopts = 1 },
 		{ .label = "cuda-async", .ops = &policy_cuda_async, .opts = high, .nopts = 1 },
@@ -107,12 +110,15 @@ tune_rmm_run(const struct trace_mem *m, uint64_t capacity, int threads,
 	memset(rep, 0, sizeof(*rep));
 	rep->trace = trace_mem_header(m)->name;
 	rep->capacity = capacity;
-	if ((err = plan_run(m, &plan, threads, cause)) < 0)
+	/* the live peak, the floor of the pool searches: an ideal run's */
+	err = run_simulate(&ideal, &out, cause);
+	rep->peak_live = plan.peak_live = out.res.peak_live;
+	run_output_free(&out);
+	if (err < 0)
 		return err;
-	rep->peak_live = plan.peak_live;
+	plan_pools(m, &plan, threads);
 	rep->min_pool = pols[0].min_pool;
 	rep->min_arena = pols[1].min_pool;
-	plan_free(&plan);
 	if (capacity != 0) {
 		add(rep, "rmm-pool", "rmm.reinitialize(pool_allocator=True)");
 		add(rep, "rmm-arena", "rmm.mr.set_current_device_resource(rmm.mr.ArenaMemoryResource("

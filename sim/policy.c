@@ -253,3 +253,16 @@ policy_parse_spec(const char *spec, const struct policy_ops **ops,
 	*store = copy;
 	return 0;
 }
+
+int
+policy_pool_sized(const struct policy_ops *ops, const struct policy_kv *opts, size_t nopts)
+{
+	const char *const *k;
+	size_t i;
+
+	for (k = ops->pool_keys; k != NULL && *k != NULL; k++)
+		for (i = 0; i < nopts; i++)
+			if (strcmp(opts[i].key, *k) == 0)
+				return 1;
+	return 0;
+}

@@ -190,6 +190,9 @@ int policy_check_options(const struct policy_ops *ops, const struct policy_args 
 /* "name key=value ...": a policy with its settings as a label (caller frees). */
 char *policy_label(const char *name, const struct policy_kv *opts, size_t nopts);
 
+/* Does opts give one of ops's pool_keys (the user sized its pool)? */
+int policy_pool_sized(const struct policy_ops *ops, const struct policy_kv *opts, size_t nopts);
+
 /* The value of key in args (the last one given), or NULL. */
 const char *policy_opt(const struct policy_args *args, const char *key);
 

@@ -103,6 +103,11 @@ grep -q 'give --capacity or --gpu to try them' "$TMP/out"; ok $? "tune: the GPU-
 gms tune "$D/plan.csv" --capacity=1GiB --format=json
 is "$rc $(grep -c '"policy":[[:space:]]*"rmm-\(pool\|arena\|binning\)"' "$TMP/out")" "0 3" \
     "tune with a capacity: RMM's defaults too (pool, arena, binning)"
+# a log the replay refuses: said with the event, by tune as by plan
+printf 'Thread,Time,Action,Pointer,Size,Stream\n1,0.1,allocate,0x1000,100,0x0\n1,0.2,free,0x2000,100,0x0\n' >"$TMP/bad.csv"
+check_fail 3 "gpumemsim: error: $TMP/bad.csv: event 1: free of unknown id 8192" tune "$TMP/bad.csv"
+check_fail 3 "gpumemsim: error: $TMP/bad.csv: event 1: free of unknown id 8192" plan "$TMP/bad.csv"
+
 # cudaMallocAsync competes with the top of its range: on random-1 its model
 # reserves less than the smallest arena, its range's top more
 gms tune "$D/random-1.csv" --capacity=16GiB --format=json
