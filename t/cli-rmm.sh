@@ -44,6 +44,10 @@ is "$rc $(tr -d ' \t\n' <"$TMP/ptds.json" | grep -o '"op":"free","id":[0-9]*,"st
 gms compare "$D/plan.csv" --capacity=1GiB --format=json
 is "$rc $(grep -o '"policy":[[:space:]]*"[a-z-]*"' "$TMP/out" | sed 's/.*"\([a-z-]*\)"$/\1/' | tr '\n' ' ')" \
     "0 no-cache ideal rmm-pool rmm-arena rmm-binning cuda-async " "compare: an RMM log's default resources"
+cp "$D/plan.csv" "$TMP/log.txt"
+gms compare "$TMP/log.txt" --capacity=1GiB --format=json
+is "$rc $(grep -o '"policy":[[:space:]]*"[a-z-]*"' "$TMP/out" | sed 's/.*"\([a-z-]*\)"$/\1/' | tr '\n' ' ')" \
+    "0 no-cache ideal rmm-pool rmm-arena rmm-binning cuda-async " "compare: an RMM log by its content, whatever its name"
 gms compare "$D/plan.csv" --format=json
 is "$rc $(grep -c '"needs":' "$TMP/out")" "0 3" \
     "compare: without a capacity the pool, arena and binning need one (half the GPU's free memory)"

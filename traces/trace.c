@@ -556,19 +556,27 @@ looks_like_trace(const unsigned char *head, size_t n)
 	return by_content(buf, n) != NULL;
 }
 
+/* path without a ".gz" at its end, in base. */
+static void
+plain_name(const char *path, char *base, size_t len)
+{
+	size_t n;
+
+	snprintf(base, len, "%s", path);
+	n = strlen(base);
+	if (n > 3 && strcmp(base + n - 3, ".gz") == 0)
+		base[n - 3] = '\0';
+}
+
 /* Choose the format by extension (".gz" stripped), else from the first bytes. */
 static const struct trace_format *
 sniff(struct trace_reader *r, char **cause)
 {
 	const struct trace_format *f;
 	char head[4096], base[4096];
-	size_t blen;
 	int n, zerr;
 
-	snprintf(base, sizeof(base), "%s", r->path);
-	blen = strlen(base);
-	if (blen > 3 && strcmp(base + blen - 3, ".gz") == 0)
-		base[blen - 3] = '\0';
+	plain_name(r->path, base, sizeof(base));
 	if (trace_ends_with(base, ".jsonl"))
 		return &trace_format_jsonl;
 	if (trace_ends_with(base, ".json"))
@@ -643,24 +651,23 @@ trace_is_profile_dir(const char *path)
 int
 trace_is_rmm_log(const char *path)
 {
-	char base[4096], head[8];
+	char base[4096], head[INPUT_HEAD + 1];
 	struct stat st;
-	size_t n;
 	gzFile gz;
 	int got;
 
-	snprintf(base, sizeof(base), "%s", path);
-	n = strlen(base);
-	if (n > 3 && strcmp(base + n - 3, ".gz") == 0)
-		base[n - 3] = '\0';
+	plain_name(path, base, sizeof(base));
 	if (trace_ends_with(base, ".csv"))
 		return 1;
-	/* another name: its first bytes, from a file only (a pipe is read once) */
+	/* another name: what sniff() reads it as, from a file only (a pipe is read once) */
 	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (gz = gzopen(path, "rb")) == NULL)
 		return 0;
-	got = gzread(gz, head, 7);
+	got = gzread(gz, head, INPUT_HEAD);
 	gzclose(gz);
-	return got == 7 && memcmp(head, "Thread,", 7) == 0;
+	if (got < 0)
+		return 0;
+	head[got] = '\0';
+	return by_content(head, (size_t)got) == &trace_format_csv;
 }
 
 /*
