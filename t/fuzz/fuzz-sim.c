@@ -32,6 +32,16 @@ static const struct {
 	{ "preallocate", NULL, NULL },
 	{ "no-cache", NULL, NULL },
 	{ "ideal", NULL, NULL },
+	{ "rmm-pool", NULL, NULL },
+	{ "rmm-pool", "initial", "0" },
+	{ "rmm-pool", "order", "handle" },
+	{ "rmm-arena", NULL, NULL },
+	{ "rmm-binning", NULL, NULL },
+	{ "rmm-binning", "upstream", "cuda" },
+	{ "rmm-fixed", NULL, NULL },
+	{ "cuda-async", NULL, NULL },
+	{ "cuda-async", "bound", "low" },
+	{ "cuda-async", "bound", "high" },
 };
 
 static const uint64_t capacities[] = { 0, 64 << 20, 300 << 20, 1ull << 30 };
@@ -76,6 +86,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ev.op = TRACE_FREE;
 			ev.id = live[k];
 			live[k] = live[--nlive];
+			/* freed on a stream of its own choosing (RMM files the block there) */
+			if (data[i + 2] & 0x20) {
+				ev.stream = data[i + 2] >> 6;
+				ev.flags |= TRACE_HAS_STREAM;
+			}
 		} else {
 			ev.op = TRACE_MARK;
 			ev.label = "";
