@@ -5,12 +5,14 @@
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/plan.h"
 #include "sim/batch.h"
+#include "sim/checkpoint.h"
 #include "sim/gms.h"
 #include "sim/run.h"
 
@@ -26,8 +28,113 @@ struct ctx {
 	struct sim_result *res0;
 };
 
+/*
+ * The runs of a policy that reserves one pool whole (policy_ops.pool_at,
+ * preallocate's), by pool: a run with a pool up to a known run's slack
+ * larger goes as that one did (sim_result.pool_slack), and is taken from it.
+ */
+static int run_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
+    const struct gpu_model *gpu, struct sim_result *res);
+
+struct pool_run {
+	uint64_t pool, slack;
+	int rc, oomed;
+	uint64_t peak_reserved, oom_event;
+};
+
+struct pool_runs {
+	pthread_mutex_t lock;
+	struct pool_run *v;
+	size_t n, cap;
+};
+
+static uint64_t
+pool_of(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
+    const struct gpu_model *gpu)
+{
+	struct run_spec spec = { .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
+	    .capacity = capacity, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0 };
+	struct run_output held;
+	struct policy_args args;
+	uint64_t pool;
+
+	if (p->pools == NULL || capacity == 0)
+		return 0;
+	run_policy_args(&spec, trace_mem_header(m), &held, &args);
+	pool = p->ops->pool_at(&args, capacity);
+	free(held.opts);
+	return pool;
+}
+
+static int
+pool_known(struct pool_runs *pr, uint64_t pool, struct sim_result *res)
+{
+	size_t i;
+	int rc = -1;
+
+	pthread_mutex_lock(&pr->lock);
+	for (i = 0; i < pr->n && rc < 0; i++) {
+		const struct pool_run *r = &pr->v[i];
+
+		if (pool < r->pool || pool - r->pool > r->slack)
+			continue;
+		rc = r->rc;
+		if (res != NULL) {
+			memset(res, 0, sizeof(*res));
+			res->oomed = r->oomed;
+			res->oom.event = r->oom_event;
+			/* its pool, where the run reserved it */
+			res->peak_reserved = r->peak_reserved == r->pool ? pool : r->peak_reserved;
+		}
+	}
+	pthread_mutex_unlock(&pr->lock);
+	return rc;
+}
+
+static void
+pool_learn(struct pool_runs *pr, uint64_t pool, int rc, const struct sim_result *res)
+{
+	pthread_mutex_lock(&pr->lock);
+	if (pr->n == pr->cap) {
+		pr->cap = pr->cap ? 2 * pr->cap : 16;
+		pr->v = gms_realloc(pr->v, pr->cap * sizeof(*pr->v));
+	}
+	pr->v[pr->n++] = (struct pool_run){ .pool = pool, .slack = res->pool_slack, .rc = rc,
+	    .oomed = res->oomed, .peak_reserved = res->peak_reserved,
+	    .oom_event = res->oom.event };
+	pthread_mutex_unlock(&pr->lock);
+}
+
+static void
+pool_runs_free(struct pool_runs *pr)
+{
+	if (pr == NULL)
+		return;
+	pthread_mutex_destroy(&pr->lock);
+	free(pr->v);
+	free(pr);
+}
+
 int
 plan_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
+    const struct gpu_model *gpu, struct sim_result *res)
+{
+	uint64_t pool = pool_of(m, p, capacity, gpu);
+	struct sim_result mine;
+	int rc;
+
+	if (gpu == NULL && (rc = ckpt_fits(p->ckpt, capacity, res)) >= 0)
+		return rc;
+	if (pool != 0 && (rc = pool_known(p->pools, pool, res)) >= 0)
+		return rc;
+	rc = run_fits(m, p, capacity, gpu, pool != 0 && res == NULL ? &mine : res);
+	if (pool != 0 && rc >= 0)
+		pool_learn(p->pools, pool, rc, res ? res : &mine);
+	return rc;
+}
+
+static int
+run_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
     const struct gpu_model *gpu, struct sim_result *res)
 {
 	struct run_spec spec = { .mem = m, .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
@@ -158,7 +265,7 @@ probe(void *arg, size_t i)
 	struct probes *pr = arg;
 
 	if (pr->fits[i] < 0)
-		pr->fits[i] = plan_fits(pr->c->m, pr->p, pr->at[i], NULL, NULL);
+		pr->fits[i] = capacity_fits(pr->c->m, pr->p, pr->at[i]);
 }
 
 static void
@@ -305,8 +412,10 @@ static void
 uncapped(void *arg, size_t i)
 {
 	struct ctx *c = arg;
+	struct plan_policy *p = &c->rep->pols[i];
 
-	c->rc0[i] = plan_fits(c->m, &c->rep->pols[i], 0, NULL, &c->res0[i]);
+	if (p->ckpt == NULL || (c->rc0[i] = ckpt_uncapped(p->ckpt, &c->res0[i])) < 0)
+		c->rc0[i] = plan_fits(c->m, p, 0, NULL, &c->res0[i]);
 }
 
 /* Every placement of one policy at one capacity. */
@@ -383,6 +492,39 @@ out:
 	return rc;
 }
 
+void
+plan_policy_share(const struct trace_mem *m, struct plan_policy *p, int checkpoints)
+{
+	if (p->ops->pool_at != NULL && p->pools == NULL) {
+		p->pools = gms_calloc(1, sizeof(*p->pools));
+		pthread_mutex_init(&p->pools->lock, NULL);
+	}
+	if (checkpoints && p->ckpt == NULL)
+		p->ckpt = ckpt_start(&(struct run_spec){ .mem = m, .policy = p->ops,
+		    .opts = p->opts, .nopts = p->nopts, .placement_seed = p->seed });
+}
+
+void
+plan_policy_done(struct plan_policy *p)
+{
+	ckpt_end(p->ckpt);
+	p->ckpt = NULL;
+	pool_runs_free(p->pools);
+	p->pools = NULL;
+}
+
+/* The searches are done: their points' processes end. */
+static void
+end_points(struct plan_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->npols; i++) {
+		ckpt_end(rep->pols[i].ckpt);
+		rep->pols[i].ckpt = NULL;
+	}
+}
+
 int
 plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause)
 {
@@ -398,6 +540,8 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	   search, is any whole run's (an ideal run when none is whole) */
 	c.rc0 = gms_calloc(rep->npols + 1, sizeof(*c.rc0));
 	c.res0 = gms_calloc(rep->npols + 1, sizeof(*c.res0));
+	for (i = 0; i < rep->npols; i++)
+		plan_policy_share(m, &rep->pols[i], rep->checkpoints);
 	batch_map(rep->npols, uncapped, &c, threads);
 	for (i = 0; i < rep->npols && c.rc0[i] != 1; i++)
 		;
@@ -411,11 +555,13 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 		int rc = run_simulate(&spec, &out, cause);
 
 		run_output_free(&out);
+		end_points(rep);
 		free(c.rc0);
 		free(c.res0);
 		return rc < 0 ? rc : GMS_ETRACE;
 	}
 	batch_map(rep->npols, search, &c, threads);
+	end_points(rep);
 	batch_map(rep->npols, pool_search, &c, threads);
 	rep->cells = gms_calloc(rep->ngpus * rep->npols + 1, sizeof(*rep->cells));
 	batch_map(rep->ngpus * rep->npols, cell, &c, threads);
@@ -435,6 +581,10 @@ plan_pools(const struct trace_mem *m, struct plan_report *rep, int threads)
 void
 plan_free(struct plan_report *rep)
 {
+	size_t i;
+
+	for (i = 0; i < rep->npols; i++)
+		plan_policy_done(&rep->pols[i]);
 	free(rep->cells);
 	rep->cells = NULL;
 }

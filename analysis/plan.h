@@ -47,6 +47,10 @@ struct plan_policy {
 	/* with placements > 1 */
 	uint64_t min_every;		/* fits under every placement; 0: none found */
 	int every_verified;		/* ... checked at that capacity under each */
+	struct ckpt *ckpt;		/* its run without a limit, kept at points
+					   (rep->checkpoints); ended by plan_free */
+	struct pool_runs *pools;	/* its runs by pool (policy_ops.pool_at), to
+					   share; freed by plan_free */
 };
 
 struct plan_cell {
@@ -68,11 +72,23 @@ struct plan_report {
 	struct plan_cell *cells;	/* [gpu * npols + policy] */
 	size_t placements;		/* > 1: min_every under that many placements */
 	int no_probes;			/* skip the probes above each minimum */
+	int checkpoints;		/* serve the capacity searches from checkpoints
+					   of each run without a limit (sim/checkpoint.h:
+					   processes forked while no other thread runs) */
 	const char *recorded_conf;	/* out: the recording's settings, which a
 					   caching policy given none simulates */
 };
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);
+/*
+ * Let p's runs of m under a capacity (plan_fits) share what one run shows of
+ * another: runs by pool (policy_ops.pool_at) and, with checkpoints, its run
+ * without a limit kept at points (sim/checkpoint.h: call it with no other
+ * thread of the process running).  plan_run does it for its policies;
+ * plan_policy_done (plan_free) lets go.
+ */
+void plan_policy_share(const struct trace_mem *m, struct plan_policy *p, int checkpoints);
+void plan_policy_done(struct plan_policy *p);
 /*
  * Only the smallest pools (min_pool) of rep's policies, above rep->peak_live
  * (which the caller sets): no capacity search, no GPU table.

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/plan.h"
 #include "analysis/tune.h"
 #include "sim/batch.h"
 #include "sim/gms.h"
@@ -253,41 +254,23 @@ cmp_cands(const void *a, const void *b)
 	return rank(a, b);
 }
 
-/* One BFC run over the in-memory trace (stop: at its first OOM, for searches). */
-static int
-bfc_run(const struct trace_mem *m, const struct policy_ops *ops, const struct policy_kv *kv,
-    size_t nkv, uint64_t capacity, int stop, struct sim_result *res)
-{
-	struct batch_job job = { .spec = { .mem = m, .policy = ops, .opts = kv, .nopts = nkv,
-	    .capacity = capacity, .stop_at_oom = stop } };
-	int err;
-
-	batch_run_one(&job);
-	err = job.err;
-	if (err == 0)
-		*res = job.out.res;
-	batch_free(&job, 1);
-	return err;
-}
-
 /*
  * The smallest limit (2 MiB steps) in [lo, hi] under which ops fits, by
  * bisection, then checked: fitting is not always monotone in the limit.
  */
 static uint64_t
-min_fitting_limit(const struct trace_mem *m, const struct policy_ops *ops,
-    const struct policy_kv *kv, size_t nkv, uint64_t lo, uint64_t hi)
+min_fitting_limit(const struct trace_mem *m, const struct plan_policy *p, uint64_t lo,
+    uint64_t hi)
 {
-	struct sim_result res;
 	uint64_t step = 2 * GMS_MiB, mid;
 
 	lo = lo / step * step;
 	hi = (hi + step - 1) / step * step;
-	if (bfc_run(m, ops, kv, nkv, hi, 1, &res) != 0 || res.oomed)
+	if (plan_fits(m, p, hi, NULL, NULL) != 1)
 		return 0;
 	while (hi - lo > step) {
 		mid = lo + (hi - lo) / 2 / step * step;
-		if (bfc_run(m, ops, kv, nkv, mid, 1, &res) == 0 && !res.oomed)
+		if (plan_fits(m, p, mid, NULL, NULL) == 1)
 			hi = mid;
 		else
 			lo = mid;
@@ -299,9 +282,14 @@ min_fitting_limit(const struct trace_mem *m, const struct policy_ops *ops,
 static const struct policy_kv tf[] = { { "flavor", "tensorflow" } };
 static const struct policy_kv jax[] = { { "flavor", "jax" } };
 
-/* The two limit searches, growth and preallocated, side by side. */
+/*
+ * The two limit searches, growth and preallocated, side by side; their runs
+ * share what they can (plan_policy_share: growth's checkpoints, the
+ * preallocated pool's runs).
+ */
 struct limits {
 	const struct trace_mem *m;
+	struct plan_policy *pols;
 	uint64_t lo, hi, found[2];
 };
 
@@ -310,8 +298,7 @@ limit_search(void *arg, size_t i)
 {
 	struct limits *l = arg;
 
-	l->found[i] = min_fitting_limit(l->m, i == 0 ? &policy_grow_only : &policy_preallocate,
-	    jax, 1, l->lo, l->hi);
+	l->found[i] = min_fitting_limit(l->m, &l->pols[i], l->lo, l->hi);
 }
 
 /* tune's BFC side: its three modes, beside the first batch; its two limit searches, the second. */
@@ -321,6 +308,7 @@ struct bfc_side {
 	struct batch_job modes[3];
 	int modes_done;
 	struct limits l;
+	struct plan_policy pols[2];
 	int searched;
 };
 
@@ -354,7 +342,7 @@ bfc_between(struct search *s)
 	if (hi == 0 && rep->bfc[1].err == 0)
 		hi = rep->bfc[1].res.peak_reserved;
 	if (hi != 0 && live != 0 && live <= hi) {
-		b->l = (struct limits){ .m = s->m, .lo = live, .hi = hi };
+		b->l = (struct limits){ .m = s->m, .pols = b->pols, .lo = live, .hi = hi };
 		s->second = (struct side){ .fn = limit_search, .arg = &b->l, .n = 2 };
 		b->searched = 1;
 	}
@@ -390,11 +378,19 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ?
 	    "the default of both (the whole limit at the first allocation)" :
 	    "JAX's default: 75% of the card at the first allocation" };
+	b.pols[0] = (struct plan_policy){ .ops = &policy_grow_only, .opts = jax, .nopts = 1 };
+	b.pols[1] = (struct plan_policy){ .ops = &policy_preallocate, .opts = jax, .nopts = 1 };
+	/* forked before any thread runs (plan_policy_share) */
+	plan_policy_share(m, &b.pols[0], 1);
+	plan_policy_share(m, &b.pols[1], 0);
 	s.first = (struct side){ .fn = bfc_mode, .arg = &b, .n = 3 };
 	s.between = bfc_between;
 	s.between_arg = &b;
 	s.cands = gms_calloc(MAX_CANDS, sizeof(*s.cands));
-	if ((err = search_caching(&s, capacity != 0)) < 0) {
+	err = search_caching(&s, capacity != 0);
+	plan_policy_done(&b.pols[0]);
+	plan_policy_done(&b.pols[1]);
+	if (err < 0) {
 		if (!b.modes_done)
 			batch_free(b.modes, 3);
 		free(s.cands);

@@ -3,7 +3,10 @@
 # bundled real trace (ResNet-50 training, its prefetching two-stream run,
 # GPT-2 with variable lengths, a KV-cache server) tiled to EVENTS events
 # (default 1M) as JSON Lines, each copy's ids and times after the last;
-# `run`, `plan` and `tune` timed on each (GNU time: wall seconds, max RSS).
+# `run`, `plan` and `tune` timed on each (GNU time: wall seconds, max RSS);
+# then an RMM log (t/data/rmm/random-1.csv: two threads, several streams)
+# tiled the same way, each copy's pointers 2^40 higher, through run, plan,
+# tune and compare (RMM's resources: its own default set).
 #   bench/shapes.sh [EVENTS]
 # The issue's targets on the tiled ResNet-50 at 1M events, 2 cores: plan
 # <= 1.5 s, tune <= 1 s.
@@ -43,4 +46,40 @@ for t in resnet50-train-b32.json resnet50-train-b32-prefetch.json \
 		printf "%-30s %-5s %9d events %7.2f s %8.1f MiB max RSS\n" "$name" "$cmd" "$events" \
 		    "$secs" "$(echo "$kib" | awk '{ print $1 / 1024 }')"
 	done
+done
+# the RMM log: copies with pointers and times past the last (mawk has no
+# strtonum: hex by hand)
+awk -F, -v want="$events" '
+	function hex2num(s,   i, v) {
+		v = 0
+		s = tolower(substr(s, 3))
+		for (i = 1; i <= length(s); i++)
+			v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+		return v
+	}
+	function num2hex(v,   s, d) {
+		s = ""
+		while (v > 0) { d = v % 16; s = substr("0123456789abcdef", d + 1, 1) s; v = (v - d) / 16 }
+		return "0x" (s == "" ? "0" : s)
+	}
+	NR == 1 { header = $0; next }
+	{ line[++n] = $0; split($0, f, ","); if (f[2] + 0 > maxt) maxt = f[2] + 0 }
+	END {
+		print header
+		for (k = 0; out < want; k++)
+			for (i = 1; i <= n && out < want; i++) {
+				split(line[i], f, ",")
+				printf "%s,%.6f,%s,%s,%s,%s\n", f[1], f[2] + k * (maxt + 0.001), f[3],
+				    num2hex(hex2num(f[4]) + k * 1099511627776), f[5], f[6]
+				out++
+			}
+	}' t/data/rmm/random-1.csv >"$tmp/rmm.csv"
+for cmd in run plan tune compare; do
+	cap=--capacity=80GiB
+	[ "$cmd" = plan ] && cap=--gpu=H100-SXM	# plan searches the capacity itself
+	/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim $cmd "$tmp/rmm.csv" $cap \
+	    >"$tmp/out" 2>&1 || { sed 's/^/# /' "$tmp/out" | head -n 3; }
+	read -r secs kib <"$tmp/time"
+	printf "%-30s %-7s %9d events %7.2f s %8.1f MiB max RSS\n" "rmm-random-1" "$cmd" "$events" \
+	    "$secs" "$(echo "$kib" | awk '{ print $1 / 1024 }')"
 done

@@ -96,6 +96,14 @@ struct bfc {
 	uint64_t free_bytes;
 	uint64_t gc_runs, ooms;
 	struct objpool chunks;
+	/*
+	 * preallocate: one region, of the limit.  Another run whose region is
+	 * larger by at most slack bytes goes exactly as this one so far (see
+	 * tail_slack); 0 once it has more regions than one.
+	 */
+	int prealloc;
+	uint64_t slack;
+	struct bchunk *tail;	/* ... its last chunk */
 };
 
 static uint64_t
@@ -145,6 +153,8 @@ extend(struct bfc *b, uint64_t r)
 	}
 	if (!increased)
 		b->curr *= 2;
+	if (b->pool != 0 || bytes != b->limit / BFC_MIN_ALLOC * BFC_MIN_ALLOC)
+		b->slack = 0;	/* not the one region of the limit */
 	b->pool += bytes;
 	reg = gms_calloc(1, sizeof(*reg));
 	reg->addr = addr;
@@ -156,6 +166,8 @@ extend(struct bfc *b, uint64_t r)
 	reg->head = c;
 	RB_INSERT(bregion_tree, &b->regions, reg);
 	free_insert(b, c);
+	if (b->prealloc)
+		b->tail = c;
 	return 1;
 }
 
@@ -182,6 +194,8 @@ deallocate_free_regions(struct bfc *b, uint64_t r)
 		if (!region_is_free(reg))
 			continue;
 		free_remove(b, reg->head);
+		if (reg->head == b->tail)
+			b->tail = NULL;
 		objpool_put(&b->chunks, reg->head);
 		device_release(b->dev, reg->addr, reg->size);
 		b->pool -= reg->size;
@@ -190,6 +204,30 @@ deallocate_free_regions(struct bfc *b, uint64_t r)
 	}
 	b->gc_runs++;
 	return 1;
+}
+
+/*
+ * A region larger by d than this one differs only in its last chunk, d
+ * larger, for as long as every choice stays the same.  That holds for any
+ * pick of another chunk (smaller than the tail in (size, address) order) and
+ * any free; it can break only where the tail itself is picked (a chunk of a
+ * size in (tail, tail + d] would be picked instead, or the tail would be
+ * split where it was not) or where nothing fits (the larger tail might).
+ * The largest d that keeps c, the tail, picked for r, split as it was.
+ */
+static uint64_t
+tail_slack(struct bfc *b, const struct bchunk *c, uint64_t r)
+{
+	struct bchunk *next;
+	uint64_t d = UINT64_MAX, split_at;
+
+	next = RB_NEXT(bfree_tree, &b->free, (struct bchunk *)c);
+	if (next != NULL)
+		d = next->size - c->size - 1;
+	split_at = GMS_MIN(2 * r, r + BFC_MAX_FRAGMENTATION);
+	if (c->size < split_at)
+		d = GMS_MIN(d, split_at - c->size - 1);	/* not split here: keep it so */
+	return d;
 }
 
 /* FindChunk(): the smallest free chunk >= r, lowest address first; split it. */
@@ -201,6 +239,8 @@ find_chunk(struct bfc *b, uint64_t r)
 	c = RB_NFIND(bfree_tree, &b->free, &key);
 	if (c == NULL)
 		return NULL;
+	if (c == b->tail)
+		b->slack = GMS_MIN(b->slack, tail_slack(b, c, r));
 	free_remove(b, c);
 	if (c->size >= 2 * r || c->size - r >= BFC_MAX_FRAGMENTATION) {
 		rest = objpool_get(&b->chunks);
@@ -214,6 +254,8 @@ find_chunk(struct bfc *b, uint64_t r)
 		c->next = rest;
 		c->size = r;
 		free_insert(b, rest);
+		if (c == b->tail)
+			b->tail = rest;
 	}
 	return c;
 }
@@ -225,6 +267,9 @@ bfc_alloc(void *state, uint64_t request, int64_t stream, void **handle, uint64_t
 	uint64_t r = round256(request);
 	struct bchunk *c;
 
+	/* a free tail too small: a larger one would be picked once it is r */
+	if (b->tail != NULL && !b->tail->in_use && b->tail->size < r)
+		b->slack = GMS_MIN(b->slack, r - b->tail->size - 1);
 	c = find_chunk(b, r);
 	if (c == NULL && extend(b, r))
 		c = find_chunk(b, r);
@@ -248,6 +293,8 @@ absorb_next(struct bfc *b, struct bchunk *c)
 {
 	struct bchunk *n = c->next;
 
+	if (n == b->tail)
+		b->tail = c;
 	c->size += n->size;
 	c->next = n->next;
 	if (n->next != NULL)
@@ -295,6 +342,7 @@ bfc_stats(void *state, struct policy_stats *st)
 	st->largest_free = max ? max->size : 0;
 	st->alloc_retries = b->gc_runs;
 	st->ooms = b->ooms;
+	st->pool_slack = b->prealloc ? b->slack : 0;
 }
 
 static void
@@ -494,16 +542,28 @@ grow_only_inert(const struct policy_args *args, uint64_t capacity, uint64_t peak
 	return capacity >= peak && limit >= GMS_MAX(peak, BFC_FIRST_REGION);
 }
 
+static void
+grow_only_set_capacity(void *state, const struct policy_args *args, uint64_t capacity)
+{
+	struct bfc *b = state;
+	uint64_t limit;
+	int gc;
+
+	/* the options were checked when it was made */
+	if (grow_only_settings(args, capacity, &limit, &gc, NULL) == 0)
+		b->limit = limit;
+}
+
+/* preallocate's limit under capacity (0: none), and whether it collects garbage. */
 static int
-preallocate_create(const struct policy_args *args, struct device *dev, void **state,
-    char **cause)
+preallocate_settings(const struct policy_args *args, uint64_t capacity, uint64_t *limit_out,
+    int *gc_out, char **cause)
 {
 	static const char *const ccs[] = { "5", "6", "7", "8", "9", "10", "12", NULL };
 	static const int cc_major[] = { 5, 6, 7, 8, 9, 10, 12 };
 	uint64_t limit = 0, card;
 	double fraction = 1.0;
 	int flavor = FLAVOR_TENSORFLOW, gc, cc = 4, err;
-	struct bfc *b;
 
 	if ((err = policy_opt_choice("preallocate", args, "flavor", flavors, &flavor, cause)) < 0)
 		return err;
@@ -513,13 +573,13 @@ preallocate_create(const struct policy_args *args, struct device *dev, void **st
 	    (err = policy_opt_fraction("preallocate", args, "fraction", &fraction, cause)) < 0 ||
 	    (err = policy_opt_choice("preallocate", args, "cc", ccs, &cc, cause)) < 0)
 		return err;
-	if (limit == 0 && args->gpu_total != 0 && dev->capacity != 0 &&
+	if (limit == 0 && args->gpu_total != 0 && capacity != 0 &&
 	    policy_opt(args, "fraction") == NULL) {
 		/* a named GPU: the framework's own default for it */
-		limit = framework_limit(flavor, dev->capacity, args->gpu_total,
+		limit = framework_limit(flavor, capacity, args->gpu_total,
 		    policy_opt(args, "cc") ? cc_major[cc] : args->gpu_cc);
-	} else if (limit == 0 && dev->capacity != 0) {
-		limit = (uint64_t)((double)dev->capacity * fraction);
+	} else if (limit == 0 && capacity != 0) {
+		limit = (uint64_t)((double)capacity * fraction);
 	} else if (limit == 0 && args->device_total != 0) {
 		/* No capacity given: the framework's default on the recording GPU. */
 		card = args->device_total;
@@ -533,10 +593,44 @@ preallocate_create(const struct policy_args *args, struct device *dev, void **st
 	if (limit == 0)
 		return gms_fail(cause, GMS_ECONFIG, "preallocate needs a limit to reserve: give "
 		    "--capacity, or --option limit=SIZE (the trace does not say its GPU's memory)");
+	*limit_out = limit;
+	*gc_out = gc;
+	return 0;
+}
+
+static int
+preallocate_create(const struct policy_args *args, struct device *dev, void **state,
+    char **cause)
+{
+	uint64_t limit;
+	int gc, err;
+	struct bfc *b;
+
+	if ((err = preallocate_settings(args, dev->capacity, &limit, &gc, cause)) < 0)
+		return err;
 	b = bfc_new(dev, limit, gc);
 	b->curr = round256(limit);
+	b->prealloc = 1;
+	b->slack = UINT64_MAX;
 	*state = b;
 	return 0;
+}
+
+/*
+ * The one region of the limit, when the device takes it whole: runs differ
+ * only by it (the capacity sets nothing else), and tail_slack says how much
+ * larger it may be for the same run.
+ */
+static uint64_t
+preallocate_pool_at(const struct policy_args *args, uint64_t capacity)
+{
+	uint64_t limit, region;
+	int gc;
+
+	if (preallocate_settings(args, capacity, &limit, &gc, NULL) < 0)
+		return 0;
+	region = limit / BFC_MIN_ALLOC * BFC_MIN_ALLOC;
+	return capacity == 0 || region <= capacity ? region : 0;
 }
 
 static const struct policy_option grow_only_options[] = {
@@ -575,6 +669,7 @@ const struct policy_ops policy_grow_only = {
 	.check = bfc_check,
 	.destroy = bfc_destroy,
 	.limit_inert = grow_only_inert,
+	.set_capacity = grow_only_set_capacity,
 };
 
 const struct policy_ops policy_preallocate = {
@@ -585,6 +680,7 @@ const struct policy_ops policy_preallocate = {
 	.sets = POLICY_SET_FRAMEWORKS,
 	.limit = POLICY_LIMIT_RESERVED,
 	.create = preallocate_create,
+	.pool_at = preallocate_pool_at,
 	.alloc = bfc_alloc,
 	.free = bfc_free,
 	.addr = bfc_addr,

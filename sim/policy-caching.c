@@ -1047,6 +1047,16 @@ caching_inert(const struct policy_args *args, uint64_t capacity, uint64_t peak)
 	return capacity >= peak && conf.gc_threshold == 0 && !conf.has_memory_fraction;
 }
 
+/* Under caching_inert's conditions the limit is the capacity itself. */
+static void
+caching_set_capacity(void *state, const struct policy_args *args, uint64_t capacity)
+{
+	struct caching *c = state;
+
+	(void)args;
+	c->capacity = capacity;
+}
+
 static const struct policy_option caching_options[] = {
 	{ "alloc_conf", "\"\"", "PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb, "
 	  "roundup_power2_divisions, garbage_collection_threshold, expandable_segments, ... "
@@ -1078,6 +1088,7 @@ const struct policy_ops policy_caching = {
 	.check = caching_check,
 	.destroy = caching_destroy,
 	.limit_inert = caching_inert,
+	.set_capacity = caching_set_capacity,
 	.adopt_segment = caching_adopt_segment,
 	.alloc_at = caching_alloc_at,
 };

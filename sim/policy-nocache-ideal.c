@@ -194,6 +194,15 @@ direct_inert(const struct policy_args *args, uint64_t capacity, uint64_t peak)
 	return capacity >= peak;
 }
 
+/* The device holds the capacity: nothing of the policy's depends on it. */
+static void
+direct_set_capacity(void *state, const struct policy_args *args, uint64_t capacity)
+{
+	(void)state;
+	(void)args;
+	(void)capacity;
+}
+
 const struct policy_ops policy_no_cache = {
 	.name = "no-cache",
 	.models = "no caching: one device allocation per request (PyTorch "
@@ -210,6 +219,7 @@ const struct policy_ops policy_no_cache = {
 	.check = direct_check,
 	.destroy = direct_destroy,
 	.limit_inert = direct_inert,
+	.set_capacity = direct_set_capacity,
 };
 
 const struct policy_ops policy_ideal = {
@@ -226,4 +236,5 @@ const struct policy_ops policy_ideal = {
 	.check = direct_check,
 	.destroy = direct_destroy,
 	.limit_inert = direct_inert,
+	.set_capacity = direct_set_capacity,
 };

@@ -55,6 +55,10 @@ struct policy_stats {
 				   expandable segments ask for a whole segment
 				   and map pages); 0 when never more than it
 				   reserved */
+	uint64_t pool_slack;	/* a policy that reserves one pool whole at its
+				   first request (pool_at): how many bytes more
+				   of pool would have changed nothing so far
+				   (UINT64_MAX: any); 0 for the others */
 };
 
 /* What a walk reports: each segment, then its blocks in address order. */
@@ -146,6 +150,23 @@ struct policy_ops {
 	 * the uncapped run then.  NULL: never (a pool sized from it).
 	 */
 	int (*limit_inert)(const struct policy_args *args, uint64_t capacity, uint64_t peak);
+	/*
+	 * A run without a limit goes on under capacity from here (plan's
+	 * checkpoints, sim/checkpoint.h): take whatever create derives from
+	 * the device's capacity as if it had been there from the start.  Only
+	 * called where limit_inert held for the run so far, with the args it
+	 * was created from.  NULL: such a run is never continued.
+	 */
+	void (*set_capacity)(void *state, const struct policy_args *args, uint64_t capacity);
+	/*
+	 * The pool a run under capacity (args carrying --gpu, if any) reserves
+	 * whole at its first request, when nothing else of the run depends on
+	 * the capacity: runs with the same pool go alike, and one with a pool
+	 * up to its result's pool_slack larger too (plan shares their runs).
+	 * 0 where that is not so (the device would refuse it whole).  NULL:
+	 * no such pool.
+	 */
+	uint64_t (*pool_at)(const struct policy_args *args, uint64_t capacity);
 	/*
 	 * A trace that starts mid-run (TRACE_SEEDED): what was there before
 	 * its first event, adopted as it was.  adopt_segment takes a segment

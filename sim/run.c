@@ -101,6 +101,17 @@ effective_opts(const struct run_spec *spec, const struct trace_header *hdr,
 	}
 }
 
+void
+run_policy_args(const struct run_spec *spec, const struct trace_header *hdr,
+    struct run_output *held, struct policy_args *args)
+{
+	memset(held, 0, sizeof(*held));
+	*args = (struct policy_args){ .opts = spec->opts, .nopts = spec->nopts,
+	    .device_total = spec->device_total ? spec->device_total : hdr->device_total,
+	    .gpu_total = spec->gpu_total, .gpu_cc = spec->gpu_cc };
+	effective_opts(spec, hdr, spec->policy, held, args);
+}
+
 int
 run_prepare(const struct run_spec *spec, const struct trace_header *hdr, struct run_output *out,
     char **cause)

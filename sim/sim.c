@@ -360,30 +360,47 @@ sim_replay_mem(struct sim *s, const struct trace_mem *m, char **cause)
 int
 sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_after, char **cause)
 {
+	uint64_t n = trace_mem_count(m);
+
+	return sim_replay_mem_range(s, m, 0, stop_after != 0 && stop_after < n ? stop_after : n,
+	    cause);
+}
+
+int
+sim_replay_mem_range(struct sim *s, const struct trace_mem *m, uint64_t from, uint64_t to,
+    char **cause)
+{
 	struct trace_event ev;
 	char *why = NULL, where[512];
-	size_t i, n = trace_mem_count(m);
+	uint64_t i, done = 0;
 	int rc;
 
-	if (stop_after != 0 && stop_after < n)
-		n = (size_t)stop_after;
-	for (i = 0; i < n; i++) {
-		trace_mem_event(m, i, &ev);
+	for (i = from; i < to; i++) {
+		trace_mem_event(m, (size_t)i, &ev);
 		if ((rc = sim_event(s, i, &ev, &why)) < 0) {
-			gms_fail(cause, rc, "%s: %s", trace_mem_where(m, i, where, sizeof(where)), why);
+			gms_fail(cause, rc, "%s: %s", trace_mem_where(m, (size_t)i, where,
+			    sizeof(where)), why);
 			free(why);
-			progress_add(i % PROGRESS_STEP);
+			progress_add(done);
 			return rc;
 		}
-		if ((i + 1) % PROGRESS_STEP == 0)
-			progress_add(PROGRESS_STEP);
-		if (s->stopped && (s->flags & SIM_STOP_AT_OOM)) {
-			progress_add((i + 1) % PROGRESS_STEP);
-			return 0;
+		if (++done == PROGRESS_STEP) {
+			progress_add(done);
+			done = 0;
 		}
+		if (s->stopped && (s->flags & SIM_STOP_AT_OOM))
+			break;
 	}
-	progress_add(n % PROGRESS_STEP);
+	progress_add(done);
 	return 0;
+}
+
+void
+sim_limit_to(struct sim *s, const struct policy_args *args, uint64_t capacity)
+{
+	s->dev->capacity = capacity;
+	s->ops->set_capacity(s->state, args, capacity);
+	s->flags |= SIM_STOP_AT_OOM;
 }
 
 int
@@ -433,6 +450,7 @@ sim_result(struct sim *s, struct sim_result *res)
 	res->end_allocated = s->allocated;
 	res->end_largest_free = st.largest_free;
 	res->peak_asked = GMS_MAX(res->peak_reserved, st.peak_asked);
+	res->pool_slack = st.pool_slack;
 	res->limit = s->dev->capacity;
 	if (st.limit != 0 && (res->limit == 0 || st.limit < res->limit))
 		res->limit = st.limit;

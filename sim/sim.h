@@ -60,6 +60,7 @@ struct sim_result {
 	uint64_t recorded_oom_size;	/* ... and the request (0 if not known) */
 	uint64_t limit;			/* the capacity in force: the device's, or a
 					   tighter one the policy's options set; 0: none */
+	uint64_t pool_slack;		/* policy_stats.pool_slack after the run */
 	uint64_t peak_asked;		/* the most the policy's limit check was asked
 					   to allow, at least peak_reserved: a
 					   capacity at or above it is never reached */
@@ -120,6 +121,17 @@ int sim_replay_mem(struct sim *s, const struct trace_mem *m, char **cause);
 /* ... only its events up to index stop_after - 1 (0: all). */
 int sim_replay_mem_upto(struct sim *s, const struct trace_mem *m, uint64_t stop_after,
     char **cause);
+/* ... only its events from index from to index to - 1. */
+int sim_replay_mem_range(struct sim *s, const struct trace_mem *m, uint64_t from, uint64_t to,
+    char **cause);
+/*
+ * From the next event on, run under capacity as if the device had had it
+ * from the start, and end at the first OOM (SIM_STOP_AT_OOM): a run without
+ * a limit continued from a checkpoint (sim/checkpoint.h).  pre: the policy
+ * has set_capacity, and its limit_inert held for the run so far; args are
+ * those it was created from.
+ */
+void sim_limit_to(struct sim *s, const struct policy_args *args, uint64_t capacity);
 
 /*
  * Told after every event: its index and time (t_us, has_time), the requested

@@ -140,4 +140,30 @@ grep -q "^  under every one of 16 placements" "$TMP/out" &&
     grep -q "^  caching .* $every B  (" "$TMP/out"
 ok $? "--placements: the text gives it beside the model's"
 
+# Checkpoints (sim/checkpoint.h) and runs shared by pool (preallocate's
+# pool_slack) change no answer: forced on every trace however short, plan's
+# whole JSON (and tune's text on two) is the same as with them off, on every
+# bundled trace and on recordings with settings, a limit, an OOM and a
+# TensorFlow/JAX profile's own limit (a run without a limit that is another
+# run).
+for t in "$TRACES"/* $TOP_SRCDIR/t/data/users/set-gcsplit.pickle.gz \
+    $TOP_SRCDIR/t/data/users/set-expandable.pickle.gz $TOP_SRCDIR/t/data/users/oom-observer.pickle.gz \
+    $TOP_SRCDIR/t/data/users/lim-gcsplit-k4.pickle.gz $TOP_SRCDIR/t/data/xplane/*.xplane.pb*; do
+	test -f "$t" || continue
+	GMS_CHECKPOINTS=never gms plan "$t" --format=json
+	cp "$TMP/out" "$TMP/never"
+	echo "$rc" >>"$TMP/never"
+	GMS_CHECKPOINTS=always gms plan "$t" --format=json
+	echo "$rc" >>"$TMP/out"
+	cmp -s "$TMP/never" "$TMP/out"
+	ok $? "checkpoints: plan $(basename "$t") answers the same"
+done
+for t in "$RESNET" "$GPT2"; do
+	GMS_CHECKPOINTS=never gms tune "$t"
+	cp "$TMP/out" "$TMP/never"
+	GMS_CHECKPOINTS=always gms tune "$t"
+	cmp -s "$TMP/never" "$TMP/out"
+	ok $? "checkpoints: tune $(basename "$t") answers the same"
+done
+
 done_testing

@@ -239,6 +239,79 @@ boundaries(void)
 	test_sim_free(s);
 }
 
+/*
+ * preallocate's pool slack (policy_stats.pool_slack): how much larger its one
+ * region may be with every choice the same, worked by hand; then the runs at
+ * the slack and one byte-step past it (regions are 256 B multiples), which
+ * do the same and differ.
+ */
+static struct sim *
+prealloc_run(uint64_t pool, const struct step *steps, size_t n)
+{
+	struct policy_args args = { .opts = jax, .nopts = 1 };
+	struct sim *s = test_sim_args("preallocate", pool, &args);
+
+	run_steps(s, steps, n);
+	return s;
+}
+
+static void
+pool_slack(void)
+{
+	/* the tail taken whole (3072 < 2 x 2048): a tail 1024 B larger is split */
+	static const struct step whole[] = { ALLOC(1, 1024), ALLOC(2, 2048) };
+	/* a free chunk (4096 at 0) just above the tail (3072) that is picked */
+	static const struct step above[] = { ALLOC(1, 4096), ALLOC(2, 1024), FREE(1),
+		ALLOC(3, 1536) };
+	/* nothing fits: a tail of 2048 for 3072 */
+	static const struct step oom[] = { ALLOC(1, 2048), ALLOC(2, 3072) };
+	struct sim *s;
+	uint64_t base;
+
+	s = prealloc_run(4096, whole, 1);
+	is_u64(stats(s).pool_slack, UINT64_MAX, "pool slack: a split tail, nothing else free: any");
+	test_sim_free(s);
+	s = prealloc_run(4096, whole, 2);
+	is_u64(stats(s).pool_slack, 1023, "pool slack: tail 3072 for 2048, unsplit below 4096");
+	is_u64(block_of(s, 2), 3072, "pool slack: the tail handed out whole");
+	test_sim_free(s);
+	s = prealloc_run(4096 + 768, whole, 2);
+	is_u64(block_of(s, 2), 3840, "pool slack: 768 B more: still whole (the same choice)");
+	test_sim_free(s);
+	s = prealloc_run(4096 + 1024, whole, 2);
+	is_u64(block_of(s, 2), 2048, "pool slack: 1024 B more: split (another choice)");
+	test_sim_free(s);
+
+	s = prealloc_run(8192, above, 4);
+	base = addr_of(s, 2) - 4096;
+	is_u64(stats(s).pool_slack, 1023, "pool slack: a free 4096 above the tail of 3072");
+	is_u64(addr_of(s, 3), base + 5120, "pool slack: the tail picked");
+	test_sim_free(s);
+	s = prealloc_run(8192 + 768, above, 4);
+	is_u64(addr_of(s, 3) - (addr_of(s, 2) - 4096), 5120, "pool slack: 768 B more: the tail");
+	test_sim_free(s);
+	s = prealloc_run(8192 + 1024, above, 4);
+	is_u64(addr_of(s, 3) - (addr_of(s, 2) - 4096), 0,
+	    "pool slack: 1024 B more: the tail ties 4096, the lower address wins");
+	test_sim_free(s);
+
+	s = prealloc_run(4096, oom, 2);
+	is_u64(stats(s).pool_slack, 1023, "pool slack: out of memory, 1024 B short");
+	ok(result(s).oomed, "pool slack: 3072 does not fit a tail of 2048");
+	test_sim_free(s);
+	s = prealloc_run(4096 + 768, oom, 2);
+	ok(result(s).oomed && result(s).oom.event == 1, "pool slack: 768 B more: the same OOM");
+	test_sim_free(s);
+	s = prealloc_run(4096 + 1024, oom, 2);
+	ok(!result(s).oomed, "pool slack: 1024 B more: it fits");
+	test_sim_free(s);
+
+	s = test_sim_args("grow-only", 0, &(struct policy_args){ .opts = jax, .nopts = 1 });
+	run_steps(s, whole, 2);
+	is_u64(stats(s).pool_slack, 0, "pool slack: none for growth (no one pool)");
+	test_sim_free(s);
+}
+
 int
 main(void)
 {
@@ -249,5 +322,6 @@ main(void)
 	backpedal();
 	limits();
 	boundaries();
+	pool_slack();
 	return tap_done();
 }

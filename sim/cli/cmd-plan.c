@@ -24,7 +24,7 @@ int
 cmd_plan(struct cli_args *a)
 {
 	struct trace_opts topts;
-	struct plan_report rep = { .overhead = GPU_CONTEXT_OVERHEAD };
+	struct plan_report rep = { .overhead = GPU_CONTEXT_OVERHEAD, .checkpoints = 1 };
 	struct cli_policies pols = { 0 };
 	struct trace_mem *m = NULL;
 	struct cli_scaled sc = { 0 };
