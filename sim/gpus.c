@@ -36,6 +36,12 @@ const struct gpu_model gpu_catalogue[] = {
 	{ "RTX3090", "rtx3090 3090 rtx-3090", 25327697920ULL, 8, "24 GB GDDR6X, deviceQuery (driver 12.6)" },
 	/* deviceQuery, driver 12.4, of 8 cards: github.com/thamada/nvidia-smi, gls/RTX4090_deviceQuery.py */
 	{ "RTX4090", "rtx4090 4090 rtx-4090", 25386352640ULL, 8, "24 GB GDDR6X, deviceQuery (driver 12.4)" },
+	/*
+	 * Public deviceQuery listings of Tesla V100-SXM2-16GB give 16911433728
+	 * (driver 11.0) to 16945512448 B (9.0); 16928342016 B (12.4) taken.
+	 */
+	{ "V100-16GB", "v100-16gb v100-16 v100-sxm2-16gb v100-pcie-16gb", 16928342016ULL, 7,
+	    "16 GB HBM2, deviceQuery listings (drivers 9.0 to 12.4)" },
 	{ "V100-32GB", "v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2" },
 	{ "RTX5090", "rtx5090 5090 rtx-5090", 32120 * MiB, 12, "32 GB GDDR7" },
 	{ "A100-40GB", "a100-40gb a100-40", 40339 * MiB, 8, "40 GB HBM2" },
@@ -43,6 +49,11 @@ const struct gpu_model gpu_catalogue[] = {
 	{ "A100-80GB", "a100-80gb a100-80", 85100068864ULL, 8, "80 GB HBM2e, deviceQuery (driver 12.5)" },
 	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, nvsim/L40S_deviceQuery.py */
 	{ "L40S", "l40s l40s-48gb", 47803596800ULL, 8, "48 GB GDDR6, deviceQuery (driver 12.4)" },
+	/*
+	 * The L40 carries the L40S's memory (48 GB GDDR6 with ECC, NVIDIA's
+	 * datasheets): the L40S's measured total, not one of its own.
+	 */
+	{ "L40", "l40 l40-48gb", 47803596800ULL, 8, "48 GB GDDR6, the L40S's deviceQuery total" },
 	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, nvsim/A40x10_deviceQuery.py */
 	{ "A40", "a40 a40-48gb", 47608692736ULL, 8, "48 GB GDDR6, deviceQuery (driver 12.4)" },
 	/* deviceQuery, driver 12.7, of 8 cards: posted on hpc-community.unige.ch (2024-11-29) */
@@ -50,9 +61,24 @@ const struct gpu_model gpu_catalogue[] = {
 	    "48 GB GDDR6, deviceQuery (driver 12.7)" },
 	/* deviceQuery (H100 80GB HBM3, SXM), driver 12.7: github.com/thamada/nvidia-smi, nvsim/H100SXMx8_deviceQuery.py */
 	{ "H100-80GB", "h100-80gb h100-80 h100-sxm", 85045477376ULL, 9, "80 GB HBM3, deviceQuery (driver 12.7)" },
+	/*
+	 * The PCIe card carries 80 GB HBM2e (NVIDIA's datasheet) where the SXM
+	 * carries HBM3: the SXM's measured total, not one of its own.
+	 */
+	{ "H100-PCIe", "h100-pcie h100pcie h100-pcie-80gb", 85045477376ULL, 9,
+	    "80 GB HBM2e, the SXM's deviceQuery total" },
 	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, gls/H100NVLx2_deviceQuery.py */
 	{ "H100-NVL", "h100-nvl h100nvl h100-94gb", 99861594112ULL, 9, "94 GB HBM3, deviceQuery (driver 12.4)" },
-	{ "H200", "h200 h200-141gb", 150109880320ULL, 9, "141 GB HBM3e, read on the H200 here" },
+	{ "H200", "h200 h200-141gb h200-sxm", 150109880320ULL, 9, "141 GB HBM3e, read on the H200 here" },
+	/* The NVL card carries the SXM's 141 GB HBM3e (NVIDIA's datasheet): its total as read here. */
+	{ "H200-NVL", "h200-nvl h200nvl", 150109880320ULL, 9, "141 GB HBM3e, the H200 SXM's total" },
+	/*
+	 * OpenCL's global memory, "97280 MB VRAM", driver 555.42.06:
+	 * github.com/mredenti/PowerCapping, configuration/OpenCL_benchmark.md.
+	 * The GPU of a GH200 480GB (or 120GB) superchip: 96 GB HBM3.
+	 */
+	{ "GH200-96GB", "gh200-96gb gh200-480gb gh200-120gb", 97280 * MiB, 9,
+	    "96 GB HBM3 (GH200 480GB), OpenCL (driver 555)" },
 	{ "B200", "b200 b200-192gb", 182623 * MiB, 10, "192 GB HBM3e" },
 	/* hipDeviceProp "Total Global Memory (MB)": 196592 (MiB): github.com/thamada/nvidia-smi, package/MI300X_deviceQuery.py */
 	{ "MI300X", "mi300x mi300x-192gb", 196592 * MiB, 9, "192 GB HBM3 (ROCm), hipDeviceProp" },
@@ -67,8 +93,9 @@ static const struct {
 	const char *name, *choices;
 } ambiguous[] = {
 	{ "a100", "A100-40GB or A100-80GB" },
-	{ "h100", "H100-80GB or H100-NVL (94 GB)" },
-	{ "v100", "V100-32GB, or for a 16 GB V100 its memory as --capacity" },
+	{ "h100", "H100-80GB (SXM), H100-PCIe or H100-NVL (94 GB)" },
+	{ "v100", "V100-16GB or V100-32GB" },
+	{ "gh200", "GH200-96GB, or for a 144 GB GH200 its memory as --capacity" },
 };
 
 const struct gpu_model *

@@ -91,7 +91,7 @@ grep -q '"oom":[[:space:]]*{' "$TMP/out"; ok $? "... and a run at $above B does 
 gms run "$TRACES/synth-thresholds-6.json" --policy=preallocate --capacity="${m}B" --format=json
 grep -q '"oom":[[:space:]]*null' "$TMP/out"; ok $? "... while one at $m B fits"
 
-check_fail 3 "gpumemsim: error: --gpus: unknown GPU 'X9000' (known: T4, A10, A10G, L4, RTX3090, RTX4090, V100-32GB, RTX5090, A100-40GB, A100-80GB, L40S, A40, RTX-A6000, H100-80GB, H100-NVL, H200, B200, MI300X)" \
+check_fail 3 "gpumemsim: error: --gpus: unknown GPU 'X9000' (known: T4, A10, A10G, L4, RTX3090, RTX4090, V100-16GB, V100-32GB, RTX5090, A100-40GB, A100-80GB, L40S, L40, A40, RTX-A6000, H100-80GB, H100-PCIe, H100-NVL, H200, H200-NVL, GH200-96GB, B200, MI300X)" \
     plan "$RESNET" --gpus=X9000
 check_fail 2 "gpumemsim: error: no trace given" plan
 # A GPU above the uncapped peak changes nothing for the caching allocator,

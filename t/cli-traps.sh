@@ -79,12 +79,14 @@ check_fail 3 "gpumemsim: error: --gpu: $a100" run "$LOG" --gpu=A100
 check_fail 3 "gpumemsim: error: --gpu: $a100" compare "$LOG" --gpu=A100
 check_fail 3 "gpumemsim: error: --must-fit takes a size or a GPU model: $a100" \
     check "$LOG" --must-fit=A100
-check_fail 3 "gpumemsim: error: --gpus: GPU 'h100' names more than one card: give H100-80GB or H100-NVL (94 GB)" \
+check_fail 3 "gpumemsim: error: --gpus: GPU 'h100' names more than one card: give H100-80GB (SXM), H100-PCIe or H100-NVL (94 GB)" \
     plan "$LOG" --gpus=h100
 gms share --gpu=v100 --job "$LOG" --job "$LOG"
 is "$rc $(head -n 1 "$TMP/err")" \
-    "3 gpumemsim: error: --gpu: GPU 'v100' names more than one card: give V100-32GB, or for a 16 GB V100 its memory as --capacity" \
+    "3 gpumemsim: error: --gpu: GPU 'v100' names more than one card: give V100-16GB or V100-32GB" \
     "share --gpu=v100: refused, with the choices"
+check_fail 3 "gpumemsim: error: --gpu: GPU 'GH200' names more than one card: give GH200-96GB, or for a 144 GB GH200 its memory as --capacity" \
+    run "$LOG" --gpu=GH200
 gms run "$LOG" --gpu=A100-80GB
 ok $rc "--gpu=A100-80GB: one card"
 gms run --gpu=list
@@ -93,7 +95,8 @@ is "$rc $(grep -c . "$TMP/out") $(sed -n 's/^H200 *\([0-9]*\) B .*/\1/p' "$TMP/o
     "--gpu=list: the catalogue, a line a card, with its bytes (no trace needed)"
 # Cards people name, each from a deviceQuery listing cited in sim/gpus.c: its
 # total less the 512 MiB of CUDA context a run leaves it.
-for card in "RTX3090 25327697920" "3090 25327697920" "A40 47608692736" "a6000 51160023040"; do
+for card in "RTX3090 25327697920" "3090 25327697920" "A40 47608692736" "a6000 51160023040" \
+    "GH200-480GB 102005473280" "V100-16GB 16928342016"; do
 	set -- $card
 	gms run "$LOG" --gpu="$1" --format=json
 	is "$rc $(json_top capacity)" "0 $(($2 - 536870912))" "--gpu=$1: $2 B less the context"
