@@ -29,7 +29,12 @@ const struct gpu_model gpu_catalogue[] = {
 	{ "T4", "t4 t4-16gb", 15095 * MiB, 7, "16 GB GDDR6, deviceQuery (driver 12.4)" },
 	/* deviceQuery, driver 12.2: github.com/aalanwyr/face2cuda, step2cuda/README.md */
 	{ "A10", "a10 a10-24gb", 23609475072ULL, 8, "24 GB GDDR6, deviceQuery (driver 12.2)" },
-	{ "A10G", "a10g a10g-24gb", 22731 * MiB, 8, "24 GB GDDR6 (AWS)" },
+	/*
+	 * torch.cuda's total_memory, 22515.75 MiB (the A10's own total):
+	 * huggingface.co/PrunaAI/TinyLlama-TinyLlama_v1.1_math_code-AWQ-4bit-smashed,
+	 * smashed_results.json ("current_gpu_total_memory").
+	 */
+	{ "A10G", "a10g a10g-24gb", 23609475072ULL, 8, "24 GB GDDR6 (AWS), torch.cuda's total" },
 	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, gls/L4_deviceQuery.py */
 	{ "L4", "l4 l4-24gb", 23570219008ULL, 8, "24 GB GDDR6, deviceQuery (driver 12.4)" },
 	/* deviceQuery, driver 12.6: github.com/thamada/nvidia-smi, gls/RTX3090_deviceQuery.py */
@@ -42,9 +47,20 @@ const struct gpu_model gpu_catalogue[] = {
 	 */
 	{ "V100-16GB", "v100-16gb v100-16 v100-sxm2-16gb v100-pcie-16gb", 16928342016ULL, 7,
 	    "16 GB HBM2, deviceQuery listings (drivers 9.0 to 12.4)" },
-	{ "V100-32GB", "v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2" },
-	{ "RTX5090", "rtx5090 5090 rtx-5090", 32120 * MiB, 12, "32 GB GDDR7" },
-	{ "A100-40GB", "a100-40gb a100-40", 40339 * MiB, 8, "40 GB HBM2" },
+	/*
+	 * The next two and B200: the capacity of NVIDIA's datasheets less what a
+	 * driver keeps, estimated (no public listing of their total was found):
+	 * said as "estimated" in --gpu=list, so that --capacity is given where
+	 * the exact total matters.
+	 */
+	{ "V100-32GB", "v100-32gb v100-32", 32494 * MiB, 7, "32 GB HBM2, estimated from the datasheet" },
+	{ "RTX5090", "rtx5090 5090 rtx-5090", 32120 * MiB, 12, "32 GB GDDR7, estimated from the datasheet" },
+	/*
+	 * torch.cuda's total_memory of an A100-PCIE-40GB, 40339.3125 MiB:
+	 * huggingface.co/PrunaAI/mattshumer-Llama-3-8B-16K-HQQ-4bit-smashed,
+	 * results.json ("base_current_gpu_total_memory").
+	 */
+	{ "A100-40GB", "a100-40gb a100-40", 42298834944ULL, 8, "40 GB HBM2, torch.cuda's total" },
 	/* deviceQuery (A100-SXM4-80GB), driver 12.5: github.com/thamada/nvidia-smi, gls/A100SXMx4_deviceQuery.py */
 	{ "A100-80GB", "a100-80gb a100-80", 85100068864ULL, 8, "80 GB HBM2e, deviceQuery (driver 12.5)" },
 	/* deviceQuery, driver 12.4: github.com/thamada/nvidia-smi, nvsim/L40S_deviceQuery.py */
@@ -79,7 +95,7 @@ const struct gpu_model gpu_catalogue[] = {
 	 */
 	{ "GH200-96GB", "gh200-96gb gh200-480gb gh200-120gb", 97280 * MiB, 9,
 	    "96 GB HBM3 (GH200 480GB), OpenCL (driver 555)" },
-	{ "B200", "b200 b200-192gb", 182623 * MiB, 10, "192 GB HBM3e" },
+	{ "B200", "b200 b200-192gb", 182623 * MiB, 10, "192 GB HBM3e, estimated from the datasheet" },
 	/* hipDeviceProp "Total Global Memory (MB)": 196592 (MiB): github.com/thamada/nvidia-smi, package/MI300X_deviceQuery.py */
 	{ "MI300X", "mi300x mi300x-192gb", 196592 * MiB, 9, "192 GB HBM3 (ROCm), hipDeviceProp" },
 	{ NULL, NULL, 0, 0, NULL },
