@@ -5,7 +5,8 @@
 # (default 1M) as JSON Lines, each copy's ids and times after the last;
 # `run`, `plan` and `tune` timed on each (GNU time: wall seconds, max RSS);
 # then an RMM log (t/data/rmm/random-1.csv: two threads, several streams)
-# tiled the same way, each copy's pointers 2^40 higher, through run, plan,
+# tiled the same way, each copy's pointers 2^40 higher and what it leaves
+# allocated freed at its end, through run, plan,
 # tune and compare (RMM's resources: its own default set).
 #   bench/shapes.sh [EVENTS]
 # The issue's targets on the tiled ResNet-50 at 1M events, 2 cores: plan
@@ -63,16 +64,28 @@ awk -F, -v want="$events" '
 		return "0x" (s == "" ? "0" : s)
 	}
 	NR == 1 { header = $0; next }
-	{ line[++n] = $0; split($0, f, ","); if (f[2] + 0 > maxt) maxt = f[2] + 0 }
+	{ line[++n] = $0; split($0, f, ","); if (f[2] + 0 > maxt) maxt = f[2] + 0
+	  # what the log leaves allocated: freed at the end of each copy, so
+	  # that live memory stays bounded as in a long job
+	  if (f[3] == "allocate") left[f[4]] = $0; else if (f[3] == "free") delete left[f[4]] }
 	END {
 		print header
-		for (k = 0; out < want; k++)
+		for (k = 0; out < want; k++) {
 			for (i = 1; i <= n && out < want; i++) {
 				split(line[i], f, ",")
 				printf "%s,%.6f,%s,%s,%s,%s\n", f[1], f[2] + k * (maxt + 0.001), f[3],
 				    num2hex(hex2num(f[4]) + k * 1099511627776), f[5], f[6]
 				out++
 			}
+			for (p in left) {
+				if (out >= want)
+					break
+				split(left[p], f, ",")
+				printf "%s,%.6f,free,%s,%s,%s\n", f[1], maxt + 0.0005 + k * (maxt + 0.001),
+				    num2hex(hex2num(f[4]) + k * 1099511627776), f[5], f[6]
+				out++
+			}
+		}
 	}' t/data/rmm/random-1.csv >"$tmp/rmm.csv"
 for cmd in run plan tune compare; do
 	cap=--capacity=80GiB

@@ -62,40 +62,6 @@ struct reply {
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ckpt *live;
 
-static int
-write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = write(fd, p, len)) < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int
-read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-	ssize_t n;
-
-	while (len > 0) {
-		if ((n = read(fd, p, len)) < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void
 reap(int options)
 {
@@ -170,7 +136,7 @@ work(const struct run_spec *spec, struct run_output *out, const struct policy_ar
 			rp.simulated = (rp.res.oomed ? rp.res.oom.event + 1 : n) - from;
 		}
 	}
-	(void)write_full(fd, &rp, sizeof(rp));
+	(void)gms_write_full(fd, &rp, sizeof(rp));
 	_exit(0);
 }
 
@@ -235,7 +201,7 @@ drive(const struct run_spec *spec, int info, int *socks)
 			}
 			if (pid > 0) {
 				rep = (struct report){ .k = k, .event = to, .asked = r.peak_asked };
-				(void)write_full(info, &rep, sizeof(rep));
+				(void)gms_write_full(info, &rep, sizeof(rep));
 			}
 		}
 		close(socks[k]);
@@ -246,7 +212,7 @@ drive(const struct run_spec *spec, int info, int *socks)
 		rc = run_finish(spec, &out, &cause);
 	rep = (struct report){ .end = 1, .rc = rc < 0 ? rc : !out.res.oomed, .res = out.res };
 	rep.res.oom.at = rep.res.oom.mark = NULL;
-	(void)write_full(info, &rep, sizeof(rep));
+	(void)gms_write_full(info, &rep, sizeof(rep));
 	/* until the caller is done with the points */
 	for (;;) {
 		ssize_t got = read(info, &c, 1);
@@ -329,7 +295,7 @@ ckpt_uncapped(struct ckpt *c, struct sim_result *res)
 	int k;
 
 	while (c->state == 0) {
-		if (read_full(c->info, &rep, sizeof(rep)) < 0) {
+		if (gms_read_full(c->info, &rep, sizeof(rep)) != (ssize_t)sizeof(rep)) {
 			c->state = -1;
 		} else if (rep.end) {
 			c->state = 1;
@@ -368,8 +334,8 @@ ckpt_fits(struct ckpt *c, uint64_t capacity, struct sim_result *res)
 		return -1;
 	rc = send_request(c->pt[k].sock, capacity, p[1]);
 	close(p[1]);
-	if (rc == 0)
-		rc = read_full(p[0], &rp, sizeof(rp));
+	if (rc == 0 && gms_read_full(p[0], &rp, sizeof(rp)) != (ssize_t)sizeof(rp))
+		rc = -1;
 	close(p[0]);
 	if (rc < 0 || rp.rc < 0)
 		return -1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "sim/gms.h"
 
@@ -106,6 +107,41 @@ gms_strdup(const char *s)
 	size_t n = strlen(s) + 1;
 
 	return memcpy(gms_malloc(n), s, n);
+}
+
+ssize_t
+gms_read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		if ((n = read(fd, (char *)buf + got, len - got)) < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int
+gms_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }
 
 char *

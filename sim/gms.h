@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The command line's exit status: the one list (README, gpumemsim(1)). */
 enum gms_exit {
@@ -96,6 +97,14 @@ const char *gms_fmt_capacity(uint64_t n, char *buf, size_t len);
 #define GMS_INPUT_CAP ((uint64_t)4 << 30)
 size_t gms_mem_limit(void);
 uint64_t gms_input_cap(void);
+
+/*
+ * Up to len bytes of fd, through interrupted and short reads: fewer only at
+ * its end; -1 with errno on an error.
+ */
+ssize_t gms_read_full(int fd, void *buf, size_t len);
+/* All len bytes to fd, through interrupted and short writes; -1 on an error. */
+int gms_write_full(int fd, const void *buf, size_t len);
 
 void gms_assert_fail(const char *expr, const char *file, int line)
     __attribute__((noreturn));

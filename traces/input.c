@@ -32,25 +32,6 @@ static struct seen *seen;
 static int watching;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Up to len bytes of fd (fewer only at its end); -1 with errno on an error. */
-static ssize_t
-read_full(int fd, unsigned char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		if ((n = read(fd, buf + got, len - got)) < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /*
  * All of fd's bytes into an unnamed temporary file (fd is closed): what
  * cannot be read twice, kept so that it can.
@@ -65,7 +46,7 @@ spool(int fd, const char *what, int (*looks_like)(const unsigned char *, size_t)
 	ssize_t n;
 	int e, tfd, err = 0;
 
-	if ((n = read_full(fd, buf, INPUT_HEAD)) < 0) {
+	if ((n = gms_read_full(fd, buf, INPUT_HEAD)) < 0) {
 		err = gms_fail(cause, GMS_EIO, "cannot read %s: %s", what, strerror(errno));
 		goto fail;
 	}
@@ -79,7 +60,7 @@ spool(int fd, const char *what, int (*looks_like)(const unsigned char *, size_t)
 		    strerror(errno));
 		goto fail;
 	}
-	for (; n > 0; n = read_full(fd, buf, 1 << 16)) {
+	for (; n > 0; n = gms_read_full(fd, buf, 1 << 16)) {
 		if ((kept += (unsigned long long)n) > INPUT_SPOOL_MAX) {
 			err = gms_fail(cause, GMS_ETRACE, "%s gave more than %llu GiB through a pipe: "
 			    "give gpumemsim the file itself", what, INPUT_SPOOL_MAX >> 30);
