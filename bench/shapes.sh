@@ -2,13 +2,15 @@
 # bench/shapes.sh - the commands on the shapes users have (issue 34): each
 # bundled real trace (ResNet-50 training, its prefetching two-stream run,
 # GPT-2 with variable lengths, a KV-cache server) tiled to EVENTS events
-# (default 1M) as JSON Lines, each copy's ids and times after the last;
+# (default 1M) as JSON Lines, each copy's ids and times after the last and
+# what the recording leaves allocated freed at each copy's end;
 # `run`, `plan` and `tune` timed on each (GNU time: wall seconds, max RSS);
 # then an RMM log (t/data/rmm/random-1.csv: two threads, several streams)
 # tiled the same way, each copy's pointers 2^40 higher and what it leaves
 # allocated freed at its end, through run, plan,
 # tune and compare (RMM's resources: its own default set).
 #   bench/shapes.sh [EVENTS]
+# SHAPES_KEEP=DIR keeps each tiled trace there (DIR/NAME.jsonl).
 # The issue's targets on the tiled ResNet-50 at 1M events, 2 cores: plan
 # <= 1.5 s, tune <= 1 s.
 set -eu
@@ -25,12 +27,15 @@ for t in resnet50-train-b32.json resnet50-train-b32-prefetch.json \
 	awk -v want="$events" -v name="$name" '
 		NR == 1 { next }
 		{ line[++n] = $0
-		  if (match($0, /"id":[0-9]+/)) { v = substr($0, RSTART + 5, RLENGTH - 5) + 0; if (v > maxid) maxid = v }
+		  if (match($0, /"id":[0-9]+/)) { v = substr($0, RSTART + 5, RLENGTH - 5) + 0; if (v > maxid) maxid = v
+			# what the recording leaves allocated, freed at the end of
+			# each copy (live memory bounded, as in a long job)
+			if ($0 ~ /"op":"alloc"/) left[v] = 1; else if ($0 ~ /"op":"free"/) delete left[v] }
 		  if (match($0, /"t_us":[0-9]+/)) { v = substr($0, RSTART + 7, RLENGTH - 7) + 0
 			if (v > maxt) maxt = v; if (mint == "" || v < mint) mint = v } }
 		END {
 			printf "{\"format\":\"gpumemsim-trace\",\"version\":1,\"name\":\"%s-tiled\"}\n", name
-			for (k = 0; out < want; k++)
+			for (k = 0; out < want; k++) {
 				for (i = 1; i <= n && out < want; i++) {
 					s = line[i]
 					if (match(s, /"id":[0-9]+/))
@@ -39,7 +44,14 @@ for t in resnet50-train-b32.json resnet50-train-b32-prefetch.json \
 						s = substr(s, 1, RSTART + 6) sprintf("%.0f", substr(s, RSTART + 7, RLENGTH - 7) + k * (maxt - mint + 1000)) substr(s, RSTART + RLENGTH)
 					print s; out++
 				}
+				for (v in left)
+					if (out < want) {
+						printf "{\"op\":\"free\",\"id\":%d,\"t_us\":%.0f}\n", v + k * (maxid + 1), maxt + 500 + k * (maxt - mint + 1000)
+						out++
+					}
+			}
 		}' "$tmp/one.jsonl" >"$tmp/t.jsonl"
+	[ -n "${SHAPES_KEEP:-}" ] && cp "$tmp/t.jsonl" "$SHAPES_KEEP/$name.jsonl"
 	for cmd in run plan tune; do
 		/usr/bin/env time -f "%e %M" -o "$tmp/time" ./gpumemsim $cmd "$tmp/t.jsonl" \
 		    >"$tmp/out" 2>&1 || { sed 's/^/# /' "$tmp/out" | head -n 3; }
