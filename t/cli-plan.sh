@@ -10,7 +10,7 @@ RESNET=$TRACES/resnet50-train-b32.json
 GPT2=$TRACES/gpt2-train-varlen-bf16.jsonl.gz
 
 gms plan --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim plan [options] <trace>" "plan --help"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim plan [options] <trace> | --ranks <trace|dir>..." "plan --help"
 
 # min_capacity of a one-policy plan, from the JSON in $TMP/out.
 min_capacity() {

@@ -12,14 +12,14 @@ is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim <command> [options] <trace>
 grep -q "^  run " "$TMP/out"; ok $? "--help lists the run command"
 
 gms run --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace>" "run --help: usage, exit 0"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace> | --ranks <trace|dir>..." "run --help: usage, exit 0"
 for opt in --policy --capacity --placement --format --fail-on-oom --unknown-frees --check; do
 	grep -q -- "$opt" "$TMP/out"; ok $? "run --help documents $opt"
 done
 grep -q "^  caching " "$TMP/out"; ok $? "run --help lists the caching policy"
 
 gms ru --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace>" "a unique prefix names the command"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim run [options] <trace> | --ranks <trace|dir>..." "a unique prefix names the command"
 gms r --help
 is "$rc $(head -n 1 "$TMP/err")" "2 gpumemsim: error: ambiguous command 'r', could be: run report replay" "an ambiguous one is an error"
 

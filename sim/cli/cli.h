@@ -51,7 +51,7 @@ enum cli_opt {
 	OPT_TOUCH, OPT_NO_CACHE_BASELINE, OPT_CUDA_DEVICE, OPT_FAIL_ON_MISMATCH,
 	OPT_JOB, OPT_SCENARIO, OPT_OFFSETS, OPT_SEED, OPT_RECOMMEND, OPT_PLOT, OPT_SCHEDULE,
 	OPT_BY_SITE, OPT_TOP, OPT_PLACEMENTS, OPT_DEVICE_LOG, OPT_VALUE,
-	OPT_BY_STACK, OPT_DEPTH, OPT_FRAMES, OPT_FOLDED, OPT_FLAME,
+	OPT_BY_STACK, OPT_DEPTH, OPT_FRAMES, OPT_FOLDED, OPT_FLAME, OPT_RANKS,
 	OPT_HELP,
 	OPT__N
 };
@@ -163,6 +163,9 @@ const struct cli_use *cli_use_of(const struct cli_command *c, enum cli_opt id);
  * when the command should run, or the exit status to return now (--help
  * printed: 0; a usage error said: 2; a bad value said: 3).
  */
+/* --ranks: at most this many traces (or directories) given */
+#define RANKS_MAX_ARGS 4096
+
 int cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a);
 void cli_args_free(struct cli_args *a);
 

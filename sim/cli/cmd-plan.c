@@ -13,12 +13,46 @@
 #include <string.h>
 
 #include "analysis/plan.h"
+#include "analysis/ranks.h"
 #include "analysis/scale-plan.h"
 #include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "traces/tracemem.h"
 #include "sim/gms.h"
 #include "sim/gpus.h"
+
+/* --ranks: every rank's plan and the job's. */
+static int
+plan_ranks(struct cli_args *a, const struct plan_report *tmpl, const struct trace_opts *topts,
+    int threads)
+{
+	struct rank_set set;
+	struct ranks_plan rp = { 0 };
+	char *cause = NULL, *text;
+	int err;
+
+	if (a->given[OPT_AT] || a->given[OPT_VALUE])
+		return cli_usage_error(a->cmd, "--ranks plans recorded ranks: it does not go "
+		    "with --at or --value");
+	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0 ||
+	    (err = ranks_plan_run(&set, tmpl, topts, threads, &rp, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		ranks_plan_free(&rp);
+		ranks_free(&set);
+		return gms_exit_code(err);
+	}
+	if (a->v[OPT_FORMAT].choice == 1) {
+		cli_print_json(a, ranks_plan_json(&rp));
+	} else {
+		text = ranks_plan_text(&rp);
+		fputs(text, a->report);
+		free(text);
+	}
+	ranks_plan_free(&rp);
+	ranks_free(&set);
+	return EXIT_DONE;
+}
 
 int
 cmd_plan(struct cli_args *a)
@@ -77,6 +111,10 @@ cmd_plan(struct cli_args *a)
 	for (i = 0; i < pols.n; i++)
 		rep.pols[i] = (struct plan_policy){ .label = pols.ents[i].label,
 		    .ops = pols.ents[i].ops, .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts };
+	if (a->given[OPT_RANKS]) {
+		rc = plan_ranks(a, &rep, &topts, threads);
+		goto out;
+	}
 	if ((rc = cli_load_trace(a, &topts, 0, &sc, &m)) != 0)
 		goto out;
 	if (m == NULL) {	/* recordings at values, no --value: each GPU's largest */

@@ -12,6 +12,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/placements.h"
+#include "analysis/ranks.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
 #include "analysis/watch.h"
@@ -60,6 +61,47 @@ moments_reached(const struct attrib *at, const struct sim_result *res, char **ca
 		    (unsigned long long)(res->events ? res->events - 1 : 0));
 	}
 	return 0;
+}
+
+/* --ranks: every rank's run and the job's answer. */
+static int
+run_ranks(struct cli_args *a, const struct run_spec *spec, const struct cli_policies *pols,
+    int threads)
+{
+	static const int one_trace[] = { OPT_BY_SITE, OPT_BY_STACK, OPT_FOLDED, OPT_AT,
+	    OPT_TIMELINE, OPT_PLACEMENTS, OPT_CHECK };
+	struct rank_set set;
+	struct ranks_job job;
+	char *cause = NULL, *text, *label;
+	size_t i, top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	int err, rc;
+
+	for (i = 0; i < ARRAY_SIZE(one_trace); i++)
+		if (a->given[one_trace[i]])
+			return cli_usage_error(a->cmd, "--%s looks at one trace: with --ranks, "
+			    "give it one rank's file without --ranks", cli_optdefs[one_trace[i]].name);
+	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0 ||
+	    (err = ranks_run(&set, spec, threads, &job, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		if (set.f != NULL)
+			ranks_job_free(&job);
+		ranks_free(&set);
+		return gms_exit_code(err);
+	}
+	label = policy_label(pols->ents[0].ops->name, pols->ents[0].opts, pols->ents[0].nopts);
+	if (a->v[OPT_FORMAT].choice == 1) {
+		cli_print_json(a, ranks_json(&job, label, top));
+	} else {
+		text = ranks_text(&job, label, top);
+		fputs(text, a->report);
+		free(text);
+	}
+	rc = a->given[OPT_FAIL_ON_OOM] && job.ooms > 0 ? EXIT_CHECK : EXIT_DONE;
+	free(label);
+	ranks_job_free(&job);
+	ranks_free(&set);
+	return rc;
 }
 
 int
@@ -111,6 +153,11 @@ cmd_run(struct cli_args *a)
 	spec.nopts = nopts = pols.ents[0].nopts;
 	spec.check_every = a->given[OPT_CHECK] > 0;
 	spec.policy_as_recorded = pols.defaulted;
+	if (a->given[OPT_RANKS]) {
+		rc = run_ranks(a, &spec, &pols, threads);
+		cli_policies_free(&pols);
+		return rc;
+	}
 	run_watch(&w, (timeline_path ? WATCH_TIMELINE : 0) | (by_site ? WATCH_PEAK : 0),
 	    (size_t)a->v[OPT_POINTS].n, &spec);
 	attrib_init(&at);

@@ -287,6 +287,9 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 			return cli_usage_error(c, "--value: give one (scale draws the curve over "
 			    "several)");
 	}
+	/* the ranks of one job stand for a command's one trace */
+	if (a->given[OPT_RANKS] && a->argc >= 1 && a->argc <= RANKS_MAX_ARGS)
+		goto counted;
 	if (a->argc < c->min_args || a->argc > c->max_args) {
 		if (c->max_args == 0)
 			return cli_usage_error(c, "unexpected argument '%s'", a->argv[0]);
@@ -301,6 +304,7 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 			return cli_usage_error(c, "%s needs %d traces at least", c->name, c->min_args);
 		return cli_usage_error(c, "too many arguments");
 	}
+counted:
 	if (a->given[OPT_QUIET])
 		cli_quiet = 1;
 	return -1;

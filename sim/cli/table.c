@@ -73,6 +73,11 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "no warnings on standard error, only errors" },
 	[OPT_JOBS] = { OPT_JOBS, 'j', "jobs", "n", K_COUNT,
 	    "simulations at once (default: the cores)", .max = 1024 },
+	[OPT_RANKS] = { OPT_RANKS, 0, "ranks", NULL, K_FLAG,
+	    "the traces are the ranks of one distributed job, one recording a rank: "
+	    "files, or directories of them (the rank from each file's name, "
+	    "rank3 or _3 before its extension, else their order); each rank on a GPU "
+	    "of its own, and the job's answer: the worst rank" },
 	[OPT_FAIL_ON_OOM] = { OPT_FAIL_ON_OOM, 0, "fail-on-oom", NULL, K_FLAG,
 	    "exit 1 when the run runs out of memory" },
 	[OPT_CHECK] = { OPT_CHECK, 0, "check", NULL, K_FLAG,
@@ -202,6 +207,11 @@ const enum cli_opt *const cli_group_opts[CLI_NGROUPS] = { g_trace, g_target, g_p
 /* --- the commands ------------------------------------------------------ */
 
 static const struct cli_use run_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	  "directories of them; the rank from each file's name, rank3 or _3 before its "
+	  "extension, else their order): each rank's run, then the job's: the worst rank "
+	  "and the spread, who runs out first under a capacity, and what the worst rank "
+	  "holds that the least does not, by call stack", NULL },
 	{ OPT_PLACEMENT, NULL, NULL },
 	{ OPT_PLACEMENTS, NULL, NULL },
 	{ OPT_JOBS, "placements replayed at once (default: the cores)", NULL },
@@ -265,6 +275,10 @@ static const struct cli_use check_opts[] = {
 };
 
 static const struct cli_use plan_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job, each on a GPU of its "
+	  "own (files, or directories of them; the rank from each file's name, else their "
+	  "order): every rank's plan, then the job's: the capacity every rank needs and "
+	  "which GPUs fit them all", NULL },
 	{ OPT_AT, SCALED_AT, NULL },
 	{ OPT_VALUE, SCALED_VALUE("plan") "; without it, the largest value that fits each GPU",
 	  NULL },
@@ -373,7 +387,7 @@ static const struct cli_use replay_opts[] = {
 };
 
 const struct cli_command cli_commands[] = {
-	{ "run", "<trace>", "replay a trace through one allocator policy and report",
+	{ "run", "<trace> | --ranks <trace|dir>...", "replay a trace through one allocator policy and report",
 	  "Replay a trace through one allocator policy and report peak reservation, "
 	  "fragmentation, device calls and, under a capacity, the event where memory runs "
 	  "out: what was live, allocated and reserved there, and the largest free block.\n\n"
@@ -393,7 +407,9 @@ const struct cli_command cli_commands[] = {
 	  "alloc_conf=expandable_segments:True' --format=json\n"
 	  "gpumemsim run snapshot.pickle --gpu=A10 --timeline=run.csv --points=2000\n"
 	  "# what holds the memory at the peak, and at the OOM on a 24 GiB card:\n"
-	  "gpumemsim run traces/gpt2-train-varlen-bf16.jsonl.gz --by-site --capacity=24GiB\n",
+	  "gpumemsim run traces/gpt2-train-varlen-bf16.jsonl.gz --by-site --capacity=24GiB\n"
+	  "# a distributed job, one snapshot a rank: which rank runs out first on a 40 GiB card\n"
+	  "gpumemsim run --ranks snapshots/ --gpu=A100-40GB\n",
 	  "== OUTPUT\n"
 	  "The text report gives the peaks (reserved, allocated, requested, live), "
 	  "fragmentation (1 - peak allocated / peak reserved), overhead (peak reserved "
@@ -408,6 +424,18 @@ const struct cli_command cli_commands[] = {
 	  "after which PyTorch tries the next plan, whose workspace the recording does not "
 	  "hold (taken as none). The text counts them under \"caught OOMs\"; the JSON "
 	  "gains caught_ooms and first_caught_oom after alloc_retries when there are some.\n\n"
+	  "With --ranks the traces are the ranks of one job, each run on a GPU of its own: "
+	  "a line a rank (peak reserved, peak allocated, device calls, fits or the OOM's "
+	  "event), then JOB: the worst rank and the spread between the most and the least "
+	  "reserved, or under a capacity how many ranks run out and the first (the ranks of "
+	  "a job advance together, so the first is the one that ran out earliest in the "
+	  "share of its own events); for recordings, how many ranks reproduced their "
+	  "recording exactly; then what the worst rank holds that the least does not, by "
+	  "call stack, as compare BEFORE AFTER says it. --fail-on-oom exits 1 when any rank "
+	  "runs out. The JSON is {schema, policy, capacity, ranks_from, ranks: [run's "
+	  "object with rank and path], job: {ranks, worst_rank, peak_reserved, least_rank, "
+	  "spread, ooms, first_oom, observed, reproduced, worst_against_least}} "
+	  "(doc/JSON.md).\n\n"
 	  "With --placements=N the run is the model's placement's, and a PLACEMENTS "
 	  "paragraph gives the range of peak reserved over the N placements and, under a "
 	  "capacity, how many ran out of memory and at which events; the JSON gains "
@@ -501,7 +529,7 @@ const struct cli_command cli_commands[] = {
 	  "\"stacks_since_baseline\" in JSON (compare's rows).\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  check_opts, 1, 64, 0, cmd_check },
-	{ "plan", "<trace>", "the smallest capacity each policy needs, and which GPUs fit",
+	{ "plan", "<trace> | --ranks <trace|dir>...", "the smallest capacity each policy needs, and which GPUs fit",
 	  "For each policy, the smallest capacity at which the trace runs without running "
 	  "out of memory, to 2 MiB (found by bisection, checked, and probed above: a "
 	  "caching allocator can fail with more memory where it fits with less), and a "
@@ -510,7 +538,9 @@ const struct cli_command cli_commands[] = {
 	  "TRACE for each, as scale takes them): the largest value that fits each GPU, every "
 	  "candidate built and replayed, or with --value the plan of the job built there.",
 	  "gpumemsim plan traces/resnet50-train-b32.json --gpus=T4,A10,A100-40GB\n"
-	  "gpumemsim plan --at 8 b8.pickle --at 16 b16.pickle --gpus=T4,L4,A100-80GB\n",
+	  "gpumemsim plan --at 8 b8.pickle --at 16 b16.pickle --gpus=T4,L4,A100-80GB\n"
+	  "# the ranks of a distributed job: the card every rank fits on\n"
+	  "gpumemsim plan --ranks snapshots/ --gpus=L4,A100-40GB,H100-80GB\n",
 	  "== OUTPUT\n"
 	  "The smallest capacity is checked: it fits and 2 MiB less does not. A caching "
 	  "allocator can fail with more memory where it fits with less (its retries free "
@@ -518,6 +548,14 @@ const struct cli_command cli_commands[] = {
 	  "fails_above_min. Each GPU's memory is what the driver reports "
 	  "(cudaMemGetInfo's total), less --context-overhead; gpumemsim(1) lists the "
 	  "models.\n\n"
+	  "With --ranks, every rank's plan and the job's: for each policy the capacity every "
+	  "rank needs (the neediest rank's smallest, and which rank that is), each rank's "
+	  "smallest, and a GPU table whose cells say \"all fit\" with the least headroom of "
+	  "any rank, or the rank that runs out first (by the share of its events: the ranks "
+	  "of a job advance together) and its event. JSON: {schema, ranks_from, ranks: "
+	  "[plan's object with rank and path], job: {policies: [{policy, min_capacity, "
+	  "rank}], gpus: [{gpu, memory, policies: [{policy, fits, headroom | "
+	  "first_oom_rank, oom_event}]}]}}.\n\n"
 	  "With --placements=N each policy also gets the smallest capacity that fits under "
 	  "every one of N placements (JSON: min_capacity_every_placement and "
 	  "every_placement_verified): the largest of the placements' own minimums, "

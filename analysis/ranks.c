@@ -1,0 +1,423 @@
+/*
+ * ranks.c - the ranks of one distributed job (ranks.h): the files and their
+ * ranks, each rank's run on a GPU of its own, and the job's answer.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "analysis/ranks.h"
+#include "analysis/report.h"
+#include "sim/gms.h"
+#include "traces/trace.h"
+
+/* What a directory's trace files are named: snapshots, native traces,
+   profiles, RMM logs, each perhaps compressed. */
+static int
+trace_like(const char *name)
+{
+	static const char *const ext[] = { ".pickle", ".pkl", ".json", ".jsonl", ".csv", ".pb" };
+	char buf[4096];
+	size_t n = strlen(name), i;
+
+	if (name[0] == '.' || n >= sizeof(buf))
+		return 0;
+	memcpy(buf, name, n + 1);
+	if (n > 3 && strcmp(buf + n - 3, ".gz") == 0)
+		buf[n - 3] = '\0';
+	for (i = 0; i < ARRAY_SIZE(ext); i++)
+		if (trace_ends_with(buf, ext[i]))
+			return 1;
+	return 0;
+}
+
+/* The rank a file's name says (rank3, rank_3, rank-3; else snap_3.pickle), or -1. */
+static int
+rank_of_name(const char *path)
+{
+	const char *base = strrchr(path, '/'), *p, *q, *dot;
+	long r = -1;
+
+	base = base ? base + 1 : path;
+	for (p = base; (p = strcasestr(p, "rank")) != NULL; p += 4) {
+		q = p + 4;
+		if (*q == '_' || *q == '-')
+			q++;
+		if (isdigit((unsigned char)*q))
+			r = strtol(q, NULL, 10);
+	}
+	if (r >= 0)
+		return r > 1 << 20 ? -1 : (int)r;
+	/* digits after a separator just before the first extension */
+	if ((dot = strchr(base, '.')) == NULL)
+		dot = base + strlen(base);
+	for (q = dot; q > base && isdigit((unsigned char)q[-1]); q--)
+		;
+	if (q == dot || q == base || (q[-1] != '_' && q[-1] != '-') || dot - q > 7)
+		return -1;
+	return (int)strtol(q, NULL, 10);
+}
+
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+cmp_rank(const void *a, const void *b)
+{
+	const struct rank_file *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static void
+add(struct rank_set *set, size_t *cap, char *path)
+{
+	if (set->n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		set->f = gms_realloc(set->f, *cap * sizeof(*set->f));
+	}
+	set->f[set->n++] = (struct rank_file){ .rank = -1, .path = path };
+}
+
+/* dir's trace files, sorted by name, added to set. */
+static int
+add_dir(struct rank_set *set, size_t *cap, const char *dir, char **cause)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, room = 0, i;
+
+	if (d == NULL)
+		return gms_fail(cause, GMS_EIO, "%s: %s", dir, strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		if (!trace_like(e->d_name))
+			continue;
+		if (n == room) {
+			room = room ? 2 * room : 16;
+			names = gms_realloc(names, room * sizeof(*names));
+		}
+		names[n++] = gms_asprintf("%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+		    e->d_name);
+	}
+	closedir(d);
+	if (n == 0) {
+		free(names);
+		return gms_fail(cause, GMS_ECONFIG, "%s: no traces in this directory (snapshots "
+		    ".pickle, traces .json or .jsonl, RMM logs .csv, profiles .pb)", dir);
+	}
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < n; i++)
+		add(set, cap, names[i]);
+	free(names);
+	return 0;
+}
+
+int
+ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
+{
+	struct stat st;
+	size_t cap = 0, i;
+	int k, err;
+
+	memset(set, 0, sizeof(*set));
+	for (k = 0; k < n; k++) {
+		if (stat(args[k], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if ((err = add_dir(set, &cap, args[k], cause)) < 0) {
+				ranks_free(set);
+				return err;
+			}
+		} else {
+			add(set, &cap, gms_strdup(args[k]));
+		}
+	}
+	set->from_names = 1;
+	for (i = 0; i < set->n; i++)
+		if ((set->f[i].rank = rank_of_name(set->f[i].path)) < 0)
+			set->from_names = 0;
+	for (i = 0; i < set->n; i++)
+		if (!set->from_names)
+			set->f[i].rank = (int)i;
+	qsort(set->f, set->n, sizeof(*set->f), cmp_rank);
+	for (i = 1; i < set->n; i++)
+		if (set->f[i].rank == set->f[i - 1].rank) {
+			err = gms_fail(cause, GMS_ECONFIG, "rank %d is named twice: %s and %s",
+			    set->f[i].rank, set->f[i - 1].path, set->f[i].path);
+			ranks_free(set);
+			return err;
+		}
+	return 0;
+}
+
+void
+ranks_free(struct rank_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		free(set->f[i].path);
+	free(set->f);
+	memset(set, 0, sizeof(*set));
+}
+
+/* How far through its own recording a rank ran out: ranks of one job advance
+   together, so the share of each one's events is their common clock. */
+static double
+oom_progress(const struct batch_job *j)
+{
+	return j->out.res.events ? (double)j->out.res.oom.event / (double)j->out.res.events : 0;
+}
+
+/* Whether rank i fares worse than rank j: running out before fitting, sooner
+   before later, and among those that fit, the larger peak. */
+static int
+worse(const struct ranks_job *job, size_t i, size_t j)
+{
+	const struct sim_result *a = &job->jobs[i].out.res, *b = &job->jobs[j].out.res;
+
+	if (a->oomed != b->oomed)
+		return a->oomed;
+	if (a->oomed)
+		return oom_progress(&job->jobs[i]) < oom_progress(&job->jobs[j]);
+	return a->peak_reserved > b->peak_reserved;
+}
+
+static struct report_run
+rank_report(const struct ranks_job *job, size_t i)
+{
+	const struct batch_job *j = &job->jobs[i];
+
+	return (struct report_run){
+		.trace = j->out.hdr ? j->out.hdr->name : j->spec.path,
+		.path = j->spec.path,
+		.policy = j->out.policy ? j->out.policy->name : j->spec.policy->name,
+		.opts = j->out.opts ? j->out.opts : j->spec.opts,
+		.nopts = j->out.opts ? j->out.nopts : j->spec.nopts,
+		.recorded_conf = j->out.recorded_conf,
+		.as_recorded = j->out.as_recorded,
+		.placement = run_placement_name(j->spec.placement),
+		.capacity = j->spec.capacity,
+		.hdr = j->out.hdr,
+		.res = &j->out.res,
+	};
+}
+
+int
+ranks_run(const struct rank_set *set, const struct run_spec *template, int threads,
+    struct ranks_job *job, char **cause)
+{
+	struct report_observed_key keys[REPORT_OBSERVED_KEYS];
+	struct run_spec specs[2];
+	struct report_run rep;
+	size_t i;
+	int all, err;
+
+	memset(job, 0, sizeof(*job));
+	job->set = set;
+	job->capacity = template->capacity;
+	job->jobs = gms_calloc(set->n, sizeof(*job->jobs));
+	for (i = 0; i < set->n; i++) {
+		job->jobs[i].spec = *template;
+		job->jobs[i].spec.path = set->f[i].path;
+		job->jobs[i].spec.mem = NULL;
+	}
+	batch_run(job->jobs, set->n, threads);
+	for (i = 0; i < set->n; i++)
+		if (job->jobs[i].err < 0) {
+			err = gms_fail(cause, job->jobs[i].err, "rank %d: %s", set->f[i].rank,
+			    job->jobs[i].cause);
+			return err;
+		}
+	job->first_oom = set->n;
+	for (i = 0; i < set->n; i++) {
+		const struct sim_result *r = &job->jobs[i].out.res;
+
+		if (worse(job, i, job->worst))
+			job->worst = i;
+		if (worse(job, job->least, i))
+			job->least = i;
+		if (r->oomed)
+			job->ooms++;
+		if (job->capacity == 0) {
+			rep = rank_report(job, i);
+			if (report_observed(&rep, keys, &all) > 0) {
+				job->observed++;
+				job->reproduced += all != 0;
+			}
+		}
+	}
+	if (job->ooms > 0)
+		job->first_oom = job->worst;
+	if (set->n > 1 && job->worst != job->least) {
+		specs[0] = job->jobs[job->least].spec;
+		specs[1] = job->jobs[job->worst].spec;
+		if ((err = trace_diff_run(specs, NULL, 0, &job->diff, cause)) < 0)
+			return err;
+		job->diffed = 1;
+	}
+	return 0;
+}
+
+void
+ranks_job_free(struct ranks_job *job)
+{
+	if (job->jobs != NULL)
+		batch_free(job->jobs, job->set->n);
+	free(job->jobs);
+	if (job->diffed)
+		trace_diff_free(&job->diff);
+	memset(job, 0, sizeof(*job));
+}
+
+static const char *
+sz(uint64_t n, char *buf, size_t len)
+{
+	return gms_fmt_size(n, buf, len);
+}
+
+char *
+ranks_text(const struct ranks_job *job, const char *policy, size_t top)
+{
+	const struct rank_set *set = job->set;
+	char *text = NULL, b1[32], b2[32], b3[32], name[2][32];
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	const struct sim_result *w = &job->jobs[job->worst].out.res;
+	const struct sim_result *l = &job->jobs[job->least].out.res;
+
+	fprintf(f, "%zu ranks (%s), %s, capacity %s a rank\n\n", set->n,
+	    set->from_names ? "ranks from the files' names" : "ranks in the order given",
+	    policy, job->capacity ? sz(job->capacity, b1, sizeof(b1)) : "unlimited");
+	fprintf(f, "  rank  %13s  %14s  %12s  %s\n", "peak reserved", "peak allocated",
+	    "device calls", "result");
+	for (i = 0; i < set->n; i++) {
+		const struct sim_result *r = &job->jobs[i].out.res;
+
+		fprintf(f, "  %4d  %13s  %14s  %12llu  ", set->f[i].rank,
+		    sz(r->peak_reserved, b1, sizeof(b1)), sz(r->peak_allocated, b2, sizeof(b2)),
+		    (unsigned long long)(r->device_allocs + r->device_frees));
+		if (r->oomed)
+			fprintf(f, "OOM at event %llu of %llu", (unsigned long long)r->oom.event,
+			    (unsigned long long)r->events);
+		else
+			fprintf(f, "fits");
+		fprintf(f, "  %s\n", set->f[i].path);
+	}
+	if (job->ooms > 0) {
+		fprintf(f, "\nJOB: %zu of %zu ranks run%s out of memory; the first is rank %d, at "
+		    "event %llu of %llu, %.0f%% through its recording (the ranks of a job "
+		    "advance together: the share of each one's events is their clock)\n",
+		    job->ooms, set->n, job->ooms == 1 ? "s" : "", set->f[job->worst].rank,
+		    (unsigned long long)w->oom.event, (unsigned long long)w->events,
+		    100.0 * oom_progress(&job->jobs[job->worst]));
+	} else {
+		fprintf(f, "\nJOB: the worst rank is %d, %s reserved at its peak",
+		    set->f[job->worst].rank, sz(w->peak_reserved, b1, sizeof(b1)));
+		if (set->n > 1)
+			fprintf(f, "; the least, rank %d, %s: a spread of %s (%.1f%% of the worst)",
+			    set->f[job->least].rank, sz(l->peak_reserved, b2, sizeof(b2)),
+			    sz(w->peak_reserved - l->peak_reserved, b3, sizeof(b3)),
+			    w->peak_reserved ? 100.0 * (double)(w->peak_reserved -
+			    l->peak_reserved) / (double)w->peak_reserved : 0.0);
+		fprintf(f, "\n");
+		if (job->capacity != 0)
+			fprintf(f, "every rank fits in %s\n", sz(job->capacity, b1, sizeof(b1)));
+		else
+			fprintf(f, "each rank's GPU needs %s for its allocator (rank %d's peak) and "
+			    "its CUDA context: `plan` on rank %d's file gives the capacity to 2 MiB\n",
+			    sz(w->peak_reserved, b1, sizeof(b1)), set->f[job->worst].rank,
+			    set->f[job->worst].rank);
+	}
+	if (job->observed > 0)
+		fprintf(f, "observed: %zu of %zu ranks reproduced exactly\n", job->reproduced,
+		    job->observed);
+	if (job->diffed) {
+		char *d;
+		const char *names[2];
+
+		snprintf(name[0], sizeof(name[0]), "rank %d", set->f[job->least].rank);
+		snprintf(name[1], sizeof(name[1]), "rank %d", set->f[job->worst].rank);
+		names[0] = name[0];
+		names[1] = name[1];
+		d = trace_diff_text(&job->diff, names, top);
+		fprintf(f, "\nWhat rank %d holds that rank %d does not, by call stack:\n%s",
+		    set->f[job->worst].rank, set->f[job->least].rank, d);
+		free(d);
+	}
+	fclose(f);
+	return text;
+}
+
+cJSON *
+ranks_json(const struct ranks_job *job, const char *policy, size_t top)
+{
+	const struct rank_set *set = job->set;
+	cJSON *o = cJSON_CreateObject(), *arr, *j, *r;
+	char name[2][32];
+	struct report_run rep;
+	size_t i;
+
+	cJSON_AddNumberToObject(o, "schema", 1);
+	cJSON_AddStringToObject(o, "policy", policy);
+	if (job->capacity)
+		cJSON_AddNumberToObject(o, "capacity", (double)job->capacity);
+	else
+		cJSON_AddNullToObject(o, "capacity");
+	cJSON_AddStringToObject(o, "ranks_from", set->from_names ? "names" : "order");
+	arr = cJSON_AddArrayToObject(o, "ranks");
+	for (i = 0; i < set->n; i++) {
+		rep = rank_report(job, i);
+		r = report_run_json(&rep);
+		cJSON_DeleteItemFromObjectCaseSensitive(r, "schema");
+		cJSON_AddItemToObject(r, "rank", cJSON_CreateNumber(set->f[i].rank));
+		cJSON_AddItemToObject(r, "path", cJSON_CreateString(set->f[i].path));
+		cJSON_AddItemToArray(arr, r);
+	}
+	j = cJSON_AddObjectToObject(o, "job");
+	cJSON_AddNumberToObject(j, "ranks", (double)set->n);
+	cJSON_AddNumberToObject(j, "worst_rank", set->f[job->worst].rank);
+	cJSON_AddNumberToObject(j, "peak_reserved",
+	    (double)job->jobs[job->worst].out.res.peak_reserved);
+	cJSON_AddNumberToObject(j, "least_rank", set->f[job->least].rank);
+	cJSON_AddNumberToObject(j, "spread", (double)(job->jobs[job->worst].out.res.peak_reserved -
+	    job->jobs[job->least].out.res.peak_reserved));
+	cJSON_AddNumberToObject(j, "ooms", (double)job->ooms);
+	if (job->first_oom < set->n) {
+		cJSON *f = cJSON_AddObjectToObject(j, "first_oom");
+
+		cJSON_AddNumberToObject(f, "rank", set->f[job->first_oom].rank);
+		cJSON_AddNumberToObject(f, "event",
+		    (double)job->jobs[job->first_oom].out.res.oom.event);
+		cJSON_AddNumberToObject(f, "events",
+		    (double)job->jobs[job->first_oom].out.res.events);
+	} else {
+		cJSON_AddNullToObject(j, "first_oom");
+	}
+	if (job->observed > 0) {
+		cJSON_AddNumberToObject(j, "observed", (double)job->observed);
+		cJSON_AddNumberToObject(j, "reproduced", (double)job->reproduced);
+	}
+	if (job->diffed) {
+		const char *names[2];
+
+		snprintf(name[0], sizeof(name[0]), "rank %d", set->f[job->least].rank);
+		snprintf(name[1], sizeof(name[1]), "rank %d", set->f[job->worst].rank);
+		names[0] = name[0];
+		names[1] = name[1];
+		cJSON_AddItemToObject(j, "worst_against_least", trace_diff_json(&job->diff,
+		    names, top));
+	} else {
+		cJSON_AddNullToObject(j, "worst_against_least");
+	}
+	return o;
+}

@@ -1,0 +1,94 @@
+/*
+ * ranks.h - the ranks of one distributed job (DDP, FSDP, pipeline or tensor
+ * parallelism: one recording a rank): which files they are and which rank
+ * each is, every rank's run on a GPU of its own, and the job's answer: the
+ * worst rank and the spread, who runs out first under a capacity, what the
+ * worst rank holds that the least does not (tracediff.h).
+ */
+#ifndef ANALYSIS_RANKS_H
+#define ANALYSIS_RANKS_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "analysis/tracediff.h"
+#include "sim/batch.h"
+
+struct rank_file {
+	int rank;
+	char *path;
+};
+
+struct rank_set {
+	struct rank_file *f;	/* by rank */
+	size_t n;
+	int from_names;		/* the ranks came from the files' names (else their order) */
+};
+
+/*
+ * The files args name (each a trace, or a directory whose traces are taken),
+ * each given its rank: the digits after "rank" in its name (rank3, rank_3,
+ * rank-3) or just before its extension (snap_3.pickle), when every file has
+ * one; else their order, directories' files sorted by name.  0, or a GMS_E*
+ * code with *cause (no file, a rank named twice, an unreadable directory).
+ */
+int ranks_collect(char *const *args, int n, struct rank_set *set, char **cause);
+void ranks_free(struct rank_set *set);
+
+/* The job: every rank's run (jobs[i] is set->f[i]'s) and what they say together. */
+struct ranks_job {
+	const struct rank_set *set;
+	struct batch_job *jobs;
+	uint64_t capacity;		/* 0: unlimited */
+	size_t worst, least;		/* indexes: the rank that ran out first (the
+					   share of its events: ranks advance together),
+					   else the largest peak reserved; the least so */
+	size_t first_oom;		/* worst, when it ran out; n: none did */
+	size_t ooms;			/* ranks that ran out */
+	size_t observed, reproduced;	/* ranks whose recording's numbers were compared,
+					   and reproduced exactly (uncapped runs) */
+	struct trace_diff diff;		/* least (before) against worst (after) */
+	int diffed;
+};
+
+/*
+ * Run template's policy on every rank (template's path and mem ignored),
+ * threads at once, then the worst against the least by call stack.  0, or
+ * a GMS_E* code with *cause naming the rank's file.
+ */
+int ranks_run(const struct rank_set *set, const struct run_spec *template, int threads,
+    struct ranks_job *job, char **cause);
+void ranks_job_free(struct ranks_job *job);
+
+/* Each rank's line, then the job's paragraph (and the stacks' table, top rows). */
+char *ranks_text(const struct ranks_job *job, const char *policy, size_t top);
+/* {"schema", "ranks": [{rank, path, ...run's keys}], "job": {...}}. */
+cJSON *ranks_json(const struct ranks_job *job, const char *policy, size_t top);
+
+/*
+ * plan --ranks: every rank's plan (plan.h) on GPUs of its own, and the job's:
+ * for each policy the capacity every rank needs (the worst rank's minimum),
+ * and on each GPU whether every rank fits, with the least headroom, or which
+ * rank runs out first (the share of its events, as ranks_run says it).
+ */
+struct plan_report;
+struct trace_opts;
+struct ranks_plan {
+	const struct rank_set *set;
+	struct plan_report *reps;	/* a rank's each */
+	struct trace_mem **mems;
+};
+
+/*
+ * Plan every rank of set as tmpl says (its policies, GPUs, overhead,
+ * placements; each rank gets copies), one after another, each on threads.
+ * 0, or a GMS_E* code with *cause naming the rank's file.
+ */
+int ranks_plan_run(const struct rank_set *set, const struct plan_report *tmpl,
+    const struct trace_opts *topts, int threads, struct ranks_plan *rp, char **cause);
+void ranks_plan_free(struct ranks_plan *rp);
+char *ranks_plan_text(const struct ranks_plan *rp);
+cJSON *ranks_plan_json(const struct ranks_plan *rp);
+
+#endif /* ANALYSIS_RANKS_H */

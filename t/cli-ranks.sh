@@ -1,0 +1,149 @@
+#!/bin/sh
+# t/cli-ranks.sh - the ranks of one distributed job (issue 35): per-rank
+# recordings given as files or a directory, each rank's run, and the job's
+# answer (the worst rank, the spread, who runs out first, what the worst
+# holds that the least does not). Hand-worked ranks under the ideal policy
+# (reserved = live, so every number is the live bytes), and a real
+# pipeline-parallel job recorded on the H200 (t/data/ranks, from
+# t/data/gen/record_ranks.py), each rank against its own memory_stats().
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+HAND=$TOP_SRCDIR/t/data/ranks/hand
+PP=$TOP_SRCDIR/t/data/ranks
+MiB=1048576
+
+# rank_vals KEY: KEY of each rank's run, in rank order (the "ranks" array's
+# objects are the only ones three tabs deep holding run keys).
+rank_vals() {
+	sed -n "s/^$TAB$TAB$TAB\"$1\":$TAB\\([^,]*\\),\\{0,1\\}\$/\\1/p" "$TMP/out" | tr '\n' ' ' |
+	    sed 's/ $//'
+}
+
+# facts RANK KEY: the recording's memory_stats() value.
+facts() {
+	sed -n "s/^  \"$2\": \\([0-9]*\\),\\{0,1\\}\$/\\1/p" "$PP/facts/pp-rank$1.facts.json"
+}
+
+# Hand-worked: rank 0 peaks at 300 MiB live, rank 1 at 600 MiB, rank 2 at
+# 550 MiB; ideal reserves exactly what is live.
+gms run --ranks "$HAND" --policy=ideal --format=json
+is "$rc $(rank_vals rank) / $(rank_vals peak_reserved)" \
+    "0 0 1 2 / $((300 * MiB)) $((600 * MiB)) $((550 * MiB))" \
+    "a directory: every rank's run, by the rank in its file's name"
+is "$(json_in job worst_rank) $(json_in job peak_reserved) $(json_in job least_rank) $(json_in job spread)" \
+    "1 $((600 * MiB)) 0 $((300 * MiB))" \
+    "the job: the worst rank is 1 (600 MiB), the least 0: a spread of 300 MiB"
+is "$(json_in job ooms) $(json_in job first_oom)" "0 null" "uncapped, nobody runs out"
+gms run --ranks "$HAND" --policy=ideal
+is "$(grep '^JOB' "$TMP/out")" \
+    "JOB: the worst rank is 1, 600.00 MiB reserved at its peak; the least, rank 0, 300.00 MiB: a spread of 300.00 MiB (50.0% of the worst)" \
+    "text: the job's paragraph"
+grep -q '^What rank 1 holds that rank 0 does not, by call stack:$' "$TMP/out"
+ok $? "text: the worst rank against the least, by stack"
+
+# Under 500 MiB a rank: rank 2 asks for 550 MiB at its first event (0 of 2),
+# rank 1 for its second 300 MiB at event 5 of 8; rank 0 fits. Rank 2 runs
+# out first by the ranks' common clock though rank 1 peaks higher.
+gms run --ranks "$HAND" --policy=ideal --capacity=500MiB --format=json
+is "$rc $(sed -n "s/^$TAB$TAB$TAB\"oom\":$TAB\(.\).*/\1/p" "$TMP/out" | tr '\n' ' ')" \
+    "0 n { { " "500 MiB: ranks 1 and 2 run out (oom null for rank 0, an object for 1 and 2)"
+is "$(json_in job ooms) $(json_in job worst_rank) $(json_in job least_rank)" "2 2 0" \
+    "the worst is the first to run out, rank 2; the least, rank 0"
+is "$(json_deep job first_oom rank) $(json_deep job first_oom event) $(json_deep job first_oom events)" \
+    "2 0 2" "first_oom: rank 2 at event 0 of 2"
+gms run --ranks "$HAND" --policy=ideal --capacity=500MiB --fail-on-oom
+is "$rc $(grep '^JOB' "$TMP/out" | cut -c1-85)" \
+    "1 JOB: 2 of 3 ranks run out of memory; the first is rank 2, at event 0 of 2, 0% through" \
+    "--fail-on-oom: exit 1 when any rank runs out, and the text says who first"
+gms run --ranks "$HAND" --policy=ideal --capacity=600MiB --fail-on-oom
+is "$rc $(grep -c "  fits  $HAND/" "$TMP/out") $(grep -c '^every rank fits in 600.00 MiB$' "$TMP/out")" \
+    "0 3 1" "600 MiB: every rank fits (exit 0)"
+
+gms run --ranks "$HAND" --policy=ideal --capacity=575MiB --fail-on-oom --format=json
+is "$rc $(json_in job ooms) $(json_in job worst_rank) $(json_in job least_rank)" "1 1 1 0" \
+    "575 MiB: rank 1 alone runs out (600 MiB), rank 2 fits (550): exit 1 for one rank"
+
+# Files named in any order, with the rank elsewhere in the name; without a
+# rank in every name, the order given.
+cp "$HAND/job-rank0.json" "$TMP/snap_2.json"
+cp "$HAND/job-rank1.json" "$TMP/snap_0.json"
+gms run --ranks "$TMP/snap_2.json" "$TMP/snap_0.json" --policy=ideal --format=json
+is "$rc $(rank_vals rank) / $(rank_vals peak_reserved) $(json_top ranks_from)" \
+    "0 0 2 / $((600 * MiB)) $((300 * MiB)) \"names\"" "snap_N: the rank before the extension"
+cp "$HAND/job-rank2.json" "$TMP/other.json"
+gms run --ranks "$TMP/snap_2.json" "$TMP/other.json" --policy=ideal --format=json
+is "$rc $(rank_vals rank) / $(rank_vals peak_reserved) $(json_top ranks_from)" \
+    "0 0 1 / $((300 * MiB)) $((550 * MiB)) \"order\"" "a name without a rank: the order given"
+check_fail 3 "gpumemsim: error: rank 0 is named twice: $TMP/snap_0.json and $HAND/job-rank0.json" \
+    run --ranks "$TMP/snap_0.json" "$HAND/job-rank0.json"
+mkdir "$TMP/empty"
+check_fail 3 "gpumemsim: error: $TMP/empty: no traces in this directory (snapshots .pickle, traces .json or .jsonl, RMM logs .csv, profiles .pb)" \
+    run --ranks "$TMP/empty"
+check_fail 2 "gpumemsim: error: --by-site looks at one trace: with --ranks, give it one rank's file without --ranks" \
+    run --ranks "$HAND" --by-site
+check_fail 2 "gpumemsim: error: more than one trace given" run "$HAND/job-rank0.json" "$HAND/job-rank1.json"
+printf '{"format":"gpumemsim-trace","version":1,"events":[{"op":"free","id":7}]}\n' >"$TMP/rank_1.json"
+gms run --ranks "$HAND/job-rank0.json" "$TMP/rank_1.json"
+case "$rc $(head -n 1 "$TMP/err")" in
+"3 gpumemsim: error: rank 1: $TMP/rank_1.json: "*) ok 0 "a bad rank's error names its rank and its file" ;;
+*) ok 1 "a bad rank's error names its rank and its file: $(head -n 1 "$TMP/err")" ;;
+esac
+
+# plan --ranks: the capacity every rank needs is the neediest rank's (rank
+# 1's 600 MiB under ideal); a GPU fits the job when it fits every rank. On
+# 1100 MiB less 512 MiB of context (588 MiB) rank 1 runs out at its event 5
+# while rank 2 (550 MiB) fits; on 1200 MiB (688 MiB) all fit, rank 1 with the
+# least headroom, 88 MiB.
+gms plan --ranks "$HAND" --policies=ideal --gpus=1100MiB,1200MiB --format=json
+job() { sed -n "/^$TAB\"job\":/,\$p" "$TMP/out" | sed -n "s/^$TAB*\"$1\":$TAB\([^,]*\),\{0,1\}\$/\1/p" |
+    tr '\n' ' ' | sed 's/ $//'; }
+is "$rc $(job min_capacity) $(job rank)" "0 $((600 * MiB)) 1" \
+    "plan: the job needs rank 1's 600 MiB a GPU"
+is "$(job fits) / $(job first_oom_rank) $(job oom_event) / $(job headroom)" \
+    "false true / 1 5 / $((88 * MiB))" \
+    "plan: 1100 MiB, rank 1 runs out at event 5; 1200 MiB, all fit with 88 MiB to spare"
+gms plan --ranks "$HAND" --policies=ideal --gpus=1100MiB,1200MiB
+is "$rc $(grep -c '^  1100MiB .*rank 1 OOM @5$' "$TMP/out") $(grep -c '^  1200MiB .*all fit +88.00 MiB$' "$TMP/out")" \
+    "0 1 1" "plan: the GPU table, a cell for the whole job"
+check_fail 2 "gpumemsim: error: --ranks plans recorded ranks: it does not go with --at or --value" \
+    plan --ranks --at 1 "$HAND/job-rank0.json" --at 2 "$HAND/job-rank1.json"
+
+# A real pipeline-parallel job (4 stages of a 12-layer decoder; rank 3 holds
+# the LM head and the loss), each rank recorded in a process of its own on
+# the H200: every rank's run equals its memory_stats().
+gms run --ranks "$PP" --format=json
+want_r="" want_a="" want_d=""
+for r in 0 1 2 3; do
+	want_r="$want_r $(facts $r reserved_bytes.all.peak)"
+	want_a="$want_a $(facts $r allocated_bytes.all.peak)"
+	want_d="$want_d $(facts $r num_device_alloc)"
+done
+is "$rc $(rank_vals peak_reserved)" "0$want_r" "every rank's peak reserved is its recording's"
+is "$(rank_vals peak_allocated)" "${want_a# }" "... its peak allocated"
+is "$(rank_vals device_allocs)" "${want_d# }" "... its device allocations"
+is "$(json_in job worst_rank) $(json_in job peak_reserved) $(json_in job least_rank)" \
+    "3 $(facts 3 reserved_bytes.all.peak) 1" \
+    "the worst rank is the one holding the head (3); the least, the first of two equal middles (1)"
+is "$(json_in job spread)" "$(($(facts 3 reserved_bytes.all.peak) - $(facts 1 reserved_bytes.all.peak)))" \
+    "the spread: rank 3's peak less rank 1's"
+is "$(json_in job observed) $(json_in job reproduced)" "4 4" "4 of 4 ranks reproduced exactly"
+gms run --ranks "$PP"
+grep -q '^observed: 4 of 4 ranks reproduced exactly$' "$TMP/out"
+ok $? "text: 4 of 4 reproduced"
+# what rank 3 holds beyond rank 1, by stack: the head's logits (32000 x 4 x
+# 256 floats, 125 MiB a micro-batch, four of them) grew most
+grep -A3 '^What grew, by stack' "$TMP/out" | grep -q 'addmm'
+ok $? "the stacks that grew start with the head's matmul (addmm)"
+# plan: the job needs what its neediest rank's own plan says
+gms plan "$PP/pp-rank3.pickle.gz" --policies=caching,ideal --gpus=L4 --format=json
+alone=$(sed -n "s/^$TAB$TAB$TAB\"min_capacity\":$TAB\([0-9]*\),\{0,1\}\$/\1/p" "$TMP/out" | tr '\n' ' ')
+gms plan --ranks "$PP" --policies=caching,ideal --gpus=L4 --format=json
+is "$rc $(job min_capacity) $(job rank)" "0 $(echo $alone) 3 3" \
+    "plan: every rank needs rank 3's own smallest capacity, under each policy"
+is "$(job fits)" "true true" "plan: an L4 fits every rank"
+# the same files by name, in any order, are the same job
+gms run --ranks "$PP/pp-rank3.pickle.gz" "$PP/pp-rank0.pickle.gz" "$PP/pp-rank2.pickle.gz" \
+    "$PP/pp-rank1.pickle.gz" --format=json
+is "$rc $(rank_vals rank)" "0 0 1 2 3" "files in any order: ranks from their names"
+
+done_testing
