@@ -9,7 +9,7 @@
 RESNET=$TRACES/resnet50-train-b32.json
 
 gms check --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim check [options] <trace>" "check --help"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim check [options] <trace> | --ranks <trace|dir>..." "check --help"
 
 gms check "$RESNET" --max-peak-reserved=3703570432B
 is "$rc" 0 "peak reserved at most PyTorch's 3703570432: passes"

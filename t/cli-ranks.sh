@@ -63,6 +63,21 @@ gms run --ranks "$HAND" --policy=ideal --capacity=575MiB --fail-on-oom --format=
 is "$rc $(json_in job ooms) $(json_in job worst_rank) $(json_in job least_rank)" "1 1 1 0" \
     "575 MiB: rank 1 alone runs out (600 MiB), rank 2 fits (550): exit 1 for one rank"
 
+# check --ranks: every check for every rank, named after it; exit 1 when one
+# fails. 575 MiB: rank 1 (600 MiB) does not fit.
+gms check --ranks "$HAND" --policy=ideal --must-fit=575MiB --format=tap
+is "$rc $(grep -c '^ok' "$TMP/out") $(grep '^not ok' "$TMP/out")" \
+    "1 2 not ok 2 - rank 1 must_fit: does not fit in 575.00 MiB" \
+    "check: rank 1's must_fit fails, ranks 0 and 2 pass (exit 1)"
+gms check --ranks "$HAND" --policy=ideal --must-fit=575MiB
+is "$(head -n 1 "$TMP/out")" "check 3 ranks of one job: policy ideal, capacity unlimited" \
+    "check: the text names the job"
+gms check --ranks "$HAND" --policy=ideal --must-fit=600MiB --max-peak-reserved=600MiB --format=json
+is "$rc $(json_top passed) $(json_top failed) $(grep -c "^$TAB$TAB$TAB\"rank\":" "$TMP/out")" "0 true 0 3" \
+    "check: 600 MiB, every rank passes both checks; JSON lists the ranks"
+check_fail 2 "gpumemsim: error: --ranks checks recorded ranks: --baseline and --at take one trace" \
+    check --ranks "$HAND" --baseline="$HAND/job-rank0.json"
+
 # Files named in any order, with the rank elsewhere in the name; without a
 # rank in every name, the order given.
 cp "$HAND/job-rank0.json" "$TMP/snap_2.json"

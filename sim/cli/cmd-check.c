@@ -15,6 +15,7 @@
 
 #include "analysis/check.h"
 #include "analysis/placements.h"
+#include "analysis/ranks.h"
 #include "analysis/report.h"
 #include "analysis/tracediff.h"
 #include "sim/cli/cli.h"
@@ -127,7 +128,7 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 	struct placements pl = { 0 }, plfit = { 0 };
 	size_t n = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
-	char *cause = NULL, detail[160], buf[256];
+	char *cause = NULL, detail[160], buf[384];
 	/*
 	 * The run under --capacity (or none) is needed only for what is checked
 	 * of it: with --must-fit alone, the run at that capacity is the only one
@@ -233,7 +234,11 @@ cmd_check(struct cli_args *a)
 	struct trace_mem *built = NULL;
 	struct trace_opts topts;
 	char *grew = NULL;
-	size_t i;
+	size_t i, r, nr = 1;
+	struct rank_set set = { 0 };
+	struct run_output *routs = NULL;	/* with --ranks: each rank's first run */
+	const struct trace_header *inc = NULL;	/* the first incomplete rank's header */
+	char jobname[64];
 
 	memset(&out, 0, sizeof(out));
 	if (!a->given[OPT_MAX_PEAK_RESERVED] && !a->given[OPT_MAX_FRAGMENTATION] &&
@@ -280,20 +285,58 @@ cmd_check(struct cli_args *a)
 		rc = cli_usage_error(a->cmd, "--baseline is one policy's saved run: give one --policy");
 		goto out;
 	}
+	if (a->given[OPT_RANKS]) {
+		if (baseline != NULL || a->given[OPT_AT]) {
+			rc = cli_usage_error(a->cmd, "--ranks checks recorded ranks: --baseline and "
+			    "--at take one trace");
+			goto out;
+		}
+		if ((rc = ranks_collect(a->argv, a->argc, &set, &cause)) < 0) {
+			cli_error("%s", cause);
+			free(cause);
+			rc = gms_exit_code(rc);
+			goto out;
+		}
+		nr = set.n;
+		routs = gms_calloc(nr, sizeof(*routs));
+	}
 	if (baseline != NULL && (rc = load_baseline(baseline, &base)) != 0)
 		goto out;
 	/* no policy named: a profile that says its allocator's mode is checked under it */
 	spec.policy_as_recorded = pols.defaulted;
-	for (i = 0; i < pols.n; i++) {
-		if ((rc = check_policy(a, &spec, &pols.ents[i], pols.n > 1 ? pols.ents[i].label :
-		    NULL, fit_capacity, base, &l, &out)) != 0)
-			goto out;
-		tmp = gms_asprintf("%s%s%s", what ? what : "", what ? ", " : "",
-		    pols.n > 1 ? pols.ents[i].label : out.policy ? out.policy->name :
-		    pols.ents[i].ops->name);
-		free(what);
-		what = tmp;
+	/* with --ranks, each rank's checks are named after it: "rank 3 must_fit" */
+	for (r = 0; r < nr; r++) {
+		struct run_output *ro = routs != NULL && r > 0 ? &routs[r] : &out;
+		char prefix[256];
+
+		if (routs != NULL)
+			spec.path = set.f[r].path;
+		for (i = 0; i < pols.n; i++) {
+			if (routs != NULL)
+				snprintf(prefix, sizeof(prefix), "rank %d%s%s", set.f[r].rank,
+				    pols.n > 1 ? " " : "", pols.n > 1 ? pols.ents[i].label : "");
+			if ((rc = check_policy(a, &spec, &pols.ents[i], routs != NULL ? prefix :
+			    pols.n > 1 ? pols.ents[i].label : NULL, fit_capacity, base, &l,
+			    ro)) != 0) {
+				if (routs != NULL && rc < 0)
+					rc = EXIT_INPUT;
+				goto out;
+			}
+			if (r > 0)
+				continue;
+			tmp = gms_asprintf("%s%s%s", what ? what : "", what ? ", " : "",
+			    pols.n > 1 ? pols.ents[i].label : out.policy ? out.policy->name :
+			    pols.ents[i].ops->name);
+			free(what);
+			what = tmp;
+		}
+		if (inc == NULL && ro->hdr != NULL && (note = report_incomplete_text(ro->hdr)) != NULL) {
+			inc = ro->hdr;
+			free(note);
+		}
 	}
+	if (inc == NULL)
+		inc = out.hdr;
 
 	/* a baseline saved with its stacks says what grew, when a check failed */
 	bst = base != NULL ? cJSON_GetObjectItemCaseSensitive(base, "stacks") : NULL;
@@ -314,7 +357,10 @@ cmd_check(struct cli_args *a)
 		    10) : NULL;
 	}
 
-	snprintf(title, sizeof(title), "check %s: polic%s %s, capacity %s%s", out.hdr->name,
+	if (routs != NULL)
+		snprintf(jobname, sizeof(jobname), "%zu ranks of one job", nr);
+	snprintf(title, sizeof(title), "check %s: polic%s %s, capacity %s%s",
+	    routs != NULL ? jobname : out.hdr->name,
 	    pols.n > 1 ? "ies" : "y", what, spec.capacity ?
 	    gms_fmt_size(spec.capacity, (char[32]){ 0 }, 32) : "unlimited",
 	    a->given[OPT_PLACEMENTS] ? ", every placement" : "");
@@ -331,7 +377,17 @@ cmd_check(struct cli_args *a)
 		}
 		if (a->given[OPT_PLACEMENTS])
 			cJSON_AddNumberToObject(o, "placements", (double)a->v[OPT_PLACEMENTS].n);
-		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(out.hdr));
+		cJSON_AddItemToObject(o, "incomplete", report_incomplete_json(inc));
+		if (routs != NULL) {
+			arr = cJSON_AddArrayToObject(o, "ranks");
+			for (r = 0; r < nr; r++) {
+				cJSON *it = cJSON_CreateObject();
+
+				cJSON_AddNumberToObject(it, "rank", set.f[r].rank);
+				cJSON_AddStringToObject(it, "path", set.f[r].path);
+				cJSON_AddItemToArray(arr, it);
+			}
+		}
 		if (grew != NULL)
 			cJSON_AddItemToObject(o, "stacks_since_baseline", stack_diff_json(&sd,
 			    a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10));
@@ -339,7 +395,7 @@ cmd_check(struct cli_args *a)
 		text = NULL;
 	} else if (format == 2) {
 		text = check_tap(&l);
-		if ((note = report_incomplete_text(out.hdr)) != NULL)
+		if ((note = report_incomplete_text(inc)) != NULL)
 			fprintf(a->report, "# %s", note);
 		free(note);
 		if ((note = cli_scaled_text(a)) != NULL) {
@@ -367,13 +423,17 @@ cmd_check(struct cli_args *a)
 		if ((note = cli_scaled_text(a)) != NULL)
 			fprintf(a->report, "\n%s", note);
 		free(note);
-		if ((note = report_incomplete_text(out.hdr)) != NULL)
+		if ((note = report_incomplete_text(inc)) != NULL)
 			fprintf(a->report, "\n%s", note);
 		free(note);
 	}
 	free(text);
 	rc = check_failed(&l) ? EXIT_CHECK : EXIT_DONE;
 out:
+	for (r = 1; routs != NULL && r < nr; r++)
+		run_output_free(&routs[r]);
+	free(routs);
+	ranks_free(&set);
 	free(what);
 	free(grew);
 	stack_diff_free(&sd);

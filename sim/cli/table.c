@@ -256,6 +256,10 @@ static const struct cli_use compare_opts[] = {
 #define SCALED_VALUE(what) "with --at: " what " the job built at this value (once)"
 
 static const struct cli_use check_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job, each on a GPU of its "
+	  "own (files, or directories of them; the rank from each file's name, else their "
+	  "order): every check for every rank, named after it (\"rank 3 must_fit\"); "
+	  "exit 1 when any fails", NULL },
 	{ OPT_AT, SCALED_AT, NULL },
 	{ OPT_VALUE, SCALED_VALUE("check"), NULL },
 	{ OPT_MAX_PEAK_RESERVED, NULL, NULL },
@@ -503,7 +507,7 @@ const struct cli_command cli_commands[] = {
 	  "flamegraph.pl draws.\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_TIMELINE | G_PROGRESS,
 	  compare_opts, 1, 2, 0, cmd_compare },
-	{ "check", "<trace>",
+	{ "check", "<trace> | --ranks <trace|dir>...",
 	  "check a run against thresholds or a baseline, for CI (exit 1 if not)",
 	  "Run a trace and check the result against thresholds, for CI: exit 0 when every "
 	  "check holds, 1 when one fails. Give at least one threshold, --capacity, --gpu "
