@@ -213,8 +213,8 @@ rank_report(const struct ranks_job *job, size_t i)
 }
 
 int
-ranks_run(const struct rank_set *set, const struct run_spec *template, int threads,
-    struct ranks_job *job, char **cause)
+ranks_run(const struct rank_set *set, const struct run_spec *template, size_t nplace,
+    int threads, struct ranks_job *job, char **cause)
 {
 	struct report_observed_key keys[REPORT_OBSERVED_KEYS];
 	struct run_spec specs[2];
@@ -258,6 +258,21 @@ ranks_run(const struct rank_set *set, const struct run_spec *template, int threa
 	}
 	if (job->ooms > 0)
 		job->first_oom = job->worst;
+	if (nplace > 0) {
+		job->nplace = nplace;
+		job->pl = gms_calloc(set->n, sizeof(*job->pl));
+		for (i = 0; i < set->n; i++) {
+			char *why = NULL;
+
+			if ((err = placements_run(&job->jobs[i].spec, nplace, threads, &job->pl[i],
+			    &why)) < 0) {
+				gms_fail(cause, err, "rank %d: %s", set->f[i].rank, why);
+				free(why);
+				return err;
+			}
+			job->place_ooms += job->pl[i].ooms > 0;
+		}
+	}
 	if (set->n > 1 && job->worst != job->least) {
 		specs[0] = job->jobs[job->least].spec;
 		specs[1] = job->jobs[job->worst].spec;
@@ -276,6 +291,9 @@ ranks_job_free(struct ranks_job *job)
 	free(job->jobs);
 	if (job->diffed)
 		trace_diff_free(&job->diff);
+	for (size_t i = 0; job->pl != NULL && i < job->set->n; i++)
+		placements_free(&job->pl[i]);
+	free(job->pl);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -312,6 +330,16 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 		else
 			fprintf(f, "fits");
 		fprintf(f, "  %s\n", set->f[i].path);
+		if (job->pl != NULL) {
+			const struct placements *pl = &job->pl[i];
+
+			fprintf(f, "        %zu placements: peak reserved %s to %s", pl->n,
+			    sz(pl->peak_min, b1, sizeof(b1)), sz(pl->peak_max, b2, sizeof(b2)));
+			if (pl->ooms > 0)
+				fprintf(f, "; %zu run out, at events %llu to %llu", pl->ooms,
+				    (unsigned long long)pl->oom_first, (unsigned long long)pl->oom_last);
+			fprintf(f, "\n");
+		}
 	}
 	if (job->ooms > 0) {
 		fprintf(f, "\nJOB: %zu of %zu ranks run%s out of memory; the first is rank %d, at "
@@ -338,6 +366,10 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 			    sz(w->peak_reserved, b1, sizeof(b1)), set->f[job->worst].rank,
 			    set->f[job->worst].rank);
 	}
+	if (job->pl != NULL)
+		fprintf(f, "under %zu placements a rank (the model's, and %zu with hidden "
+		    "reservations: doc/placement.md): %zu of %zu ranks run out under some\n",
+		    job->nplace, job->nplace - 1, job->place_ooms, set->n);
 	if (job->observed > 0)
 		fprintf(f, "observed: %zu of %zu ranks reproduced exactly\n", job->reproduced,
 		    job->observed);
@@ -381,6 +413,8 @@ ranks_json(const struct ranks_job *job, const char *policy, size_t top)
 		cJSON_DeleteItemFromObjectCaseSensitive(r, "schema");
 		cJSON_AddItemToObject(r, "rank", cJSON_CreateNumber(set->f[i].rank));
 		cJSON_AddItemToObject(r, "path", cJSON_CreateString(set->f[i].path));
+		if (job->pl != NULL)
+			cJSON_AddItemToObject(r, "placements", placements_json(&job->pl[i]));
 		cJSON_AddItemToArray(arr, r);
 	}
 	j = cJSON_AddObjectToObject(o, "job");
@@ -392,6 +426,8 @@ ranks_json(const struct ranks_job *job, const char *policy, size_t top)
 	cJSON_AddNumberToObject(j, "spread", (double)(job->jobs[job->worst].out.res.peak_reserved -
 	    job->jobs[job->least].out.res.peak_reserved));
 	cJSON_AddNumberToObject(j, "ooms", (double)job->ooms);
+	if (job->pl != NULL)
+		cJSON_AddNumberToObject(j, "ooms_any_placement", (double)job->place_ooms);
 	if (job->first_oom < set->n) {
 		cJSON *f = cJSON_AddObjectToObject(j, "first_oom");
 

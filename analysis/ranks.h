@@ -12,6 +12,7 @@
 
 #include <cJSON.h>
 
+#include "analysis/placements.h"
 #include "analysis/tracediff.h"
 #include "sim/batch.h"
 
@@ -50,15 +51,20 @@ struct ranks_job {
 					   and reproduced exactly (uncapped runs) */
 	struct trace_diff diff;		/* least (before) against worst (after) */
 	int diffed;
+	size_t nplace;			/* > 0: each rank also under that many placements */
+	struct placements *pl;		/* a rank's each, then */
+	size_t place_ooms;		/* ranks that run out under some placement */
 };
 
 /*
  * Run template's policy on every rank (template's path and mem ignored),
- * threads at once, then the worst against the least by call stack.  0, or
- * a GMS_E* code with *cause naming the rank's file.
+ * threads at once, then the worst against the least by call stack; with
+ * nplace > 0 each rank under that many placements too (placements.h: the
+ * placement uncertainty a rank's own).  0, or a GMS_E* code with *cause
+ * naming the rank's file.
  */
-int ranks_run(const struct rank_set *set, const struct run_spec *template, int threads,
-    struct ranks_job *job, char **cause);
+int ranks_run(const struct rank_set *set, const struct run_spec *template, size_t nplace,
+    int threads, struct ranks_job *job, char **cause);
 void ranks_job_free(struct ranks_job *job);
 
 /* Each rank's line, then the job's paragraph (and the stacks' table, top rows). */

@@ -63,6 +63,12 @@ gms run --ranks "$HAND" --policy=ideal --capacity=575MiB --fail-on-oom --format=
 is "$rc $(json_in job ooms) $(json_in job worst_rank) $(json_in job least_rank)" "1 1 1 0" \
     "575 MiB: rank 1 alone runs out (600 MiB), rank 2 fits (550): exit 1 for one rank"
 
+# --placements: each rank under that many placements too (ideal places no
+# segments: every placement of a rank is its run)
+gms run --ranks "$HAND" --policy=ideal --capacity=575MiB --placements=4 --fail-on-oom --format=json
+is "$rc $(json_in job ooms_any_placement) $(sed -n "s/^$TAB*\"count\":$TAB\([0-9]*\),/\1/p" "$TMP/out" | tr '\n' ' ')" \
+    "1 1 0 4 0 " "--placements: rank 1 runs out under all 4 of its placements, the others under none"
+
 # check --ranks: every check for every rank, named after it; exit 1 when one
 # fails. 575 MiB: rank 1 (600 MiB) does not fit.
 gms check --ranks "$HAND" --policy=ideal --must-fit=575MiB --format=tap

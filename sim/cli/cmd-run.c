@@ -69,7 +69,8 @@ run_ranks(struct cli_args *a, const struct run_spec *spec, const struct cli_poli
     int threads)
 {
 	static const int one_trace[] = { OPT_BY_SITE, OPT_BY_STACK, OPT_FOLDED, OPT_AT,
-	    OPT_TIMELINE, OPT_PLACEMENTS, OPT_CHECK };
+	    OPT_TIMELINE, OPT_CHECK };
+	size_t nplace = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
 	struct rank_set set;
 	struct ranks_job job;
 	char *cause = NULL, *text, *label;
@@ -81,7 +82,7 @@ run_ranks(struct cli_args *a, const struct run_spec *spec, const struct cli_poli
 			return cli_usage_error(a->cmd, "--%s looks at one trace: with --ranks, "
 			    "give it one rank's file without --ranks", cli_optdefs[one_trace[i]].name);
 	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0 ||
-	    (err = ranks_run(&set, spec, threads, &job, &cause)) < 0) {
+	    (err = ranks_run(&set, spec, nplace, threads, &job, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		if (set.f != NULL)
@@ -97,7 +98,8 @@ run_ranks(struct cli_args *a, const struct run_spec *spec, const struct cli_poli
 		fputs(text, a->report);
 		free(text);
 	}
-	rc = a->given[OPT_FAIL_ON_OOM] && job.ooms > 0 ? EXIT_CHECK : EXIT_DONE;
+	rc = a->given[OPT_FAIL_ON_OOM] && (job.ooms > 0 || job.place_ooms > 0) ? EXIT_CHECK :
+	    EXIT_DONE;
 	free(label);
 	ranks_job_free(&job);
 	ranks_free(&set);
