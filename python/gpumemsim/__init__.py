@@ -13,17 +13,20 @@ A trace is a path, the bytes of a trace file, or a live snapshot dict
 Errors raise GpumemsimError carrying the tool's message and exit status.
 """
 
+import os
+
 from . import _cli
 from ._cli import GpumemsimError, SCHEMA
 from .results import (CheckResult, CompareResult, CompareRow, InfoResult, Oom,
-                      PlanResult, Policy, Report, RunResult, ScaleResult, ShareResult,
-                      TraceDiff, TuneResult, TuneRmmResult)
+                      PlanRanksResult, PlanResult, Policy, RankRun, RanksResult, Report,
+                      RunResult, ScaleResult, ShareResult, TraceDiff, TuneResult,
+                      TuneRmmResult)
 
-__all__ = ["run", "compare", "plan", "tune", "check", "share", "info", "report", "scale",
+__all__ = ["run", "ranks", "plan_ranks", "compare", "plan", "tune", "check", "share", "info", "report", "scale",
            "policies", "version", "record", "on_oom", "GpumemsimError", "SCHEMA",
            "RunResult", "CompareResult", "CompareRow", "TraceDiff", "PlanResult",
            "TuneResult", "TuneRmmResult", "CheckResult", "InfoResult", "ShareResult", "ScaleResult",
-           "Policy", "Report", "Oom"]
+           "Policy", "Report", "Oom", "RanksResult", "RankRun", "PlanRanksResult"]
 
 
 def _size(v):
@@ -76,6 +79,35 @@ def run(trace, policy=None, *, capacity=None, gpu=None, alloc_conf=None, options
     args += _flag("placement", placement) + _flag("placements", placements)
     args += _at_args(at)
     return RunResult.from_json(_cli.run_json(args, data)[1])
+
+
+def _paths(traces):
+    return [os.fspath(traces)] if isinstance(traces, (str, os.PathLike)) else \
+        [os.fspath(t) for t in traces]
+
+
+def ranks(traces, policy=None, *, capacity=None, gpu=None, alloc_conf=None, options=None,
+          placements=None):
+    """The ranks of one distributed job (run --ranks): traces is a directory of
+    per-rank recordings or a list of files (the rank from each name, rank3 or
+    _3, else their order); each rank on a GPU of its own, and the job's answer
+    (RanksResult: the worst rank, the spread, who runs out first)."""
+    args = ["run", "--ranks"] + _paths(traces) + _target(capacity, gpu)
+    args += _policy_args(policy, alloc_conf, options) + _flag("placements", placements)
+    return RanksResult.from_json(_cli.run_json(args)[1])
+
+
+def plan_ranks(traces, *, gpus=None, gpu=None, policies=None, context_overhead=None):
+    """plan --ranks: the capacity every rank of a job needs, and which GPUs fit
+    them all (PlanRanksResult)."""
+    args = ["plan", "--ranks"] + _paths(traces) + _flag("gpu", gpu)
+    if gpus:
+        args.append("--gpus=" + ",".join(gpus))
+    if policies:
+        args.append("--policies=" + ",".join(policies))
+    if context_overhead is not None:
+        args.append("--context-overhead=" + _size(context_overhead))
+    return PlanRanksResult.from_json(_cli.run_json(args)[1])
 
 
 def compare(trace, after=None, *, policies=None, capacity=None, gpu=None, by=None,

@@ -106,6 +106,50 @@ class RunResult(_Result):
 
 
 @dataclass
+class RankRun(RunResult):
+    """One rank's run of a distributed job (ranks()): run's fields, its rank and file."""
+    rank: int = None
+    path: str = None
+
+
+@dataclass
+class RanksResult(_Result):
+    """run --ranks: every rank's run (ranks, by rank) and the job's answer (job:
+    worst_rank, peak_reserved, least_rank, spread, ooms, first_oom, ...)."""
+    schema: int = None
+    policy: str = None
+    capacity: Optional[int] = None
+    ranks_from: str = None
+    ranks: List[RankRun] = _list_of(RankRun)
+    job: Dict[str, Any] = None
+    raw: Dict[str, Any] = _raw()
+
+    @property
+    def worst(self):
+        """The worst rank's run: the first to run out, else the largest peak."""
+        return next(r for r in self.ranks if r.rank == self.job["worst_rank"])
+
+    @property
+    def first_oom(self):
+        return self.job["first_oom"]
+
+
+@dataclass
+class PlanRanksResult(_Result):
+    """plan --ranks: every rank's plan (ranks) and the job's (job: policies, each
+    {policy, min_capacity, rank}; gpus, each fitting every rank or not)."""
+    schema: int = None
+    ranks_from: str = None
+    ranks: List[Dict[str, Any]] = None
+    job: Dict[str, Any] = None
+    raw: Dict[str, Any] = _raw()
+
+    def min_capacity(self, policy):
+        """The capacity every rank needs under policy (the neediest rank's)."""
+        return next(p["min_capacity"] for p in self.job["policies"] if p["policy"] == policy)
+
+
+@dataclass
 class CompareRow(_Result):
     label: str = None
     policy: str = None

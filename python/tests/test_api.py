@@ -222,3 +222,38 @@ def test_python_dash_m_is_the_command_line(resnet):
     assert via == direct
     bad = subprocess.run([sys.executable, "-m", "gpumemsim", "run"], stderr=subprocess.PIPE)
     assert bad.returncode == 2 and b"gpumemsim: error:" in bad.stderr
+
+
+def _facts(rank):
+    import json
+    with open(path("t", "data", "ranks", "facts", "pp-rank%d.facts.json" % rank)) as f:
+        return json.load(f)["memory_stats"]
+
+
+def test_ranks_reproduce_each_rank_and_answer_for_the_job():
+    r = gpumemsim.ranks(path("t", "data", "ranks"))
+    assert isinstance(r, gpumemsim.RanksResult) and r.ranks_from == "names"
+    assert [x.rank for x in r.ranks] == [0, 1, 2, 3]
+    for x in r.ranks:
+        assert isinstance(x, gpumemsim.RankRun)
+        assert x.peak_reserved == _facts(x.rank)["reserved_bytes.all.peak"]
+        assert x.peak_allocated == _facts(x.rank)["allocated_bytes.all.peak"]
+    assert r.worst.rank == 3 and r.first_oom is None
+    assert r.job["spread"] == (_facts(3)["reserved_bytes.all.peak"] -
+                               _facts(1)["reserved_bytes.all.peak"])
+
+
+def test_ranks_under_a_capacity_name_who_runs_out_first():
+    hand = path("t", "data", "ranks", "hand")
+    r = gpumemsim.ranks([os.path.join(hand, "job-rank%d.json" % i) for i in (2, 0, 1)],
+                        "ideal", capacity="500MiB")
+    assert [x.oomed for x in r.ranks] == [False, True, True]
+    assert r.first_oom == {"rank": 2, "event": 0, "events": 2} and r.worst.rank == 2
+
+
+def test_plan_ranks_needs_the_neediest_rank():
+    p = gpumemsim.plan_ranks(path("t", "data", "ranks", "hand"), policies=["ideal"],
+                             gpus=["1100MiB", "1200MiB"])
+    assert p.min_capacity("ideal") == 600 * 2 ** 20
+    cells = [g["policies"][0] for g in p.job["gpus"]]
+    assert (cells[0]["fits"], cells[0]["first_oom_rank"], cells[1]["fits"]) == (False, 1, True)
