@@ -313,7 +313,7 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 	const struct sim_result *w = &job->jobs[job->worst].out.res;
 	const struct sim_result *l = &job->jobs[job->least].out.res;
 
-	fprintf(f, "%zu ranks (%s), %s, capacity %s a rank\n\n", set->n,
+	fprintf(f, "%zu rank%s (%s), %s, capacity %s a rank\n\n", set->n, set->n == 1 ? "" : "s",
 	    set->from_names ? "ranks from the files' names" : "ranks in the order given",
 	    policy, job->capacity ? sz(job->capacity, b1, sizeof(b1)) : "unlimited");
 	fprintf(f, "  rank  %13s  %14s  %12s  %s\n", "peak reserved", "peak allocated",
@@ -371,8 +371,8 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 		    "reservations: doc/placement.md): %zu of %zu ranks run out under some\n",
 		    job->nplace, job->nplace - 1, job->place_ooms, set->n);
 	if (job->observed > 0)
-		fprintf(f, "observed: %zu of %zu ranks reproduced exactly\n", job->reproduced,
-		    job->observed);
+		fprintf(f, "observed: %zu of %zu rank%s reproduced exactly\n", job->reproduced,
+		    job->observed, job->observed == 1 ? "" : "s");
 	if (job->diffed) {
 		char *d;
 		const char *names[2];

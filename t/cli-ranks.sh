@@ -162,6 +162,26 @@ gms plan --ranks "$PP" --policies=caching,ideal --gpus=L4 --format=json
 is "$rc $(job min_capacity) $(job rank)" "0 $(echo $alone) 3 3" \
     "plan: every rank needs rank 3's own smallest capacity, under each policy"
 is "$(job fits)" "true true" "plan: an L4 fits every rank"
+# A real process group on the one GPU: DDP over gloo at world size 2 (each
+# rank its own process and allocator on the shared card; rank 1's sequences
+# twice rank 0's) and FSDP over NCCL at world size 1. Given the driver's
+# addresses every rank is its recording (the placement model cannot know
+# where the other rank's process sits on the card: rank 0 misses a segment
+# there, doc/placement.md).
+for job in ddp fsdp; do
+	gms run --ranks "$PP/$job" --placement=recorded --format=json
+	want="" n=0
+	for f in "$PP/$job/facts/"*.facts.json; do
+		want="$want $(sed -n 's/^  "reserved_bytes.all.peak": \([0-9]*\),\{0,1\}$/\1/p' "$f")"
+		n=$((n + 1))
+	done
+	is "$rc $(rank_vals peak_reserved) / $(json_in job reproduced)" "0${want} / $n" \
+	    "$job: every rank's peak reserved is its recording's, $n of $n reproduced"
+done
+gms run --ranks "$PP/fsdp"
+is "$(head -n 1 "$TMP/out") / $(grep '^observed' "$TMP/out")" \
+    "1 rank (ranks from the files' names), caching, capacity unlimited a rank / observed: 1 of 1 rank reproduced exactly" \
+    "FSDP at world size 1: one rank, reproduced under the placement model too"
 # the same files by name, in any order, are the same job
 gms run --ranks "$PP/pp-rank3.pickle.gz" "$PP/pp-rank0.pickle.gz" "$PP/pp-rank2.pickle.gz" \
     "$PP/pp-rank1.pickle.gz" --format=json
