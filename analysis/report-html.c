@@ -775,6 +775,7 @@ report_html(FILE *f, const struct html_report *r)
 	fputs("</h1>\n<p class=\"sub\">What the allocators do with this trace, simulated by "
 	    "gpumemsim " PACKAGE_VERSION ".</p></header>\n", f);
 	summary(f, r);
+	page_ranks(f, r);
 	diff_section(f, r);
 	policies_table(f, r);
 	page_timeline(f, r, ps);

@@ -34,6 +34,8 @@ struct html_policy {
 /* The finest level's points for a coarsest level of points. */
 #define REPORT_FINEST(points) ((points) * REPORT_ZOOM * REPORT_ZOOM)
 
+struct ranks_job;
+
 struct html_report {
 	const char *title;		/* NULL: the trace's name */
 	const char *command;		/* how it was made, for the footer */
@@ -52,6 +54,7 @@ struct html_report {
 	const struct html_report *before;	/* the first's page, or NULL */
 	const struct trace_diff *diff;		/* what grew, under the first policy */
 	const char *names[2];			/* the two traces as given */
+	const struct ranks_job *ranks;		/* report --ranks: the job, or NULL */
 };
 
 /* Write the page to f; 0, or -1 when f failed (errno set). */

@@ -27,6 +27,9 @@ extern const char *const page_line_stroke[];
 extern const char *const page_line_dash[];
 extern const size_t page_nlines;
 
+/* report --ranks: the job's ranks, a row each (nothing without them). */
+void page_ranks(FILE *f, const struct html_report *r);
+
 /* The policy's run, or NULL when it could not run. */
 const struct report_run *page_run_of(const struct html_policy *p);
 

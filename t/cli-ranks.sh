@@ -69,6 +69,15 @@ gms run --ranks "$HAND" --policy=ideal --capacity=575MiB --placements=4 --fail-o
 is "$rc $(json_in job ooms_any_placement) $(sed -n "s/^$TAB*\"count\":$TAB\([0-9]*\),/\1/p" "$TMP/out" | tr '\n' ' ')" \
     "1 1 0 4 0 " "--placements: rank 1 runs out under all 4 of its placements, the others under none"
 
+# report --ranks: the worst rank's page, a row for every rank, compared with
+# the least rank
+gms report --ranks "$HAND" --policies=ideal --capacity=575MiB -o "$TMP/job.html"
+sed -n '/<section id="ranks">/,/<\/section>/p' "$TMP/job.html" >"$TMP/ranks.html"
+is "$rc $(grep -c '^<tr><td class="l">rank [02]</td>.*<td>fits</td>' "$TMP/ranks.html") $(grep -c '^<tr class="worst"><td class="l">rank 1</td><td>300.00 MiB</td>.*<td>OOM at event 5</td>' "$TMP/ranks.html")" \
+    "0 2 1" "report: every rank a row, rank 1 the worst (out of memory at its event 5)"
+grep -q 'This page is <code>rank 1</code>.s (after); here it is beside <code>rank 0</code> (before)' "$TMP/job.html"
+ok $? "report: the page is rank 1's, compared with rank 0's"
+
 # check --ranks: every check for every rank, named after it; exit 1 when one
 # fails. 575 MiB: rank 1 (600 MiB) does not fit.
 gms check --ranks "$HAND" --policy=ideal --must-fit=575MiB --format=tap

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ranks.h"
 #include "analysis/report-html.h"
 #include "analysis/report.h"
 #include "analysis/tracediff.h"
@@ -28,7 +29,9 @@ static char *
 command_line(const struct cli_args *a, const struct cli_policies *pols,
     const struct cli_target *t)
 {
-	char *s = a->argc == 2 ? gms_asprintf("gpumemsim report %s %s", a->argv[0], a->argv[1]) :
+	char *s = a->given[OPT_RANKS] ? gms_asprintf("gpumemsim report --ranks %s%s",
+	    a->argv[0], a->argc > 1 ? " ..." : "") : a->argc == 2 ?
+	    gms_asprintf("gpumemsim report %s %s", a->argv[0], a->argv[1]) :
 	    gms_asprintf("gpumemsim report %s", a->argv[0]), *n;
 	size_t i;
 
@@ -153,8 +156,12 @@ cmd_report(struct cli_args *a)
 	struct cli_out out = { 0 };
 	uint64_t at[ATTRIB_AT_MAX];
 	size_t nat = (size_t)a->given[OPT_AT], i;
-	char *cmdline = NULL;
-	int two = a->argc == 2, rc, k;
+	char *cmdline = NULL, *cause = NULL, rname[2][32];
+	const char *paths[2];
+	struct rank_set set = { 0 };
+	struct ranks_job job = { 0 };
+	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int two = a->argc == 2 && !a->given[OPT_RANKS], rc, k, ranked = 0;
 
 	memset(o, 0, sizeof(o));
 	memset(&td, 0, sizeof(td));
@@ -171,9 +178,34 @@ cmd_report(struct cli_args *a)
 	if ((rc = cli_policies(a, NULL, &pols)) != 0)
 		goto out;
 	cli_trace_opts(a, &topts);
+	if (a->given[OPT_RANKS]) {
+		struct run_spec tmpl = { .policy = pols.ents[0].ops, .opts = pols.ents[0].opts,
+		    .nopts = pols.ents[0].nopts };
+		int err;
+
+		cli_run_spec(a, &target, &tmpl);
+		progress_phase("every rank");
+		if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0 ||
+		    (err = ranks_run(&set, &tmpl, 0, threads, &job, &cause)) < 0) {
+			cli_error("%s", cause);
+			free(cause);
+			rc = gms_exit_code(err);
+			goto out;
+		}
+		ranked = 1;
+		/* the worst rank's page, compared with the least's */
+		two = job.worst != job.least;
+		snprintf(rname[0], sizeof(rname[0]), "rank %d", set.f[job.least].rank);
+		snprintf(rname[1], sizeof(rname[1]), "rank %d", set.f[job.worst].rank);
+		paths[0] = two ? set.f[job.least].path : set.f[job.worst].path;
+		paths[1] = set.f[job.worst].path;
+	} else {
+		paths[0] = a->argv[0];
+		paths[1] = two ? a->argv[1] : NULL;
+	}
 	/* the page is the last trace's; the first, before it, is compared with it */
 	for (k = 0; k <= two; k++) {
-		o[k].path = a->argv[k];
+		o[k].path = paths[k];
 		if ((rc = build(a, &pols, &target, &topts, at, nat, &o[k])) != 0)
 			goto out;
 	}
@@ -185,9 +217,11 @@ cmd_report(struct cli_args *a)
 	if (two) {
 		o[two].page.hr.before = &o[0].page.hr;
 		o[two].page.hr.diff = &td;
-		o[two].page.hr.names[0] = a->argv[0];
-		o[two].page.hr.names[1] = a->argv[1];
+		o[two].page.hr.names[0] = ranked ? rname[0] : a->argv[0];
+		o[two].page.hr.names[1] = ranked ? rname[1] : a->argv[1];
 	}
+	if (ranked)
+		o[two].page.hr.ranks = &job;
 	progress_phase("writing the page");
 	if ((rc = cli_out_open_n(a->v[OPT_OUTPUT].s, (const char *const *)a->argv,
 	    (size_t)a->argc, &out)) != 0)
@@ -203,6 +237,9 @@ out:
 	free(cmdline);
 	if (two)
 		trace_diff_free(&td);
+	if (job.jobs != NULL)
+		ranks_job_free(&job);
+	ranks_free(&set);
 	for (k = 0; k < 2; k++)
 		one_free(&o[k]);
 	cli_policies_free(&pols);

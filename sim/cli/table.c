@@ -324,6 +324,10 @@ static const struct cli_use plot_opts[] = {
 };
 
 static const struct cli_use report_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	  "directories of them; the rank from each file's name, else their order): the "
+	  "page is the worst rank's (the first to run out, else the largest peak), with a "
+	  "table of every rank and a comparison with the least rank, by call stack", NULL },
 	{ OPT_OUTPUT, "where to write the page, e.g. report.html (required; '-': standard "
 	  "output)", NULL },
 	{ OPT_PLACEMENT, NULL, NULL },
@@ -627,7 +631,7 @@ const struct cli_command cli_commands[] = {
 	  "bucket's maxima, in memory proportional to N.\n",
 	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
 	  plot_opts, 1, 1, 1, cmd_plot },
-	{ "report", "-o <report.html> <trace> [<after>]",
+	{ "report", "-o <report.html> <trace> [<after>] | --ranks <trace|dir>...",
 	  "write up a trace (or two, compared) as one self-contained HTML page",
 	  "Run every policy (or --policies) on a trace and write one self-contained HTML "
 	  "page: a summary (the live peak, the capacity, whether the trace is whole), the "
