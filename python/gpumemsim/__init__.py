@@ -97,16 +97,22 @@ def ranks(traces, policy=None, *, capacity=None, gpu=None, alloc_conf=None, opti
     return RanksResult.from_json(_cli.run_json(args)[1])
 
 
-def plan_ranks(traces, *, gpus=None, gpu=None, policies=None, context_overhead=None):
-    """plan --ranks: the capacity every rank of a job needs, and which GPUs fit
-    them all (PlanRanksResult)."""
-    args = ["plan", "--ranks"] + _paths(traces) + _flag("gpu", gpu)
+def _plan_args(gpus, gpu, policies, context_overhead):
+    args = _flag("gpu", gpu)
     if gpus:
         args.append("--gpus=" + ",".join(gpus))
     if policies:
         args.append("--policies=" + ",".join(policies))
     if context_overhead is not None:
         args.append("--context-overhead=" + _size(context_overhead))
+    return args
+
+
+def plan_ranks(traces, *, gpus=None, gpu=None, policies=None, context_overhead=None):
+    """plan --ranks: the capacity every rank of a job needs, and which GPUs fit
+    them all (PlanRanksResult)."""
+    args = ["plan", "--ranks"] + _paths(traces) + _plan_args(gpus, gpu, policies,
+                                                             context_overhead)
     return PlanRanksResult.from_json(_cli.run_json(args)[1])
 
 
@@ -129,13 +135,7 @@ def plan(trace, *, gpus=None, gpu=None, policies=None, context_overhead=None,
          placements=None):
     """The smallest capacity each policy fits in, and which GPUs hold the job."""
     arg, data = _cli.trace_arg(trace)
-    args = ["plan", arg] + _flag("gpu", gpu)
-    if gpus:
-        args.append("--gpus=" + ",".join(gpus))
-    if policies:
-        args.append("--policies=" + ",".join(policies))
-    if context_overhead is not None:
-        args.append("--context-overhead=" + _size(context_overhead))
+    args = ["plan", arg] + _plan_args(gpus, gpu, policies, context_overhead)
     args += _flag("placements", placements)
     return PlanResult.from_json(_cli.run_json(args, data)[1])
 
