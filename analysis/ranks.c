@@ -16,6 +16,7 @@
 #include "analysis/ranks.h"
 #include "analysis/report.h"
 #include "sim/gms.h"
+#include "sim/policy.h"
 #include "traces/trace.h"
 
 /* What a directory's trace files are named: snapshots, native traces,
@@ -214,7 +215,7 @@ rank_report(const struct ranks_job *job, size_t i)
 
 int
 ranks_run(const struct rank_set *set, const struct run_spec *template, size_t nplace,
-    int threads, struct ranks_job *job, char **cause)
+    unsigned flags, int threads, struct ranks_job *job, char **cause)
 {
 	struct report_observed_key keys[REPORT_OBSERVED_KEYS];
 	struct run_spec specs[2];
@@ -273,7 +274,7 @@ ranks_run(const struct rank_set *set, const struct run_spec *template, size_t np
 			job->place_ooms += job->pl[i].ooms > 0;
 		}
 	}
-	if (set->n > 1 && job->worst != job->least) {
+	if ((flags & RANKS_DIFF) && set->n > 1 && job->worst != job->least) {
 		specs[0] = job->jobs[job->least].spec;
 		specs[1] = job->jobs[job->worst].spec;
 		if ((err = trace_diff_run(specs, NULL, 0, &job->diff, cause)) < 0)
@@ -455,5 +456,131 @@ ranks_json(const struct ranks_job *job, const char *policy, size_t top)
 	} else {
 		cJSON_AddNullToObject(j, "worst_against_least");
 	}
+	return o;
+}
+
+int
+ranks_winner(const struct ranks_row *rows, size_t n)
+{
+	int best = -1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ranks_job *j = &rows[i].job, *b = best >= 0 ? &rows[best].job : NULL;
+
+		if (rows[i].not_run != NULL || j->jobs[0].spec.policy == &policy_ideal)
+			continue;
+		if (b == NULL || (b->ooms > 0 && j->ooms == 0) ||
+		    (b->ooms == 0 && j->ooms == 0 && j->jobs[j->worst].out.res.peak_reserved <
+		    b->jobs[b->worst].out.res.peak_reserved) ||
+		    (b->ooms > 0 && j->ooms > 0 && oom_progress(&j->jobs[j->worst]) >
+		    oom_progress(&b->jobs[b->worst])))
+			best = (int)i;
+	}
+	return best;
+}
+
+char *
+ranks_compare_text(const struct ranks_row *rows, size_t n)
+{
+	const struct rank_set *set = rows[0].job.set;
+	char *text = NULL, b1[32], b2[32];
+	size_t len = 0, i, width = 8;
+	int win = ranks_winner(rows, n);
+	FILE *f = open_memstream(&text, &len);
+	uint64_t capacity = rows[0].job.capacity;
+
+	for (i = 0; i < n; i++)
+		width = GMS_MAX(width, strlen(rows[i].label));
+	fprintf(f, "%zu rank%s (%s), capacity %s a rank: each policy's worst rank\n\n", set->n,
+	    set->n == 1 ? "" : "s", set->from_names ? "ranks from the files' names" :
+	    "ranks in the order given", capacity ? sz(capacity, b1, sizeof(b1)) : "unlimited");
+	fprintf(f, "  %-*s  %10s  %13s  %10s  %s\n", (int)width, "policy", "worst rank",
+	    "peak reserved", "spread", "ranks out of memory");
+	for (i = 0; i < n; i++) {
+		const struct ranks_job *j = &rows[i].job;
+		const struct sim_result *w;
+
+		if (rows[i].not_run != NULL) {
+			fprintf(f, "  %-*s  not run: %s\n", (int)width, rows[i].label, rows[i].not_run);
+			continue;
+		}
+		w = &j->jobs[j->worst].out.res;
+		fprintf(f, "  %-*s  %10d  %13s  %10s  ", (int)width, rows[i].label,
+		    set->f[j->worst].rank, sz(w->peak_reserved, b1, sizeof(b1)),
+		    sz(w->peak_reserved - j->jobs[j->least].out.res.peak_reserved, b2, sizeof(b2)));
+		if (j->ooms > 0)
+			fprintf(f, "%zu (rank %d first, at event %llu of %llu)\n", j->ooms,
+			    set->f[j->worst].rank, (unsigned long long)w->oom.event,
+			    (unsigned long long)w->events);
+		else
+			fprintf(f, "none\n");
+	}
+	if (win < 0)
+		fprintf(f, "\nleast memory: none (no policy but ideal, the bound, ran)\n");
+	else if (rows[win].job.ooms == 0)
+		fprintf(f, "\nleast memory: %s (every rank fits; its worst rank reserves least;\n"
+		    "driver time not weighed: compare on one rank's file weighs it)\n",
+		    rows[win].label);
+	else
+		fprintf(f, "\nleast memory: none fits every rank; %s runs out latest (its first "
+		    "rank furthest through its recording)\n", rows[win].label);
+	fclose(f);
+	return text;
+}
+
+cJSON *
+ranks_compare_json(const struct ranks_row *rows, size_t n)
+{
+	const struct rank_set *set = rows[0].job.set;
+	cJSON *o = cJSON_CreateObject(), *a, *it, *fo;
+	int win = ranks_winner(rows, n);
+	size_t i;
+
+	cJSON_AddNumberToObject(o, "schema", 1);
+	if (rows[0].job.capacity)
+		cJSON_AddNumberToObject(o, "capacity", (double)rows[0].job.capacity);
+	else
+		cJSON_AddNullToObject(o, "capacity");
+	cJSON_AddStringToObject(o, "ranks_from", set->from_names ? "names" : "order");
+	a = cJSON_AddArrayToObject(o, "ranks");
+	for (i = 0; i < set->n; i++) {
+		it = cJSON_CreateObject();
+		cJSON_AddNumberToObject(it, "rank", set->f[i].rank);
+		cJSON_AddStringToObject(it, "path", set->f[i].path);
+		cJSON_AddItemToArray(a, it);
+	}
+	a = cJSON_AddArrayToObject(o, "results");
+	for (i = 0; i < n; i++) {
+		const struct ranks_job *j = &rows[i].job;
+
+		it = cJSON_CreateObject();
+		cJSON_AddStringToObject(it, "policy", rows[i].label);
+		if (rows[i].not_run != NULL) {
+			cJSON_AddStringToObject(it, "not_run", rows[i].not_run);
+			cJSON_AddItemToArray(a, it);
+			continue;
+		}
+		cJSON_AddNumberToObject(it, "worst_rank", set->f[j->worst].rank);
+		cJSON_AddNumberToObject(it, "peak_reserved",
+		    (double)j->jobs[j->worst].out.res.peak_reserved);
+		cJSON_AddNumberToObject(it, "least_rank", set->f[j->least].rank);
+		cJSON_AddNumberToObject(it, "spread", (double)(j->jobs[j->worst].out.res.peak_reserved -
+		    j->jobs[j->least].out.res.peak_reserved));
+		cJSON_AddNumberToObject(it, "ooms", (double)j->ooms);
+		if (j->ooms > 0) {
+			fo = cJSON_AddObjectToObject(it, "first_oom");
+			cJSON_AddNumberToObject(fo, "rank", set->f[j->worst].rank);
+			cJSON_AddNumberToObject(fo, "event", (double)j->jobs[j->worst].out.res.oom.event);
+			cJSON_AddNumberToObject(fo, "events", (double)j->jobs[j->worst].out.res.events);
+		} else {
+			cJSON_AddNullToObject(it, "first_oom");
+		}
+		cJSON_AddItemToArray(a, it);
+	}
+	if (win >= 0)
+		cJSON_AddStringToObject(o, "least_memory", rows[win].label);
+	else
+		cJSON_AddNullToObject(o, "least_memory");
 	return o;
 }

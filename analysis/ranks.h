@@ -58,19 +58,37 @@ struct ranks_job {
 
 /*
  * Run template's policy on every rank (template's path and mem ignored),
- * threads at once, then the worst against the least by call stack; with
+ * threads at once, then (RANKS_DIFF) the worst against the least by call
+ * stack; with
  * nplace > 0 each rank under that many placements too (placements.h: the
  * placement uncertainty a rank's own).  0, or a GMS_E* code with *cause
  * naming the rank's file.
  */
+#define RANKS_DIFF 1	/* flags: the worst rank against the least, by call stack */
 int ranks_run(const struct rank_set *set, const struct run_spec *template, size_t nplace,
-    int threads, struct ranks_job *job, char **cause);
+    unsigned flags, int threads, struct ranks_job *job, char **cause);
 void ranks_job_free(struct ranks_job *job);
 
 /* Each rank's line, then the job's paragraph (and the stacks' table, top rows). */
 char *ranks_text(const struct ranks_job *job, const char *policy, size_t top);
 /* {"schema", "ranks": [{rank, path, ...run's keys}], "job": {...}}. */
 cJSON *ranks_json(const struct ranks_job *job, const char *policy, size_t top);
+
+/*
+ * compare --ranks: each policy's job (a row each, the policies' order), and
+ * the one of least memory: of the policies under which every rank fits (ideal, the bound,
+ * aside), the one whose worst rank reserves least; when none fits, the one
+ * whose first rank runs out latest.  Index into rows, or -1.
+ */
+struct ranks_row {
+	const char *label;
+	struct ranks_job job;
+	char *not_run;		/* why the policy could not run (every rank's job then
+				   unset), or NULL */
+};
+int ranks_winner(const struct ranks_row *rows, size_t n);
+char *ranks_compare_text(const struct ranks_row *rows, size_t n);
+cJSON *ranks_compare_json(const struct ranks_row *rows, size_t n);
 
 /*
  * plan --ranks: every rank's plan (plan.h) on GPUs of its own, and the job's:

@@ -8,7 +8,7 @@
 RESNET=$TRACES/resnet50-train-b32.json
 
 gms compare --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim compare [options] <trace> [<after>]" "compare --help"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim compare [options] <trace> [<after>] | --ranks <trace|dir>..." "compare --help"
 for opt in --policies --capacity --placement --option --jobs --format; do
 	grep -q -- "$opt" "$TMP/out"; ok $? "compare --help documents $opt"
 done

@@ -78,6 +78,19 @@ is "$rc $(grep -c '^<tr><td class="l">rank [02]</td>.*<td>fits</td>' "$TMP/ranks
 grep -q 'This page is <code>rank 1</code>.s (after); here it is beside <code>rank 0</code> (before)' "$TMP/job.html"
 ok $? "report: the page is rank 1's, compared with rank 0's"
 
+# compare --ranks: each policy's worst rank. Under 575 MiB every policy runs
+# out on rank 1; ideal reserves what is live, 300 MiB at rank 1's event 5.
+gms compare --ranks "$HAND" --capacity=575MiB --policies=ideal,no-cache --format=json
+is "$rc $(rank_vals worst_rank) / $(rank_vals peak_reserved) / $(json_top least_memory)" \
+    "0 1 1 / $((300 * MiB)) $((300 * MiB)) / \"no-cache\"" \
+    "compare: rank 1 the worst under each policy; none fits, no-cache (not ideal, the bound) named"
+gms compare --ranks "$HAND" --policies=ideal,no-cache,caching
+is "$rc $(grep -c '^  [a-z-]* *1 *600.00 MiB  300.00 MiB  none$' "$TMP/out") $(grep '^least memory' "$TMP/out" | cut -d' ' -f3)" \
+    "0 2 no-cache" "compare: uncapped, ideal and no-cache reserve rank 1's 600 MiB"
+gms compare --ranks "$PP"
+grep -q '^  preallocate  not run: rank 0: preallocate needs a limit to reserve' "$TMP/out"
+ok $? "compare: a policy the recordings cannot run is a row that says why"
+
 # check --ranks: every check for every rank, named after it; exit 1 when one
 # fails. 575 MiB: rank 1 (600 MiB) does not fit.
 gms check --ranks "$HAND" --policy=ideal --must-fit=575MiB --format=tap

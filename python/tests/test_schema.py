@@ -49,6 +49,7 @@ CASES = [
     ("run", ["run", os.path.join(X, "xfmr-seq-64.pickle.gz")]),
     ("run-ranks", ["run", "--ranks", path("t", "data", "ranks")]),
     ("run-ranks", ["run", "--ranks", path("t", "data", "ranks"), "--capacity=1GiB"]),
+    ("compare-ranks", ["compare", "--ranks", path("t", "data", "ranks")]),
     ("compare", ["compare", R]), ("compare", ["compare", G, "--capacity=15GiB"]),
     ("compare-two", ["compare", os.path.join(X, "xfmr-seq-64.pickle.gz"),
                      os.path.join(X, "xfmr-seq-128.pickle.gz")]),

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/attrib.h"
+#include "analysis/ranks.h"
 #include "analysis/report.h"
 #include "analysis/timeline.h"
 #include "analysis/tracediff.h"
@@ -104,6 +105,73 @@ compare_traces(struct cli_args *a)
 	return rc;
 }
 
+/* --ranks: each policy on every rank, its worst rank side by side. */
+static int
+compare_ranks(struct cli_args *a)
+{
+	static const int one_trace[] = { OPT_BY_SITE, OPT_TIMELINE, OPT_DEPTH, OPT_FRAMES,
+	    OPT_FOLDED };
+	struct cli_policies pols = { 0 };
+	struct cli_target target;
+	struct rank_set set = { 0 };
+	struct ranks_row *rows = NULL;
+	char *cause = NULL, *text;
+	size_t i, n = 0;
+	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int rc, err;
+
+	for (i = 0; i < ARRAY_SIZE(one_trace); i++)
+		if (a->given[one_trace[i]])
+			return cli_usage_error(a->cmd, "--%s looks at one trace: with --ranks, "
+			    "give it one rank's file without --ranks", cli_optdefs[one_trace[i]].name);
+	if ((rc = cli_target(a, &target)) != 0)
+		return rc;
+	if ((rc = cli_policies(a, NULL, &pols)) != 0)
+		goto out;
+	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0)
+		goto fail;
+	rows = gms_calloc(pols.n, sizeof(*rows));
+	for (n = 0; n < pols.n; n++) {
+		struct run_spec tmpl = { .policy = pols.ents[n].ops, .opts = pols.ents[n].opts,
+		    .nopts = pols.ents[n].nopts };
+
+		cli_run_spec(a, &target, &tmpl);
+		rows[n].label = pols.ents[n].label;
+		/* a policy the job's recordings cannot run (options it lacks) is a row
+		   that says why, as compare says it of one trace */
+		if ((err = ranks_run(&set, &tmpl, 0, 0, threads, &rows[n].job, &cause)) ==
+		    GMS_ECONFIG) {
+			rows[n].not_run = cause;
+			cause = NULL;
+		} else if (err < 0) {
+			n++;
+			goto fail;
+		}
+	}
+	if (a->v[OPT_FORMAT].choice == 1) {
+		cli_print_json(a, ranks_compare_json(rows, n));
+	} else {
+		text = ranks_compare_text(rows, n);
+		fputs(text, a->report);
+		free(text);
+	}
+	rc = EXIT_DONE;
+	goto out;
+fail:
+	cli_error("%s", cause);
+	free(cause);
+	rc = gms_exit_code(err);
+out:
+	for (i = 0; i < n; i++) {
+		ranks_job_free(&rows[i].job);
+		free(rows[i].not_run);
+	}
+	free(rows);
+	ranks_free(&set);
+	cli_policies_free(&pols);
+	return rc;
+}
+
 int
 cmd_compare(struct cli_args *a)
 {
@@ -132,6 +200,8 @@ cmd_compare(struct cli_args *a)
 	char *cause = NULL;
 	int err;
 
+	if (a->given[OPT_RANKS])
+		return compare_ranks(a);
 	if (a->argc == 2)
 		return compare_traces(a);
 	if (a->given[OPT_DEPTH] || a->given[OPT_FRAMES] || a->given[OPT_FOLDED])

@@ -186,7 +186,7 @@ cmd_report(struct cli_args *a)
 		cli_run_spec(a, &target, &tmpl);
 		progress_phase("every rank");
 		if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0 ||
-		    (err = ranks_run(&set, &tmpl, 0, threads, &job, &cause)) < 0) {
+		    (err = ranks_run(&set, &tmpl, 0, 0, threads, &job, &cause)) < 0) {
 			cli_error("%s", cause);
 			free(cause);
 			rc = gms_exit_code(err);

@@ -82,7 +82,7 @@ run_ranks(struct cli_args *a, const struct run_spec *spec, const struct cli_poli
 			return cli_usage_error(a->cmd, "--%s looks at one trace: with --ranks, "
 			    "give it one rank's file without --ranks", cli_optdefs[one_trace[i]].name);
 	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0 ||
-	    (err = ranks_run(&set, spec, nplace, threads, &job, &cause)) < 0) {
+	    (err = ranks_run(&set, spec, nplace, RANKS_DIFF, threads, &job, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		if (set.f != NULL)

@@ -231,6 +231,12 @@ static const struct cli_use run_opts[] = {
 };
 
 static const struct cli_use compare_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	  "directories of them; the rank from each file's name, else their order): each "
+	  "policy on every rank, its worst rank side by side (peak, spread, who runs out "
+	  "first), and the policy under which the worst rank reserves least (JSON: {schema, "
+	  "capacity, ranks_from, ranks, results: [{policy, worst_rank, peak_reserved, "
+	  "least_rank, spread, ooms, first_oom} or {policy, not_run}], least_memory})", NULL },
 	{ OPT_PLACEMENT, NULL, NULL },
 	{ OPT_BY_SITE, "say, for each policy, what holds the memory at its peak reservation "
 	  "(and at its OOM): the live bytes by call site beside what it reserved and did not "
@@ -462,7 +468,7 @@ const struct cli_command cli_commands[] = {
 	  "retry. A call site is the trace's \"at\"; allocations without one are \"(no call site)\".\n",
 	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_TIMELINE | G_PROGRESS,
 	  run_opts, 1, 1, 0, cmd_run },
-	{ "compare", "<trace> [<after>]",
+	{ "compare", "<trace> [<after>] | --ranks <trace|dir>...",
 	  "run several policies on a trace side by side, or two traces, and say what grew",
 	  "Run several allocator policies on one trace, read once and replayed through every "
 	  "policy on every core, and compare "
