@@ -391,6 +391,39 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 	return text;
 }
 
+/* The job's answer: its worst and least ranks, the spread, who ran out first. */
+static void
+job_keys(cJSON *j, const struct ranks_job *job)
+{
+	const struct rank_set *set = job->set;
+	const struct sim_result *w = &job->jobs[job->worst].out.res;
+
+	cJSON_AddNumberToObject(j, "worst_rank", set->f[job->worst].rank);
+	cJSON_AddNumberToObject(j, "peak_reserved", (double)w->peak_reserved);
+	cJSON_AddNumberToObject(j, "least_rank", set->f[job->least].rank);
+	cJSON_AddNumberToObject(j, "spread", (double)(w->peak_reserved -
+	    job->jobs[job->least].out.res.peak_reserved));
+	cJSON_AddNumberToObject(j, "ooms", (double)job->ooms);
+	if (job->ooms > 0) {
+		cJSON *f = cJSON_AddObjectToObject(j, "first_oom");
+
+		cJSON_AddNumberToObject(f, "rank", set->f[job->worst].rank);
+		cJSON_AddNumberToObject(f, "event", (double)w->oom.event);
+		cJSON_AddNumberToObject(f, "events", (double)w->events);
+	} else {
+		cJSON_AddNullToObject(j, "first_oom");
+	}
+}
+
+cJSON *
+ranks_job_json(const struct ranks_job *job)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	job_keys(j, job);
+	return j;
+}
+
 cJSON *
 ranks_json(const struct ranks_job *job, const char *policy, size_t top)
 {
@@ -420,26 +453,9 @@ ranks_json(const struct ranks_job *job, const char *policy, size_t top)
 	}
 	j = cJSON_AddObjectToObject(o, "job");
 	cJSON_AddNumberToObject(j, "ranks", (double)set->n);
-	cJSON_AddNumberToObject(j, "worst_rank", set->f[job->worst].rank);
-	cJSON_AddNumberToObject(j, "peak_reserved",
-	    (double)job->jobs[job->worst].out.res.peak_reserved);
-	cJSON_AddNumberToObject(j, "least_rank", set->f[job->least].rank);
-	cJSON_AddNumberToObject(j, "spread", (double)(job->jobs[job->worst].out.res.peak_reserved -
-	    job->jobs[job->least].out.res.peak_reserved));
-	cJSON_AddNumberToObject(j, "ooms", (double)job->ooms);
+	job_keys(j, job);
 	if (job->pl != NULL)
 		cJSON_AddNumberToObject(j, "ooms_any_placement", (double)job->place_ooms);
-	if (job->first_oom < set->n) {
-		cJSON *f = cJSON_AddObjectToObject(j, "first_oom");
-
-		cJSON_AddNumberToObject(f, "rank", set->f[job->first_oom].rank);
-		cJSON_AddNumberToObject(f, "event",
-		    (double)job->jobs[job->first_oom].out.res.oom.event);
-		cJSON_AddNumberToObject(f, "events",
-		    (double)job->jobs[job->first_oom].out.res.events);
-	} else {
-		cJSON_AddNullToObject(j, "first_oom");
-	}
 	if (job->observed > 0) {
 		cJSON_AddNumberToObject(j, "observed", (double)job->observed);
 		cJSON_AddNumberToObject(j, "reproduced", (double)job->reproduced);
@@ -533,7 +549,7 @@ cJSON *
 ranks_compare_json(const struct ranks_row *rows, size_t n)
 {
 	const struct rank_set *set = rows[0].job.set;
-	cJSON *o = cJSON_CreateObject(), *a, *it, *fo;
+	cJSON *o = cJSON_CreateObject(), *a, *it;
 	int win = ranks_winner(rows, n);
 	size_t i;
 
@@ -561,21 +577,7 @@ ranks_compare_json(const struct ranks_row *rows, size_t n)
 			cJSON_AddItemToArray(a, it);
 			continue;
 		}
-		cJSON_AddNumberToObject(it, "worst_rank", set->f[j->worst].rank);
-		cJSON_AddNumberToObject(it, "peak_reserved",
-		    (double)j->jobs[j->worst].out.res.peak_reserved);
-		cJSON_AddNumberToObject(it, "least_rank", set->f[j->least].rank);
-		cJSON_AddNumberToObject(it, "spread", (double)(j->jobs[j->worst].out.res.peak_reserved -
-		    j->jobs[j->least].out.res.peak_reserved));
-		cJSON_AddNumberToObject(it, "ooms", (double)j->ooms);
-		if (j->ooms > 0) {
-			fo = cJSON_AddObjectToObject(it, "first_oom");
-			cJSON_AddNumberToObject(fo, "rank", set->f[j->worst].rank);
-			cJSON_AddNumberToObject(fo, "event", (double)j->jobs[j->worst].out.res.oom.event);
-			cJSON_AddNumberToObject(fo, "events", (double)j->jobs[j->worst].out.res.events);
-		} else {
-			cJSON_AddNullToObject(it, "first_oom");
-		}
+		job_keys(it, j);
 		cJSON_AddItemToArray(a, it);
 	}
 	if (win >= 0)

@@ -69,6 +69,8 @@ int ranks_run(const struct rank_set *set, const struct run_spec *template, size_
     unsigned flags, int threads, struct ranks_job *job, char **cause);
 void ranks_job_free(struct ranks_job *job);
 
+/* {worst_rank, peak_reserved, least_rank, spread, ooms, first_oom}. */
+cJSON *ranks_job_json(const struct ranks_job *job);
 /* Each rank's line, then the job's paragraph (and the stacks' table, top rows). */
 char *ranks_text(const struct ranks_job *job, const char *policy, size_t top);
 /* {"schema", "ranks": [{rank, path, ...run's keys}], "job": {...}}. */

@@ -91,6 +91,19 @@ gms compare --ranks "$PP"
 grep -q '^  preallocate  not run: rank 0: preallocate needs a limit to reserve' "$TMP/out"
 ok $? "compare: a policy the recordings cannot run is a row that says why"
 
+# tune --ranks: tuned on the worst rank (1, here), every rank then run with
+# the setting: what tune says of rank 1's file alone, and what run --ranks
+# says of the job with it.
+gms tune "$HAND/job-rank1.json" --format=json
+alone=$(sed -n "s/^$TAB$TAB$TAB\"alloc_conf\":$TAB\"\(.*\)\",\{0,1\}\$/\1/p" "$TMP/out" | head -n 1)
+gms tune --ranks "$HAND" --format=json
+is "$rc $(json_top tuned_rank) $(json_top alloc_conf)" "0 1 \"$alone\"" \
+    "tune: tuned on rank 1, the worst; its setting is tune's on rank 1's file"
+after=$(json_in job_after peak_reserved) before=$(json_in job_before peak_reserved)
+gms run --ranks "$HAND" --alloc-conf="$alone" --format=json
+is "$after $before" "$(json_in job peak_reserved) $((700 * MiB))" \
+    "tune: the job with it is what run --ranks says (the recorded settings: 700 MiB)"
+
 # check --ranks: every check for every rank, named after it; exit 1 when one
 # fails. 575 MiB: rank 1 (600 MiB) does not fit.
 gms check --ranks "$HAND" --policy=ideal --must-fit=575MiB --format=tap

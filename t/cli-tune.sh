@@ -8,7 +8,7 @@
 RESNET=$TRACES/resnet50-train-b32.json
 
 gms tune --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim tune [options] <trace>" "tune --help"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim tune [options] <trace> | --ranks <trace|dir>..." "tune --help"
 
 gms tune "$RESNET" --format=json
 is "$rc" 0 "tune exits 0"

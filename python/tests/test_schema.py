@@ -56,6 +56,7 @@ CASES = [
     ("plan-ranks", ["plan", "--ranks", path("t", "data", "ranks"), "--gpus=L4,2GiB"]),
     ("plan", ["plan", R]), ("plan", ["plan", R, "--placements=2"]),
     ("plan", ["plan"] + AT + ["--value", "96"]), ("plan-scaled", ["plan"] + AT),
+    ("tune-ranks", ["tune", "--ranks", path("t", "data", "ranks", "hand")]),
     ("tune", ["tune", G]), ("tune", ["tune", R, "--capacity=3GiB"]),
     ("tune-rmm", ["tune", path("traces", "synth-rmm-streams.csv"), "--capacity=16GiB"]),
     ("tune-rmm", ["tune", path("traces", "synth-rmm-streams.csv")]),

@@ -349,6 +349,11 @@ static const struct cli_use report_opts[] = {
 };
 
 static const struct cli_use tune_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	  "directories of them; the rank from each file's name, else their order): the "
+	  "setting is tuned on the worst rank under the recorded settings, then every rank "
+	  "runs with it (JSON: {schema, ranks_from, tuned_rank, tune: tune's object, "
+	  "job_before, alloc_conf, job_after}; exit 1 when a rank still runs out)", NULL },
 	{ OPT_AT, SCALED_AT, NULL },
 	{ OPT_VALUE, SCALED_VALUE("tune"), NULL },
 	{ OPT_JOBS, NULL, NULL },
@@ -584,7 +589,7 @@ const struct cli_command cli_commands[] = {
 	  "rmm-arena, rmm-binning, cuda-async).\n",
 	  G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  plan_opts, 1, 64, 0, cmd_plan },
-	{ "tune", "<trace>", "find the PyTorch allocator setting that reserves least and fits",
+	{ "tune", "<trace> | --ranks <trace|dir>...", "find the PyTorch allocator setting that reserves least and fits",
 	  "Search PyTorch's allocator settings (PYTORCH_CUDA_ALLOC_CONF: expandable "
 	  "segments, max_split_size_mb, roundup_power2_divisions and, under a capacity, "
 	  "garbage_collection_threshold) for the one that reserves least and fits, and say "
