@@ -133,6 +133,11 @@ ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 
 	memset(set, 0, sizeof(*set));
 	for (k = 0; k < n; k++) {
+		if (strcmp(args[k], "-") == 0) {
+			ranks_free(set);
+			return gms_fail(cause, GMS_ECONFIG, "-: the ranks are files (standard "
+			    "input cannot be one, it is read once)");
+		}
 		if (stat(args[k], &st) == 0 && S_ISDIR(st.st_mode)) {
 			if ((err = add_dir(set, &cap, args[k], cause)) < 0) {
 				ranks_free(set);

@@ -132,6 +132,8 @@ is "$rc $(rank_vals rank) / $(rank_vals peak_reserved) $(json_top ranks_from)" \
     "0 0 1 / $((300 * MiB)) $((550 * MiB)) \"order\"" "a name without a rank: the order given"
 check_fail 3 "gpumemsim: error: rank 0 is named twice: $TMP/snap_0.json and $HAND/job-rank0.json" \
     run --ranks "$TMP/snap_0.json" "$HAND/job-rank0.json"
+check_fail 3 "gpumemsim: error: -: the ranks are files (standard input cannot be one, it is read once)" \
+    run --ranks "$HAND/job-rank0.json" -
 mkdir "$TMP/empty"
 check_fail 3 "gpumemsim: error: $TMP/empty: no traces in this directory (snapshots .pickle, traces .json or .jsonl, RMM logs .csv, profiles .pb)" \
     run --ranks "$TMP/empty"
