@@ -19,6 +19,8 @@
 #include "sim/policy.h"
 #include "traces/trace.h"
 
+#define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+
 /* What a directory's trace files are named: snapshots, native traces,
    profiles, RMM logs, each perhaps compressed. */
 static int
@@ -237,14 +239,29 @@ ranks_run(const struct rank_set *set, const struct run_spec *template, size_t np
 		job->jobs[i].spec.path = set->f[i].path;
 		job->jobs[i].spec.mem = NULL;
 	}
-	batch_run(job->jobs, set->n, threads);
+	if (nplace > 0) {
+		/* each rank under its placements: the model's (seed 0) is its run */
+		job->nplace = nplace;
+		job->pl = gms_calloc(set->n, sizeof(*job->pl));
+		for (i = 0; i < set->n; i++) {
+			struct batch_job *b = &job->jobs[i];
+
+			if ((b->err = placements_run(&b->spec, nplace, threads, &job->pl[i],
+			    &b->cause)) == 0) {
+				b->out = job->pl[i].model;
+				memset(&job->pl[i].model, 0, sizeof(job->pl[i].model));
+			}
+			job->place_ooms += job->pl[i].ooms > 0;
+		}
+	} else {
+		batch_run(job->jobs, set->n, threads);
+	}
 	for (i = 0; i < set->n; i++)
 		if (job->jobs[i].err < 0) {
 			err = gms_fail(cause, job->jobs[i].err, "rank %d: %s", set->f[i].rank,
 			    job->jobs[i].cause);
 			return err;
 		}
-	job->first_oom = set->n;
 	for (i = 0; i < set->n; i++) {
 		const struct sim_result *r = &job->jobs[i].out.res;
 
@@ -260,23 +277,6 @@ ranks_run(const struct rank_set *set, const struct run_spec *template, size_t np
 				job->observed++;
 				job->reproduced += all != 0;
 			}
-		}
-	}
-	if (job->ooms > 0)
-		job->first_oom = job->worst;
-	if (nplace > 0) {
-		job->nplace = nplace;
-		job->pl = gms_calloc(set->n, sizeof(*job->pl));
-		for (i = 0; i < set->n; i++) {
-			char *why = NULL;
-
-			if ((err = placements_run(&job->jobs[i].spec, nplace, threads, &job->pl[i],
-			    &why)) < 0) {
-				gms_fail(cause, err, "rank %d: %s", set->f[i].rank, why);
-				free(why);
-				return err;
-			}
-			job->place_ooms += job->pl[i].ooms > 0;
 		}
 	}
 	if ((flags & RANKS_DIFF) && set->n > 1 && job->worst != job->least) {
@@ -303,17 +303,11 @@ ranks_job_free(struct ranks_job *job)
 	memset(job, 0, sizeof(*job));
 }
 
-static const char *
-sz(uint64_t n, char *buf, size_t len)
-{
-	return gms_fmt_size(n, buf, len);
-}
-
 char *
 ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 {
 	const struct rank_set *set = job->set;
-	char *text = NULL, b1[32], b2[32], b3[32], name[2][32];
+	char *text = NULL, name[2][32];
 	size_t len = 0, i;
 	FILE *f = open_memstream(&text, &len);
 	const struct sim_result *w = &job->jobs[job->worst].out.res;
@@ -321,14 +315,14 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 
 	fprintf(f, "%zu rank%s (%s), %s, capacity %s a rank\n\n", set->n, set->n == 1 ? "" : "s",
 	    set->from_names ? "ranks from the files' names" : "ranks in the order given",
-	    policy, job->capacity ? sz(job->capacity, b1, sizeof(b1)) : "unlimited");
+	    policy, job->capacity ? SZ(job->capacity) : "unlimited");
 	fprintf(f, "  rank  %13s  %14s  %12s  %s\n", "peak reserved", "peak allocated",
 	    "device calls", "result");
 	for (i = 0; i < set->n; i++) {
 		const struct sim_result *r = &job->jobs[i].out.res;
 
 		fprintf(f, "  %4d  %13s  %14s  %12llu  ", set->f[i].rank,
-		    sz(r->peak_reserved, b1, sizeof(b1)), sz(r->peak_allocated, b2, sizeof(b2)),
+		    SZ(r->peak_reserved), SZ(r->peak_allocated),
 		    (unsigned long long)(r->device_allocs + r->device_frees));
 		if (r->oomed)
 			fprintf(f, "OOM at event %llu of %llu", (unsigned long long)r->oom.event,
@@ -340,7 +334,7 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 			const struct placements *pl = &job->pl[i];
 
 			fprintf(f, "        %zu placements: peak reserved %s to %s", pl->n,
-			    sz(pl->peak_min, b1, sizeof(b1)), sz(pl->peak_max, b2, sizeof(b2)));
+			    SZ(pl->peak_min), SZ(pl->peak_max));
 			if (pl->ooms > 0)
 				fprintf(f, "; %zu run out, at events %llu to %llu", pl->ooms,
 				    (unsigned long long)pl->oom_first, (unsigned long long)pl->oom_last);
@@ -356,20 +350,20 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 		    100.0 * oom_progress(&job->jobs[job->worst]));
 	} else {
 		fprintf(f, "\nJOB: the worst rank is %d, %s reserved at its peak",
-		    set->f[job->worst].rank, sz(w->peak_reserved, b1, sizeof(b1)));
+		    set->f[job->worst].rank, SZ(w->peak_reserved));
 		if (set->n > 1)
 			fprintf(f, "; the least, rank %d, %s: a spread of %s (%.1f%% of the worst)",
-			    set->f[job->least].rank, sz(l->peak_reserved, b2, sizeof(b2)),
-			    sz(w->peak_reserved - l->peak_reserved, b3, sizeof(b3)),
+			    set->f[job->least].rank, SZ(l->peak_reserved),
+			    SZ(w->peak_reserved - l->peak_reserved),
 			    w->peak_reserved ? 100.0 * (double)(w->peak_reserved -
 			    l->peak_reserved) / (double)w->peak_reserved : 0.0);
 		fprintf(f, "\n");
 		if (job->capacity != 0)
-			fprintf(f, "every rank fits in %s\n", sz(job->capacity, b1, sizeof(b1)));
+			fprintf(f, "every rank fits in %s\n", SZ(job->capacity));
 		else
 			fprintf(f, "each rank's GPU needs %s for its allocator (rank %d's peak) and "
 			    "its CUDA context: `plan` on rank %d's file gives the capacity to 2 MiB\n",
-			    sz(w->peak_reserved, b1, sizeof(b1)), set->f[job->worst].rank,
+			    SZ(w->peak_reserved), set->f[job->worst].rank,
 			    set->f[job->worst].rank);
 	}
 	if (job->pl != NULL)
@@ -505,7 +499,7 @@ char *
 ranks_compare_text(const struct ranks_row *rows, size_t n)
 {
 	const struct rank_set *set = rows[0].job.set;
-	char *text = NULL, b1[32], b2[32];
+	char *text = NULL;
 	size_t len = 0, i, width = 8;
 	int win = ranks_winner(rows, n);
 	FILE *f = open_memstream(&text, &len);
@@ -515,7 +509,7 @@ ranks_compare_text(const struct ranks_row *rows, size_t n)
 		width = GMS_MAX(width, strlen(rows[i].label));
 	fprintf(f, "%zu rank%s (%s), capacity %s a rank: each policy's worst rank\n\n", set->n,
 	    set->n == 1 ? "" : "s", set->from_names ? "ranks from the files' names" :
-	    "ranks in the order given", capacity ? sz(capacity, b1, sizeof(b1)) : "unlimited");
+	    "ranks in the order given", capacity ? SZ(capacity) : "unlimited");
 	fprintf(f, "  %-*s  %10s  %13s  %10s  %s\n", (int)width, "policy", "worst rank",
 	    "peak reserved", "spread", "ranks out of memory");
 	for (i = 0; i < n; i++) {
@@ -528,8 +522,8 @@ ranks_compare_text(const struct ranks_row *rows, size_t n)
 		}
 		w = &j->jobs[j->worst].out.res;
 		fprintf(f, "  %-*s  %10d  %13s  %10s  ", (int)width, rows[i].label,
-		    set->f[j->worst].rank, sz(w->peak_reserved, b1, sizeof(b1)),
-		    sz(w->peak_reserved - j->jobs[j->least].out.res.peak_reserved, b2, sizeof(b2)));
+		    set->f[j->worst].rank, SZ(w->peak_reserved),
+		    SZ(w->peak_reserved - j->jobs[j->least].out.res.peak_reserved));
 		if (j->ooms > 0)
 			fprintf(f, "%zu (rank %d first, at event %llu of %llu)\n", j->ooms,
 			    set->f[j->worst].rank, (unsigned long long)w->oom.event,

@@ -43,9 +43,9 @@ struct ranks_job {
 	struct batch_job *jobs;
 	uint64_t capacity;		/* 0: unlimited */
 	size_t worst, least;		/* indexes: the rank that ran out first (the
-					   share of its events: ranks advance together),
-					   else the largest peak reserved; the least so */
-	size_t first_oom;		/* worst, when it ran out; n: none did */
+					   share of its events: ranks advance together;
+					   the first OOM when ooms > 0), else the largest
+					   peak reserved; the least so */
 	size_t ooms;			/* ranks that ran out */
 	size_t observed, reproduced;	/* ranks whose recording's numbers were compared,
 					   and reproduced exactly (uncapped runs) */

@@ -317,11 +317,8 @@ cmd_check(struct cli_args *a)
 				    pols.n > 1 ? " " : "", pols.n > 1 ? pols.ents[i].label : "");
 			if ((rc = check_policy(a, &spec, &pols.ents[i], routs != NULL ? prefix :
 			    pols.n > 1 ? pols.ents[i].label : NULL, fit_capacity, base, &l,
-			    ro)) != 0) {
-				if (routs != NULL && rc < 0)
-					rc = EXIT_INPUT;
+			    ro)) != 0)
 				goto out;
-			}
 			if (r > 0)
 				continue;
 			tmp = gms_asprintf("%s%s%s", what ? what : "", what ? ", " : "",
