@@ -26,6 +26,7 @@ struct ctx {
 	int threads;
 	int *rc0;			/* each policy's run without a limit */
 	struct sim_result *res0;
+	struct ckpt_first *first;	/* the same, for its checkpoints */
 };
 
 /*
@@ -278,6 +279,7 @@ search(void *arg, size_t i)
 	size_t k;
 	int rc;
 
+	ckpt_wait(p->ckpt);
 	/* with no limit: where the search starts (a preallocated pool needs one) */
 	if (c->rc0[i] == 1) {
 		p->unbounded_peak = c->res0[i].peak_reserved;
@@ -414,8 +416,13 @@ uncapped(void *arg, size_t i)
 	struct ctx *c = arg;
 	struct plan_policy *p = &c->rep->pols[i];
 
-	if (p->ckpt == NULL || (c->rc0[i] = ckpt_uncapped(p->ckpt, &c->res0[i])) < 0)
+	/* with checkpoints: noting what it asked at each of their points */
+	if (!c->rep->checkpoints || (c->rc0[i] = ckpt_first(&(struct run_spec){ .mem = c->m,
+	    .policy = p->ops, .opts = p->opts, .nopts = p->nopts, .placement_seed = p->seed },
+	    &c->first[i])) < 0)
 		c->rc0[i] = plan_fits(c->m, p, 0, NULL, &c->res0[i]);
+	else
+		c->res0[i] = c->first[i].res;
 }
 
 /* Every placement of one policy at one capacity. */
@@ -493,15 +500,12 @@ out:
 }
 
 void
-plan_policy_share(const struct trace_mem *m, struct plan_policy *p, int checkpoints)
+plan_policy_share(struct plan_policy *p)
 {
 	if (p->ops->pool_at != NULL && p->pools == NULL) {
 		p->pools = gms_calloc(1, sizeof(*p->pools));
 		pthread_mutex_init(&p->pools->lock, NULL);
 	}
-	if (checkpoints && p->ckpt == NULL)
-		p->ckpt = ckpt_start(&(struct run_spec){ .mem = m, .policy = p->ops,
-		    .opts = p->opts, .nopts = p->nopts, .placement_seed = p->seed });
 }
 
 void
@@ -540,9 +544,16 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	   search, is any whole run's (an ideal run when none is whole) */
 	c.rc0 = gms_calloc(rep->npols + 1, sizeof(*c.rc0));
 	c.res0 = gms_calloc(rep->npols + 1, sizeof(*c.res0));
+	c.first = gms_calloc(rep->npols + 1, sizeof(*c.first));
 	for (i = 0; i < rep->npols; i++)
-		plan_policy_share(m, &rep->pols[i], rep->checkpoints);
+		plan_policy_share(&rep->pols[i]);
 	batch_map(rep->npols, uncapped, &c, threads);
+	/* forked here, no other thread running */
+	for (i = 0; i < rep->npols && rep->checkpoints; i++)
+		rep->pols[i].ckpt = ckpt_start(&(struct run_spec){ .mem = m,
+		    .policy = rep->pols[i].ops, .opts = rep->pols[i].opts,
+		    .nopts = rep->pols[i].nopts, .placement_seed = rep->pols[i].seed }, &c.first[i]);
+	free(c.first);
 	for (i = 0; i < rep->npols && c.rc0[i] != 1; i++)
 		;
 	if (i < rep->npols) {

@@ -81,13 +81,12 @@ struct plan_report {
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);
 /*
- * Let p's runs of m under a capacity (plan_fits) share what one run shows of
- * another: runs by pool (policy_ops.pool_at) and, with checkpoints, its run
- * without a limit kept at points (sim/checkpoint.h: call it with no other
- * thread of the process running).  plan_run does it for its policies;
- * plan_policy_done (plan_free) lets go.
+ * Let p's runs under a capacity (plan_fits) share what one run shows of
+ * another: runs by pool (policy_ops.pool_at).  plan_run does it for its
+ * policies, and with rep->checkpoints keeps each one's run without a limit
+ * at points (sim/checkpoint.h); plan_policy_done (plan_free) lets go.
  */
-void plan_policy_share(const struct trace_mem *m, struct plan_policy *p, int checkpoints);
+void plan_policy_share(struct plan_policy *p);
 void plan_policy_done(struct plan_policy *p);
 /*
  * Only the smallest pools (min_pool) of rep's policies, above rep->peak_live

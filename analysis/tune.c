@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@ static const char *const expandable[] = { NULL, "expandable_segments:True" };
 static const char *const max_split[] = { NULL, "max_split_size_mb:20", "max_split_size_mb:32",
 	"max_split_size_mb:64", "max_split_size_mb:128", "max_split_size_mb:256",
 	"max_split_size_mb:512", "max_split_size_mb:1024" };
+static const uint64_t max_split_mb[] = { 0, 20, 32, 64, 128, 256, 512, 1024 };
 static const char *const roundup[] = { NULL, "roundup_power2_divisions:2",
 	"roundup_power2_divisions:4", "roundup_power2_divisions:8",
 	"roundup_power2_divisions:16" };
@@ -116,10 +118,61 @@ struct search {
 	void *between_arg;
 };
 
+/*
+ * A setting with max_split_size_mb X goes exactly as the same setting
+ * without it when every segment of that run is under X (the policy's
+ * largest_size): X is compared only with blocks and requests, which those
+ * bound.  Such a job takes
+ * its base's result instead of a run: the base already run (done), or a job
+ * earlier in the same batch (base, waited for: the batch hands out jobs in
+ * order, so it is running or ran).
+ */
+struct derived {
+	const struct tune_candidate *done;
+	long base;			/* -1: none in this batch */
+	uint64_t x;			/* 0: not a max_split setting */
+	int taken;			/* the base's result taken */
+	struct sim_result res;
+};
+
 struct mixed {
 	struct batch_job *jobs;
+	struct derived *der;
+	int *finished;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 	const struct side *side;
 };
+
+static void
+mixed_job(struct mixed *x, size_t j)
+{
+	struct derived *d = &x->der[j];
+	const struct sim_result *base = NULL;
+	int err = 0;
+
+	if (d->done != NULL) {
+		err = d->done->err;
+		base = &d->done->res;
+	} else if (d->base >= 0) {
+		pthread_mutex_lock(&x->lock);
+		while (!x->finished[d->base])
+			pthread_cond_wait(&x->cond, &x->lock);
+		pthread_mutex_unlock(&x->lock);
+		err = x->der[d->base].taken ? 0 : x->jobs[d->base].err;
+		base = x->der[d->base].taken ? &x->der[d->base].res : &x->jobs[d->base].out.res;
+	}
+	if (base != NULL && err == 0 && base->largest_size < d->x) {
+		d->res = *base;
+		d->taken = 1;
+	} else {
+		batch_run_one(&x->jobs[j]);
+	}
+	pthread_mutex_lock(&x->lock);
+	x->finished[j] = 1;
+	pthread_cond_broadcast(&x->cond);
+	pthread_mutex_unlock(&x->lock);
+}
 
 static void
 mixed_one(void *arg, size_t i)
@@ -129,7 +182,7 @@ mixed_one(void *arg, size_t i)
 	if (i < x->side->n)
 		x->side->fn(x->side->arg, i);
 	else
-		batch_run_one(&x->jobs[i - x->side->n]);
+		mixed_job(x, i - x->side->n);
 }
 
 static struct tune_candidate *
@@ -150,8 +203,11 @@ run_points(struct search *s, const struct dim *dims, const struct point *pts, si
 {
 	struct mixed x;
 	char (*confs)[192] = gms_calloc(npts ? npts : 1, sizeof(*confs));
+	char base[192];
 	size_t nconf = npts;
 	struct batch_job *jobs = gms_calloc(nconf ? nconf : 1, sizeof(*jobs));
+	struct derived *der = gms_calloc(nconf ? nconf : 1, sizeof(*der));
+	int *finished = gms_calloc(nconf ? nconf : 1, sizeof(*finished));
 	struct policy_kv *kv = gms_calloc(nconf ? nconf : 1, sizeof(*kv));
 	size_t i, nj = 0, *which = gms_calloc(nconf ? nconf : 1, sizeof(*which));
 	int err = 0;
@@ -166,19 +222,37 @@ run_points(struct search *s, const struct dim *dims, const struct point *pts, si
 		kv[nj] = (struct policy_kv){ "alloc_conf", confs[i] };
 		jobs[nj].spec = (struct run_spec){ .mem = s->m, .policy = &policy_caching,
 		    .opts = &kv[nj], .nopts = 1, .capacity = s->capacity };
+		der[nj].base = -1;
+		if (pts[i].v[1] != 0) {
+			struct point bp = pts[i];
+
+			bp.v[1] = 0;
+			point_conf(dims, &bp, base, sizeof(base));
+			der[nj].x = max_split_mb[pts[i].v[1]] * GMS_MiB;
+			der[nj].done = find(s, base);
+			for (size_t k = 0; k < nj && der[nj].done == NULL; k++)
+				if (strcmp(confs[which[k]], base) == 0)
+					der[nj].base = (long)k;
+		}
 		which[nj++] = i;
 dup:
 		;
 	}
-	x = (struct mixed){ .jobs = jobs, .side = side };
+	x = (struct mixed){ .jobs = jobs, .der = der, .finished = finished, .side = side };
+	pthread_mutex_init(&x.lock, NULL);
+	pthread_cond_init(&x.cond, NULL);
 	batch_map(side->n + nj, mixed_one, &x, s->threads);
+	pthread_cond_destroy(&x.cond);
+	pthread_mutex_destroy(&x.lock);
 	for (i = 0; i < nj; i++) {
 		struct tune_candidate *c = &s->cands[s->n++];
 
 		snprintf(c->conf, sizeof(c->conf), "%s", confs[which[i]]);
 		memcpy(c->point, pts[which[i]].v, sizeof(c->point));
-		c->err = jobs[i].err;
-		if (jobs[i].err == 0) {
+		c->err = der[i].taken ? 0 : jobs[i].err;
+		if (der[i].taken) {
+			c->res = der[i].res;
+		} else if (jobs[i].err == 0) {
 			c->res = jobs[i].out.res;
 		} else if (jobs[i].err == GMS_ETRACE && err == 0) {
 			err = gms_fail(s->cause, jobs[i].err, "%s", jobs[i].cause);
@@ -186,6 +260,8 @@ dup:
 	}
 	batch_free(jobs, nj);
 	free(jobs);
+	free(der);
+	free(finished);
 	free(kv);
 	free(which);
 	free(confs);
@@ -260,13 +336,18 @@ cmp_cands(const void *a, const void *b)
  */
 static uint64_t
 min_fitting_limit(const struct trace_mem *m, const struct plan_policy *p, uint64_t lo,
-    uint64_t hi)
+    uint64_t hi, const struct sim_result *uncapped)
 {
 	uint64_t step = 2 * GMS_MiB, mid;
+	struct policy_args args = { .opts = p->opts, .nopts = p->nopts,
+	    .device_total = trace_mem_header(m)->device_total };
 
 	lo = lo / step * step;
 	hi = (hi + step - 1) / step * step;
-	if (plan_fits(m, p, hi, NULL, NULL) != 1)
+	/* at or above what the run without a limit asked, that run, which fit */
+	if (!(uncapped != NULL && p->ops->limit_inert != NULL &&
+	    p->ops->limit_inert(&args, hi, uncapped->peak_asked)) &&
+	    plan_fits(m, p, hi, NULL, NULL) != 1)
 		return 0;
 	while (hi - lo > step) {
 		mid = lo + (hi - lo) / 2 / step * step;
@@ -283,14 +364,16 @@ static const struct policy_kv tf[] = { { "flavor", "tensorflow" } };
 static const struct policy_kv jax[] = { { "flavor", "jax" } };
 
 /*
- * The two limit searches, growth and preallocated, side by side; their runs
- * share what they can (plan_policy_share: growth's checkpoints, the
- * preallocated pool's runs).
+ * The two limit searches, growth and preallocated, side by side; the
+ * preallocated pool's runs are shared (plan_policy_share).  Growth keeps no
+ * checkpoints: its searched limits lie near its peak, which most jobs reach
+ * early, so a run from a point would replay nearly all of it anyway.
  */
 struct limits {
 	const struct trace_mem *m;
 	struct plan_policy *pols;
 	uint64_t lo, hi, found[2];
+	const struct sim_result *uncapped[2];	/* each one's run without a limit, when it fit */
 };
 
 static void
@@ -298,7 +381,7 @@ limit_search(void *arg, size_t i)
 {
 	struct limits *l = arg;
 
-	l->found[i] = min_fitting_limit(l->m, &l->pols[i], l->lo, l->hi);
+	l->found[i] = min_fitting_limit(l->m, &l->pols[i], l->lo, l->hi, l->uncapped[i]);
 }
 
 /* tune's BFC side: its three modes, beside the first batch; its two limit searches, the second. */
@@ -312,10 +395,25 @@ struct bfc_side {
 	int searched;
 };
 
+/*
+ * Without a limit TensorFlow's growth is JAX's: the flavors differ in
+ * garbage collection, which runs only when growth is refused, and in the
+ * limit taken from a card; so the TensorFlow mode waits for JAX's and takes
+ * its run (bfc_between) unless the run took a recording's own limit.
+ */
+static int
+tf_is_jax(const struct bfc_side *b)
+{
+	return b->capacity == 0;
+}
+
 static void
 bfc_mode(void *arg, size_t k)
 {
-	batch_run_one(&((struct bfc_side *)arg)->modes[k]);
+	struct bfc_side *b = arg;
+
+	if (k != 0 || !tf_is_jax(b))
+		batch_run_one(&b->modes[k]);
 }
 
 /* The modes' results; the smallest limits to search, between the live peak and
@@ -328,12 +426,15 @@ bfc_between(struct search *s)
 	uint64_t hi, live = 0;
 	size_t i;
 
+	if (tf_is_jax(b) && (b->modes[1].err != 0 || b->modes[1].out.recorded_limit[0] != '\0'))
+		batch_run_one(&b->modes[0]);
+	else if (tf_is_jax(b))
+		b->modes[0].out.res = b->modes[1].out.res;
 	for (i = 0; i < 3; i++) {
 		rep->bfc[i].err = b->modes[i].err;
 		if (b->modes[i].err == 0)
 			rep->bfc[i].res = b->modes[i].out.res;
 	}
-	batch_free(b->modes, 3);
 	b->modes_done = 1;
 	for (i = 0; i < s->n; i++)
 		if (s->cands[i].err == 0)
@@ -343,6 +444,13 @@ bfc_between(struct search *s)
 		hi = rep->bfc[1].res.peak_reserved;
 	if (hi != 0 && live != 0 && live <= hi) {
 		b->l = (struct limits){ .m = s->m, .pols = b->pols, .lo = live, .hi = hi };
+		/* growth's mode ran without a limit, as its search's policy */
+		if (b->capacity == 0 && b->modes[1].err == 0 && !b->modes[1].out.res.oomed &&
+		    b->modes[1].out.recorded_limit[0] == '\0')
+			b->l.uncapped[0] = &rep->bfc[1].res;
+	}
+	batch_free(b->modes, 3);
+	if (hi != 0 && live != 0 && live <= hi) {
 		s->second = (struct side){ .fn = limit_search, .arg = &b->l, .n = 2 };
 		b->searched = 1;
 	}
@@ -380,9 +488,7 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	    "JAX's default: 75% of the card at the first allocation" };
 	b.pols[0] = (struct plan_policy){ .ops = &policy_grow_only, .opts = jax, .nopts = 1 };
 	b.pols[1] = (struct plan_policy){ .ops = &policy_preallocate, .opts = jax, .nopts = 1 };
-	/* forked before any thread runs (plan_policy_share) */
-	plan_policy_share(m, &b.pols[0], 1);
-	plan_policy_share(m, &b.pols[1], 0);
+	plan_policy_share(&b.pols[1]);
 	s.first = (struct side){ .fn = bfc_mode, .arg = &b, .n = 3 };
 	s.between = bfc_between;
 	s.between_arg = &b;

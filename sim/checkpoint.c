@@ -1,7 +1,8 @@
 /*
  * checkpoint.c - a run without a limit kept at points, in forked processes
- * (checkpoint.h).  Three kinds of process: the driver replays the run
- * without a limit and forks a holder at each point; a holder waits on its
+ * (checkpoint.h).  The run's first pass is the caller's own (ckpt_first,
+ * in a thread).  Then three kinds of process: the driver replays the run
+ * again and forks a holder at the points that can serve; a holder waits on its
  * socket for a capacity (with the pipe to answer on, passed as SCM_RIGHTS)
  * and forks a worker per request; the worker continues the run under that
  * capacity and writes its result.  The caller's process only talks.
@@ -24,8 +25,9 @@
 #include "sim/sim.h"
 #include "traces/tracemem.h"
 
-#define POINTS 15		/* evenly spaced: a run replays at most 1/16 more
-				   than it must */
+#define SPREAD 4		/* a holder at least every SPREAD points, where
+				   points can serve: a run replays at most
+				   SPREAD/16 more than it must */
 #define MIN_EVENTS 200000	/* below this a replay costs less than the forks */
 
 struct point {
@@ -39,18 +41,15 @@ struct ckpt {
 	struct ckpt *next;	/* every live one: a new driver closes their ends */
 	pid_t driver;
 	int info;		/* the driver's reports */
-	struct point pt[POINTS];
+	struct point pt[CKPT_POINTS];
 	int state;		/* 0 running, 1 done, -1 lost */
-	int rc0;
-	struct sim_result res0;
 };
 
-/* What the driver reports: a point, then the end of its run. */
+/* What the driver reports: its points, then that no more come. */
 struct report {
 	int end;
-	int k, rc;
+	int k;
 	uint64_t event, asked;
-	struct sim_result res;
 };
 
 struct reply {
@@ -163,55 +162,117 @@ hold(const struct run_spec *spec, struct run_output *out, const struct policy_ar
 	_exit(0);
 }
 
-/* The driver: the run without a limit, a holder forked at each point. */
-static void
-drive(const struct run_spec *spec, int info, int *socks)
+static int
+mode(void)
+{
+	const char *e = getenv("GMS_CHECKPOINTS");
+
+	return e == NULL ? 0 : strcmp(e, "never") == 0 ? -1 : strcmp(e, "always") == 0;
+}
+
+static int
+eligible(const struct run_spec *spec)
+{
+	return mode() >= 0 && spec->mem != NULL && spec->capacity == 0 && spec->gpu_total == 0 &&
+	    spec->placement == RUN_PLACEMENT_MODEL && spec->sampler == NULL &&
+	    spec->segment_hook == NULL && spec->stop_after == 0 &&
+	    spec->policy->limit_inert != NULL && spec->policy->set_capacity != NULL &&
+	    (mode() > 0 || trace_mem_count(spec->mem) >= MIN_EVENTS);
+}
+
+int
+ckpt_first(const struct run_spec *spec, struct ckpt_first *first)
 {
 	const struct trace_header *hdr = trace_mem_header(spec->mem);
 	uint64_t n = trace_mem_count(spec->mem), from = 0, to;
-	struct report rep;
 	struct run_output out;
-	struct policy_args args;
 	struct sim_result r;
-	char *cause = NULL, c;
-	int k, j, rc, usable;
-	pid_t pid;
+	char *cause = NULL;
+	int k, rc;
 
+	memset(first, 0, sizeof(*first));
+	for (k = 0; k < CKPT_POINTS; k++)
+		first->asks[k] = UINT64_MAX;
 	memset(&out, 0, sizeof(out));
 	out.hdr = hdr;
 	rc = run_prepare(spec, hdr, &out, &cause);
-	/* a run without a limit that takes a recording's own (a TensorFlow
-	   profile's bytes_limit) is another run than the ones under a capacity */
-	usable = rc == 0 && out.recorded_limit[0] == '\0';
-	args = (struct policy_args){ .opts = out.opts ? out.opts : spec->opts,
-	    .nopts = out.opts ? out.nopts : spec->nopts,
-	    .device_total = spec->device_total ? spec->device_total : hdr->device_total };
-	for (k = 0; k < POINTS; k++) {
-		to = n * (uint64_t)(k + 1) / (POINTS + 1);
-		if (rc == 0)
-			rc = sim_replay_mem_range(out.sim, spec->mem, from, to, &cause);
+	for (k = 0; k < CKPT_POINTS && rc == 0; k++) {
+		to = n * (uint64_t)(k + 1) / (CKPT_POINTS + 1);
+		rc = sim_replay_mem_range(out.sim, spec->mem, from, to, &cause);
 		from = to;
-		if (rc == 0 && usable && !sim_stopped(out.sim)) {
+		if (rc == 0 && !sim_stopped(out.sim)) {
 			sim_result(out.sim, &r);
-			if ((pid = fork()) == 0) {
-				close(info);
-				for (j = k + 1; j < POINTS; j++)
-					close(socks[j]);
-				hold(spec, &out, &args, socks[k], to, r.peak_asked);
-			}
-			if (pid > 0) {
-				rep = (struct report){ .k = k, .event = to, .asked = r.peak_asked };
-				(void)gms_write_full(info, &rep, sizeof(rep));
-			}
+			first->asks[k] = r.peak_asked;
 		}
-		close(socks[k]);
 	}
 	if (rc == 0)
 		rc = sim_replay_mem_range(out.sim, spec->mem, from, n, &cause);
 	if (rc == 0)
 		rc = run_finish(spec, &out, &cause);
-	rep = (struct report){ .end = 1, .rc = rc < 0 ? rc : !out.res.oomed, .res = out.res };
-	rep.res.oom.at = rep.res.oom.mark = NULL;
+	first->rc = rc < 0 ? rc : !out.res.oomed;
+	first->res = out.res;
+	first->res.oom.at = first->res.oom.mark = NULL;
+	/* a run without a limit that takes a recording's own (a TensorFlow
+	   profile's bytes_limit) is another run than the ones under a capacity */
+	for (k = 0; k < CKPT_POINTS && rc == 0 && out.recorded_limit[0] == '\0'; k++)
+		first->serves |= first->asks[k] < first->res.peak_asked;
+	run_output_free(&out);
+	free(cause);
+	return first->rc;
+}
+
+/*
+ * The driver.  A point serves the capacities from what its prefix asked up
+ * to what the whole run asked (above that a capacity changes nothing), so
+ * which points can serve is known from the run's first pass (ckpt_first),
+ * and a fork costs (its page tables, then every page either side writes;
+ * more on a virtual machine).  So the run goes again with a holder forked
+ * only at each point that can serve, where its asks grew or the last holder
+ * is SPREAD points back.
+ */
+static void
+drive(const struct run_spec *spec, const struct ckpt_first *first, int info, int *socks)
+{
+	uint64_t n = trace_mem_count(spec->mem), from = 0, to, last_asked = 0;
+	struct report rep;
+	struct run_output out;
+	struct policy_args args;
+	struct sim_result r;
+	char *cause = NULL, c;
+	int k, j, rc, last = -1;
+	pid_t pid;
+
+	memset(&out, 0, sizeof(out));
+	out.hdr = trace_mem_header(spec->mem);
+	rc = run_prepare(spec, out.hdr, &out, &cause);
+	args = (struct policy_args){ .opts = out.opts ? out.opts : spec->opts,
+	    .nopts = out.opts ? out.nopts : spec->nopts,
+	    .device_total = spec->device_total ? spec->device_total : out.hdr->device_total };
+	for (k = 0; k < CKPT_POINTS && rc == 0 && first->asks[k] < first->res.peak_asked; k++) {
+		to = n * (uint64_t)(k + 1) / (CKPT_POINTS + 1);
+		rc = sim_replay_mem_range(out.sim, spec->mem, from, to, &cause);
+		from = to;
+		if (rc != 0 || sim_stopped(out.sim))
+			break;
+		sim_result(out.sim, &r);
+		if (last >= 0 && r.peak_asked <= last_asked && k - last < SPREAD)
+			continue;
+		last = k;
+		last_asked = r.peak_asked;
+		if ((pid = fork()) == 0) {
+			close(info);
+			for (j = k + 1; j < CKPT_POINTS; j++)
+				close(socks[j]);
+			hold(spec, &out, &args, socks[k], to, r.peak_asked);
+		}
+		if (pid > 0) {
+			rep = (struct report){ .k = k, .event = to, .asked = r.peak_asked };
+			(void)gms_write_full(info, &rep, sizeof(rep));
+		}
+	}
+	for (k = 0; k < CKPT_POINTS; k++)
+		close(socks[k]);
+	rep = (struct report){ .end = 1 };
 	(void)gms_write_full(info, &rep, sizeof(rep));
 	/* until the caller is done with the points */
 	for (;;) {
@@ -224,48 +285,36 @@ drive(const struct run_spec *spec, int info, int *socks)
 	_exit(0);
 }
 
-static int
-mode(void)
-{
-	const char *e = getenv("GMS_CHECKPOINTS");
-
-	return e == NULL ? 0 : strcmp(e, "never") == 0 ? -1 : strcmp(e, "always") == 0;
-}
-
 struct ckpt *
-ckpt_start(const struct run_spec *spec)
+ckpt_start(const struct run_spec *spec, const struct ckpt_first *first)
 {
-	int info[2], socks[POINTS][2], mine[POINTS], k, made = 0;
+	int info[2], socks[CKPT_POINTS][2], mine[CKPT_POINTS], k, made = 0;
 	struct ckpt *c, *o;
 	pid_t pid = -1;
 
-	if (mode() < 0 || spec->mem == NULL || spec->capacity != 0 || spec->gpu_total != 0 ||
-	    spec->placement != RUN_PLACEMENT_MODEL || spec->sampler != NULL ||
-	    spec->segment_hook != NULL || spec->stop_after != 0 ||
-	    spec->policy->limit_inert == NULL || spec->policy->set_capacity == NULL ||
-	    (mode() == 0 && trace_mem_count(spec->mem) < MIN_EVENTS))
+	if (!eligible(spec) || first->rc < 0 || !first->serves)
 		return NULL;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, info) < 0)
 		return NULL;
-	for (; made < POINTS; made++)
+	for (; made < CKPT_POINTS; made++)
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks[made]) < 0)
 			break;
 	c = gms_calloc(1, sizeof(*c));
 	pthread_mutex_lock(&live_lock);
-	if (made == POINTS && (pid = fork()) == 0) {
+	if (made == CKPT_POINTS && (pid = fork()) == 0) {
 		/* the others' ends would keep their holders waiting */
 		for (o = live; o != NULL; o = o->next) {
 			close(o->info);
-			for (k = 0; k < POINTS; k++)
+			for (k = 0; k < CKPT_POINTS; k++)
 				if (o->pt[k].sock >= 0)
 					close(o->pt[k].sock);
 		}
 		close(info[0]);
-		for (k = 0; k < POINTS; k++) {
+		for (k = 0; k < CKPT_POINTS; k++) {
 			close(socks[k][0]);
 			mine[k] = socks[k][1];
 		}
-		drive(spec, info[1], mine);
+		drive(spec, first, info[1], mine);
 	}
 	for (k = 0; k < made; k++) {
 		close(socks[k][1]);
@@ -273,7 +322,7 @@ ckpt_start(const struct run_spec *spec)
 	}
 	close(info[1]);
 	c->info = info[0];
-	if (made < POINTS || pid < 0) {
+	if (made < CKPT_POINTS || pid < 0) {
 		pthread_mutex_unlock(&live_lock);
 		for (k = 0; k < made; k++)
 			close(c->pt[k].sock);
@@ -288,35 +337,29 @@ ckpt_start(const struct run_spec *spec)
 	return c;
 }
 
-int
-ckpt_uncapped(struct ckpt *c, struct sim_result *res)
+void
+ckpt_wait(struct ckpt *c)
 {
 	struct report rep;
 	int k;
 
-	while (c->state == 0) {
-		if (gms_read_full(c->info, &rep, sizeof(rep)) != (ssize_t)sizeof(rep)) {
+	while (c != NULL && c->state == 0) {
+		if (gms_read_full(c->info, &rep, sizeof(rep)) != (ssize_t)sizeof(rep))
 			c->state = -1;
-		} else if (rep.end) {
+		else if (rep.end)
 			c->state = 1;
-			c->rc0 = rep.rc;
-			c->res0 = rep.res;
-		} else if (rep.k >= 0 && rep.k < POINTS) {
+		else if (rep.k >= 0 && rep.k < CKPT_POINTS) {
 			c->pt[rep.k].event = rep.event;
 			c->pt[rep.k].asked = rep.asked;
 			c->pt[rep.k].held = 1;
 		}
 	}
 	/* points the driver did not report have no holder */
-	for (k = 0; k < POINTS; k++)
+	for (k = 0; c != NULL && k < CKPT_POINTS; k++)
 		if (!c->pt[k].held && c->pt[k].sock >= 0) {
 			close(c->pt[k].sock);
 			c->pt[k].sock = -1;
 		}
-	if (c->state < 0)
-		return -1;
-	*res = c->res0;
-	return c->rc0;
 }
 
 int
@@ -325,9 +368,9 @@ ckpt_fits(struct ckpt *c, uint64_t capacity, struct sim_result *res)
 	struct reply rp;
 	int k, p[2], rc;
 
-	if (c == NULL || c->state != 1 || c->rc0 < 0 || capacity == 0)
+	if (c == NULL || c->state != 1 || capacity == 0)
 		return -1;
-	for (k = POINTS - 1; k >= 0; k--)
+	for (k = CKPT_POINTS - 1; k >= 0; k--)
 		if (c->pt[k].held && c->pt[k].sock >= 0 && c->pt[k].asked <= capacity)
 			break;
 	if (k < 0 || pipe2(p, O_CLOEXEC) < 0)
@@ -360,7 +403,7 @@ ckpt_end(struct ckpt *c)
 			break;
 		}
 	pthread_mutex_unlock(&live_lock);
-	for (k = 0; k < POINTS; k++)
+	for (k = 0; k < CKPT_POINTS; k++)
 		if (c->pt[k].sock >= 0)
 			close(c->pt[k].sock);
 	close(c->info);

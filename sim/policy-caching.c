@@ -146,6 +146,7 @@ struct caching {
 	uint64_t cached_free;		/* bytes of free mapped blocks */
 	uint64_t alloc_retries, ooms;
 	uint64_t peak_asked;		/* policy_stats */
+	uint64_t largest;		/* policy_stats.largest_size */
 	struct objpool blocks;		/* struct cblock: no malloc per request */
 	struct cseg **adopted;		/* adopted segments still held, by rec_addr */
 	size_t nadopted;
@@ -624,6 +625,8 @@ whole_segment(struct caching *c, uint64_t addr, uint64_t size, int64_t stream, i
 	struct cseg *s = seg_new(c, addr, size, stream, small);
 	struct cblock *b = objpool_get(&c->blocks);
 
+	c->largest = GMS_MAX(c->largest, s->size);
+
 	b->addr = addr;
 	b->size = size;
 	b->stream = stream;
@@ -837,6 +840,8 @@ caching_stats(void *state, struct policy_stats *st)
 	st->ooms = c->ooms;
 	st->limit = c->conf.has_memory_fraction ? c->capacity : 0;
 	st->peak_asked = c->peak_asked;
+	/* an expandable segment's blocks grow with its pages: not followed */
+	st->largest_size = c->conf.expandable ? UINT64_MAX : c->largest;
 	for (pool = 0; pool < 2; pool++)
 		for (b = fb_block(fb_first(&c->pools[pool].blocks)); b != NULL;
 		    b = free_next(&c->pools[pool], b))

@@ -55,6 +55,13 @@ struct policy_stats {
 				   expandable segments ask for a whole segment
 				   and map pages); 0 when never more than it
 				   reserved */
+	uint64_t largest_size;	/* caching: the largest segment so far, which
+				   bounds every block and every request that
+				   got one, all that max_split_size_mb is
+				   compared with (a request that got none fails
+				   alike either way): one above it changes
+				   nothing (UINT64_MAX: not known); 0 for the
+				   others */
 	uint64_t pool_slack;	/* a policy that reserves one pool whole at its
 				   first request (pool_at): how many bytes more
 				   of pool would have changed nothing so far

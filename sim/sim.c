@@ -451,6 +451,7 @@ sim_result(struct sim *s, struct sim_result *res)
 	res->end_largest_free = st.largest_free;
 	res->peak_asked = GMS_MAX(res->peak_reserved, st.peak_asked);
 	res->pool_slack = st.pool_slack;
+	res->largest_size = st.largest_size;
 	res->limit = s->dev->capacity;
 	if (st.limit != 0 && (res->limit == 0 || st.limit < res->limit))
 		res->limit = st.limit;

@@ -61,6 +61,7 @@ struct sim_result {
 	uint64_t limit;			/* the capacity in force: the device's, or a
 					   tighter one the policy's options set; 0: none */
 	uint64_t pool_slack;		/* policy_stats.pool_slack after the run */
+	uint64_t largest_size;		/* policy_stats.largest_size after the run */
 	uint64_t peak_asked;		/* the most the policy's limit check was asked
 					   to allow, at least peak_reserved: a
 					   capacity at or above it is never reached */

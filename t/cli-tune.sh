@@ -65,6 +65,62 @@ grep -q '"alloc_conf":.*"garbage_collection_threshold:0.8"' "$TMP/out"; ok $? "u
 check_rank "in 3.3 GiB"
 grep -q '"fits":[[:space:]]*false' "$TMP/out"; ok $? "in 3.3 GiB some candidates run out (so the order is tested)"
 
+# tune takes a max_split_size_mb setting's result from the same setting
+# without it when every segment of that run is under the size
+# (analysis/tune.c), and TensorFlow's growth without a limit from JAX's:
+# each such row must be what its own run gives.
+same_as_runs() {	# TRACE DESCRIPTION
+	gms tune "$1" --format=json
+	sed -n '/"caching":/,/"bfc":/p' "$TMP/out" |
+	    sed -n -e 's/^[[:space:]]*"alloc_conf":[[:space:]]*"\([^"]*\)",$/\1/p' \
+	    -e 's/^[[:space:]]*"\(peak_reserved\|device_allocs\|device_frees\)":[[:space:]]*\([0-9]*\),*$/\2/p' |
+	    paste - - - - | grep max_split >"$TMP/rows"
+	tf=$(sed -n '/"growth, TensorFlow"/,/peak_reserved/s/^[[:space:]]*"peak_reserved":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")
+	bad= n=0
+	while read -r conf peak allocs frees; do
+		gms run "$1" --alloc-conf="$conf" --format=json
+		got="$(json_top peak_reserved) $(json_top device_allocs) $(json_top device_frees)"
+		[ "$got" = "$peak $allocs $frees" ] || bad="$bad $conf: tune $peak $allocs $frees, run $got;"
+		n=$((n + 1))
+	done <"$TMP/rows"
+	is "$bad" "" "$2: each of $n max_split_size_mb rows is its own run's"
+	gms run "$1" --policy='grow-only flavor=tensorflow' --format=json
+	is "$tf" "$(json_top peak_reserved)" "$2: TensorFlow's growth row is its own run's"
+}
+same_as_runs "$RESNET" "ResNet-50"
+same_as_runs "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" "GPT-2"
+same_as_runs "$TOP_SRCDIR/t/data/users/lim-gcsplit-k4.pickle.gz" "a recording with max_split_size_mb:128"
+# Requests of 8 MiB only, in a segment of 20 MiB: freed whole, that segment
+# is a block of 20 MiB, which max_split_size_mb:20 keeps from the next 8 MiB
+# request (a second segment); the size is compared with segments too.
+cat >"$TMP/small.jsonl" <<'EOF'
+{"format":"gpumemsim-trace","version":1,"name":"small"}
+{"op":"alloc","id":1,"size":8388608}
+{"op":"free","id":1}
+{"op":"alloc","id":2,"size":8388608}
+{"op":"free","id":2}
+EOF
+same_as_runs "$TMP/small.jsonl" "8 MiB requests in 20 MiB segments"
+gms run "$TMP/small.jsonl" --alloc-conf=max_split_size_mb:20 --format=json
+is "$(json_top device_allocs)" 2 "there max_split_size_mb:20 takes a second segment (the default one)"
+
+# Regions of 2 and 4 MiB, freed whole; 7 MiB then needs a region of 8 MiB:
+# in 8 MiB only TensorFlow's garbage collection makes room (under a limit
+# its growth is not JAX's).
+cat >"$TMP/gc.jsonl" <<'EOF'
+{"format":"gpumemsim-trace","version":1,"name":"gc"}
+{"op":"alloc","id":1,"size":1048576}
+{"op":"alloc","id":2,"size":3145728}
+{"op":"free","id":1}
+{"op":"free","id":2}
+{"op":"alloc","id":3,"size":7340032}
+EOF
+gms tune "$TMP/gc.jsonl" --capacity=8MiB --format=json
+sed -n '/"bfc":/,/"preallocated"/s/^[[:space:]]*"\(fits\|peak_reserved\)":[[:space:]]*\([a-z0-9]*\),*$/\2/p' \
+    "$TMP/out" | tr '\n' ' ' >"$TMP/modes"
+is "$(cat "$TMP/modes")" "true 8388608 false 6291456 " \
+    "in 8 MiB TensorFlow's growth collects its free regions and fits; JAX's runs out"
+
 check_fail 2 "gpumemsim: error: no trace given" tune
 check_fail 3 "gpumemsim: error: --jobs takes a number from 1 to 1024, not 'x'" tune "$RESNET" --jobs=x
 done_testing
