@@ -137,8 +137,7 @@ ranks_plan_text(const struct ranks_plan *rp)
 	for (i = 0; i < r0->npols; i++)
 		width = GMS_MAX(width, strlen(r0->pols[i].label));
 	fprintf(f, "%zu ranks (%s), each on a GPU of its own; a GPU's memory less %s of "
-	    "context\n\n", set->n, set->from_names ? "ranks from the files' names" :
-	    "ranks in the order given", SZ(r0->overhead));
+	    "context\n\n", set->n, ranks_from_text(set), SZ(r0->overhead));
 	fprintf(f, "  the capacity every rank needs, to 2 MiB (the neediest rank's smallest)\n");
 	for (i = 0; i < r0->npols; i++) {
 		if ((w = neediest(rp, i, &need)) == set->n) {
@@ -205,7 +204,7 @@ ranks_plan_json(const struct ranks_plan *rp)
 	uint64_t need;
 
 	cJSON_AddNumberToObject(o, "schema", 1);
-	cJSON_AddStringToObject(o, "ranks_from", set->from_names ? "names" : "order");
+	cJSON_AddStringToObject(o, "ranks_from", set->from);
 	a = cJSON_AddArrayToObject(o, "ranks");
 	for (r = 0; r < set->n; r++) {
 		it = plan_json(&rp->reps[r]);

@@ -41,14 +41,18 @@ trace_like(const char *name)
 	return 0;
 }
 
-/* The rank a file's name says (rank3, rank_3, rank-3; else snap_3.pickle), or -1. */
+/*
+ * The rank a file's name says, or -1: *strong when "rank" says it (rank3,
+ * rank_3, rank-3), else weak (snap_3.pickle).
+ */
 static int
-rank_of_name(const char *path)
+rank_of_name(const char *path, int *strong)
 {
 	const char *base = strrchr(path, '/'), *p, *q, *dot;
 	long r = -1;
 
 	base = base ? base + 1 : path;
+	*strong = 1;
 	for (p = base; (p = strcasestr(p, "rank")) != NULL; p += 4) {
 		q = p + 4;
 		if (*q == '_' || *q == '-')
@@ -58,6 +62,7 @@ rank_of_name(const char *path)
 	}
 	if (r >= 0)
 		return r > 1 << 20 ? -1 : (int)r;
+	*strong = 0;
 	/* digits after a separator just before the first extension */
 	if ((dot = strchr(base, '.')) == NULL)
 		dot = base + strlen(base);
@@ -131,7 +136,7 @@ ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 {
 	struct stat st;
 	size_t cap = 0, i;
-	int k, err;
+	int k, err, one, strong, weak, contents;
 
 	memset(set, 0, sizeof(*set));
 	for (k = 0; k < n; k++) {
@@ -149,13 +154,23 @@ ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 			add(set, &cap, gms_strdup(args[k]));
 		}
 	}
-	set->from_names = 1;
-	for (i = 0; i < set->n; i++)
-		if ((set->f[i].rank = rank_of_name(set->f[i].path)) < 0)
-			set->from_names = 0;
-	for (i = 0; i < set->n; i++)
-		if (!set->from_names)
-			set->f[i].rank = (int)i;
+	/* by name where "rank" says it, else by contents, else by name, else by order */
+	for (i = 0, strong = weak = 1; i < set->n; i++) {
+		set->f[i].rank = rank_of_name(set->f[i].path, &one);
+		strong &= set->f[i].rank >= 0 && one;
+		weak &= set->f[i].rank >= 0;
+	}
+	set->from = strong ? "names" : NULL;
+	for (i = 0; i < set->n && !strong; i++)
+		set->f[i].rank = trace_peek_rank(set->f[i].path);
+	for (i = 0, contents = !strong; i < set->n && contents; i++)
+		contents = set->f[i].rank >= 0;
+	if (contents)
+		set->from = "contents";
+	for (i = 0; i < set->n && !strong && !contents; i++)
+		set->f[i].rank = weak ? rank_of_name(set->f[i].path, &one) : (int)i;
+	if (set->from == NULL)
+		set->from = weak ? "names" : "order";
 	qsort(set->f, set->n, sizeof(*set->f), cmp_rank);
 	for (i = 1; i < set->n; i++)
 		if (set->f[i].rank == set->f[i - 1].rank) {
@@ -165,6 +180,14 @@ ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 			return err;
 		}
 	return 0;
+}
+
+const char *
+ranks_from_text(const struct rank_set *set)
+{
+	return strcmp(set->from, "names") == 0 ? "ranks from the files' names" :
+	    strcmp(set->from, "contents") == 0 ? "ranks from the files' contents" :
+	    "ranks in the order given";
 }
 
 void
@@ -314,7 +337,7 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 	const struct sim_result *l = &job->jobs[job->least].out.res;
 
 	fprintf(f, "%zu rank%s (%s), %s, capacity %s a rank\n\n", set->n, set->n == 1 ? "" : "s",
-	    set->from_names ? "ranks from the files' names" : "ranks in the order given",
+	    ranks_from_text(set),
 	    policy, job->capacity ? SZ(job->capacity) : "unlimited");
 	fprintf(f, "  rank  %13s  %14s  %12s  %s\n", "peak reserved", "peak allocated",
 	    "device calls", "result");
@@ -438,7 +461,7 @@ ranks_json(const struct ranks_job *job, const char *policy, size_t top)
 		cJSON_AddNumberToObject(o, "capacity", (double)job->capacity);
 	else
 		cJSON_AddNullToObject(o, "capacity");
-	cJSON_AddStringToObject(o, "ranks_from", set->from_names ? "names" : "order");
+	cJSON_AddStringToObject(o, "ranks_from", set->from);
 	arr = cJSON_AddArrayToObject(o, "ranks");
 	for (i = 0; i < set->n; i++) {
 		rep = rank_report(job, i);
@@ -508,8 +531,7 @@ ranks_compare_text(const struct ranks_row *rows, size_t n)
 	for (i = 0; i < n; i++)
 		width = GMS_MAX(width, strlen(rows[i].label));
 	fprintf(f, "%zu rank%s (%s), capacity %s a rank: each policy's worst rank\n\n", set->n,
-	    set->n == 1 ? "" : "s", set->from_names ? "ranks from the files' names" :
-	    "ranks in the order given", capacity ? SZ(capacity) : "unlimited");
+	    set->n == 1 ? "" : "s", ranks_from_text(set), capacity ? SZ(capacity) : "unlimited");
 	fprintf(f, "  %-*s  %10s  %13s  %10s  %s\n", (int)width, "policy", "worst rank",
 	    "peak reserved", "spread", "ranks out of memory");
 	for (i = 0; i < n; i++) {
@@ -557,7 +579,7 @@ ranks_compare_json(const struct ranks_row *rows, size_t n)
 		cJSON_AddNumberToObject(o, "capacity", (double)rows[0].job.capacity);
 	else
 		cJSON_AddNullToObject(o, "capacity");
-	cJSON_AddStringToObject(o, "ranks_from", set->from_names ? "names" : "order");
+	cJSON_AddStringToObject(o, "ranks_from", set->from);
 	a = cJSON_AddArrayToObject(o, "ranks");
 	for (i = 0; i < set->n; i++) {
 		it = cJSON_CreateObject();

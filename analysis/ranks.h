@@ -24,17 +24,22 @@ struct rank_file {
 struct rank_set {
 	struct rank_file *f;	/* by rank */
 	size_t n;
-	int from_names;		/* the ranks came from the files' names (else their order) */
+	const char *from;	/* "names", "contents" or "order": where the ranks came from */
 };
 
 /*
  * The files args name (each a trace, or a directory whose traces are taken),
- * each given its rank: the digits after "rank" in its name (rank3, rank_3,
- * rank-3) or just before its extension (snap_3.pickle), when every file has
- * one; else their order, directories' files sorted by name.  0, or a GMS_E*
- * code with *cause (no file, a rank named twice, an unreadable directory).
+ * each given its rank, the first of these that every file has: the digits
+ * after "rank" in its name (rank3, rank_3, rank-3); the rank its contents
+ * say (trace_peek_rank: a profiler trace's distributedInfo); the digits just
+ * before its extension (snap_3.pickle; a profiler's HOST_PID.TIME.pt.trace.json
+ * would say its pid, so its contents come first); else their order,
+ * directories' files sorted by name.  0, or a GMS_E* code with *cause (no
+ * file, a rank named twice, an unreadable directory).
  */
 int ranks_collect(char *const *args, int n, struct rank_set *set, char **cause);
+/* How the text says where the ranks came from ("ranks from the files' names"). */
+const char *ranks_from_text(const struct rank_set *set);
 void ranks_free(struct rank_set *set);
 
 /* The job: every rank's run (jobs[i] is set->f[i]'s) and what they say together. */

@@ -5,7 +5,8 @@
 # holds that the least does not). Hand-worked ranks under the ideal policy
 # (reserved = live, so every number is the live bytes), and a real
 # pipeline-parallel job recorded on the H200 (t/data/ranks, from
-# t/data/gen/record_ranks.py), each rank against its own memory_stats().
+# t/data/gen/record_ranks.py), each rank against its own memory_stats(),
+# and a DDP job's profiles, whose ranks only their contents say.
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
 HAND=$TOP_SRCDIR/t/data/ranks/hand
@@ -223,5 +224,39 @@ is "$(head -n 1 "$TMP/out") / $(grep '^observed' "$TMP/out")" \
 gms run --ranks "$PP/pp-rank3.pickle.gz" "$PP/pp-rank0.pickle.gz" "$PP/pp-rank2.pickle.gz" \
     "$PP/pp-rank1.pickle.gz" --format=json
 is "$rc $(rank_vals rank)" "0 0 1 2 3" "files in any order: ranks from their names"
+
+# The rank from a file's contents: a DDP job (gloo, world size 2, both ranks
+# on the one card) profiled on every rank with profile_memory=True, written
+# by tensorboard_trace_handler as HOST_PID.TIME.pt.trace.json
+# (t/data/gen/record_ranks_profile.py): the names say pids 534 and 535, the
+# profiles' distributedInfo ranks 0 and 1; each rank's peak reserved is its
+# memory_stats() (t/data/ranks/profile/facts).
+PROF=$PP/profile
+P0=$PROF/vm_534.1796403419977886576.pt.trace.json.gz
+P1=$PROF/vm_535.1796403419979232242.pt.trace.json.gz
+pfact() {	# RANK KEY
+	sed -n "s/^ \"$2\": \([0-9]*\),\{0,1\}\$/\1/p" "$PROF/facts/facts-rank$1.json"
+}
+gms run --ranks "$P1" "$P0" --format=json
+is "$rc $(rank_vals rank) / $(rank_vals peak_reserved) / $(rank_vals device_allocs) $(json_top ranks_from)" \
+    "0 0 1 / $(pfact 0 peak_reserved) $(pfact 1 peak_reserved) / $(pfact 0 device_allocs) $(pfact 1 device_allocs) \"contents\"" \
+    "profiles named by pid: ranks from their distributedInfo, each its memory_stats()"
+gms run --ranks "$PROF"
+is "$(head -n 1 "$TMP/out") / $(grep '^JOB' "$TMP/out" | cut -c1-36) / $(grep '^observed' "$TMP/out")" \
+    "2 ranks (ranks from the files' contents), caching, capacity unlimited a rank / JOB: the worst rank is 1, 256.00 MiB / observed: 2 of 2 ranks reproduced exactly" \
+    "text: the ranks' source, rank 1 the worst (its sequences twice rank 0's), both reproduced"
+# "rank" in every name still wins; a rank said twice by contents is refused
+cp "$P0" "$TMP/job-rank7.pt.trace.json.gz"
+cp "$P1" "$TMP/job-rank5.pt.trace.json.gz"
+gms run --ranks "$TMP/job-rank7.pt.trace.json.gz" "$TMP/job-rank5.pt.trace.json.gz" --format=json
+is "$rc $(rank_vals rank) / $(rank_vals peak_reserved) $(json_top ranks_from)" \
+    "0 5 7 / $(pfact 1 peak_reserved) $(pfact 0 peak_reserved) \"names\"" \
+    "rank7/rank5 in the names: ranks from the names"
+cp "$P0" "$TMP/a.pt.trace.json.gz"
+cp "$P0" "$TMP/b.pt.trace.json.gz"
+check_fail 3 "gpumemsim: error: rank 0 is named twice: $TMP/a.pt.trace.json.gz and $TMP/b.pt.trace.json.gz" \
+    run --ranks "$TMP/a.pt.trace.json.gz" "$TMP/b.pt.trace.json.gz"
+gms plan --ranks "$PROF" --format=json
+is "$rc $(json_top ranks_from)" '0 "contents"' "plan --ranks: ranks from the contents too"
 
 done_testing

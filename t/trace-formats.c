@@ -8,7 +8,9 @@
  *    counts, protocols 2 (the C++ path), 4 and 5, the first entry, and for
  *    ring-buffer and late-start snapshots the blocks that had to be seeded;
  *  - hand-written RMM logs give the events worked out by hand;
- *  - the writer prints every kind of event as cJSON prints it, byte for byte.
+ *  - the writer prints every kind of event as cJSON prints it, byte for byte;
+ *  - a profiler trace's rank (trace_peek_rank) from the real DDP profiles,
+ *    and nothing from hand-made files that only look like one.
  */
 #include "config.h"
 
@@ -302,6 +304,54 @@ writer(void)
 	    "for byte (numbers past 2^31, escapes, UTF-8)", ARRAY_SIZE(evs));
 }
 
+/* trace_peek_rank on text written to a file. */
+static int
+peek(const char *text)
+{
+	char path[] = "/tmp/gms-peek-XXXXXX";
+	int fd = mkstemp(path), rank;
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	rank = trace_peek_rank(path);
+	unlink(path);
+	return rank;
+}
+
+static void
+peek_rank(void)
+{
+	static const struct { const char *text; int rank; const char *why; } cases[] = {
+		{ "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 3, \"world_size\": 8}, "
+		  "\"traceEvents\": []}", 3, "the profiler's form" },
+		{ "{\"distributedInfo\":{\"rank\":0}", 0, "rank 0, the object whole, the file cut after it" },
+		{ "{\"distributedInfo\": {\"backend\": \"gloo\"}}", -1, "no rank in it" },
+		{ "{\"distributedInfo\": {\"rank\": -1}}", -1, "a negative rank" },
+		{ "{\"distributedInfo\": {\"rank\": 1.5}}", -1, "a fraction" },
+		{ "{\"distributedInfo\": {\"rank\": 1e300}}", -1, "far too large" },
+		{ "{\"distributedInfo\": {\"rank\": \"2\"}}", -1, "a string" },
+		{ "{\"distributedInfo\": {\"rank\": 2", -1, "the object cut short" },
+		{ "{\"distributedInfo\"", -1, "the key alone" },
+		{ "{\"distributedInfo\": [1, 2]}", -1, "not an object" },
+		{ "{\"rank\": 4, \"traceEvents\": []}", -1, "a rank outside distributedInfo" },
+		{ "", -1, "an empty file" },
+	};
+	char *path;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		is_u64((uint64_t)(int64_t)peek(cases[i].text), (uint64_t)(int64_t)cases[i].rank,
+		    "peek rank: %s", cases[i].why);
+	ok(trace_peek_rank("/nonexistent/x.json") == -1, "peek rank: no such file");
+	path = tap_srcpath("t/data/ranks/profile/vm_534.1796403419977886576.pt.trace.json.gz");
+	is_u64((uint64_t)trace_peek_rank(path), 0, "peek rank: the DDP profile of pid 534 is rank 0");
+	free(path);
+	path = tap_srcpath("t/data/ranks/profile/vm_535.1796403419979232242.pt.trace.json.gz");
+	is_u64((uint64_t)trace_peek_rank(path), 1, "peek rank: pid 535's is rank 1");
+	free(path);
+}
+
 int
 main(void)
 {
@@ -316,5 +366,6 @@ main(void)
 	devices();
 	rmm();
 	writer();
+	peek_rank();
 	return tap_done();
 }

@@ -507,6 +507,36 @@ trace_line_col(const char *buf, size_t off, unsigned long *line, unsigned long *
 	}
 }
 
+#define PEEK_BYTES (1u << 20)
+
+int
+trace_peek_rank(const char *path)
+{
+	gzFile gz = gzopen(path, "rb");
+	char *buf, *p;
+	cJSON *info = NULL;
+	const cJSON *r;
+	int n, rank = -1;
+
+	if (gz == NULL)
+		return -1;
+	buf = gms_malloc(PEEK_BYTES + 1);
+	n = gzread(gz, buf, PEEK_BYTES);
+	gzclose(gz);
+	buf[n > 0 ? n : 0] = '\0';
+	/* the object after the key; cJSON stops at its end, whatever follows */
+	if (n > 0 && (p = strstr(buf, "\"distributedInfo\"")) != NULL &&
+	    (p = strchr(p + 17, ':')) != NULL)
+		info = cJSON_ParseWithOpts(p + 1, NULL, 0);
+	r = cJSON_GetObjectItemCaseSensitive(info, "rank");
+	if (cJSON_IsNumber(r) && r->valuedouble >= 0 && r->valuedouble <= (1 << 20) &&
+	    r->valuedouble == (double)(int)r->valuedouble)
+		rank = (int)r->valuedouble;
+	cJSON_Delete(info);
+	free(buf);
+	return rank;
+}
+
 int
 trace_ends_with(const char *s, const char *suffix)
 {

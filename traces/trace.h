@@ -40,6 +40,13 @@ int trace_is_profile_dir(const char *path);
  */
 int trace_is_rmm_log(const char *path);
 
+/*
+ * The rank a distributed job's trace says it is, or -1: a PyTorch profiler
+ * trace's top-level "distributedInfo": {"rank": N, ...}, which the profiler
+ * writes near the start (read from the first MiB only, compressed or not).
+ */
+int trace_peek_rank(const char *path);
+
 /* Whether s ends with suffix (file names: extensions). */
 int trace_ends_with(const char *s, const char *suffix);
 

@@ -84,7 +84,7 @@ tune_ranks(struct cli_args *a, const struct cli_target *target,
 		cJSON *o = cJSON_CreateObject(), *t = tune_json(&rep);
 
 		cJSON_AddNumberToObject(o, "schema", 1);
-		cJSON_AddStringToObject(o, "ranks_from", set.from_names ? "names" : "order");
+		cJSON_AddStringToObject(o, "ranks_from", set.from);
 		cJSON_AddNumberToObject(o, "tuned_rank", set.f[w].rank);
 		cJSON_DeleteItemFromObjectCaseSensitive(t, "schema");
 		cJSON_AddItemToObject(o, "tune", t);

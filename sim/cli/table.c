@@ -75,9 +75,10 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "simulations at once (default: the cores)", .max = 1024 },
 	[OPT_RANKS] = { OPT_RANKS, 0, "ranks", NULL, K_FLAG,
 	    "the traces are the ranks of one distributed job, one recording a rank: "
-	    "files, or directories of them (the rank from each file's name, "
-	    "rank3 or _3 before its extension, else their order); each rank on a GPU "
-	    "of its own, and the job's answer: the worst rank" },
+	    "files, or directories of them (the rank from each file's name, rank3; "
+	    "else a profile's own distributedInfo; else _3 before the extension; else "
+	    "their order); each rank on a GPU of its own, and the job's answer: the "
+	    "worst rank" },
 	[OPT_FAIL_ON_OOM] = { OPT_FAIL_ON_OOM, 0, "fail-on-oom", NULL, K_FLAG,
 	    "exit 1 when the run runs out of memory" },
 	[OPT_CHECK] = { OPT_CHECK, 0, "check", NULL, K_FLAG,
@@ -208,8 +209,9 @@ const enum cli_opt *const cli_group_opts[CLI_NGROUPS] = { g_trace, g_target, g_p
 
 static const struct cli_use run_opts[] = {
 	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
-	  "directories of them; the rank from each file's name, rank3 or _3 before its "
-	  "extension, else their order): each rank's run, then the job's: the worst rank "
+	  "directories of them; the rank from each file's name, rank3; else a profile's "
+	  "own distributedInfo; else _3 before the extension; else their order): each "
+	  "rank's run, then the job's: the worst rank "
 	  "and the spread, who runs out first under a capacity, and what the worst rank "
 	  "holds that the least does not, by call stack", NULL },
 	{ OPT_PLACEMENT, NULL, NULL },
