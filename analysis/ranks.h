@@ -12,6 +12,7 @@
 
 #include <cJSON.h>
 
+#include "analysis/info.h"
 #include "analysis/placements.h"
 #include "analysis/tracediff.h"
 #include "sim/batch.h"
@@ -121,5 +122,19 @@ int ranks_plan_run(const struct rank_set *set, const struct plan_report *tmpl,
 void ranks_plan_free(struct ranks_plan *rp);
 char *ranks_plan_text(const struct ranks_plan *rp);
 cJSON *ranks_plan_json(const struct ranks_plan *rp);
+
+/*
+ * info --ranks (ranks-info.c): each rank's info walk (the caller's: in[i],
+ * hdr[i] and res[i], the run through ideal, are set->f[i]'s), side by side.
+ */
+struct ranks_info {
+	const struct rank_set *set;
+	struct info *in;
+	struct trace_header *hdr;
+	struct sim_result *res;
+};
+
+char *ranks_info_text(const struct ranks_info *ri);
+cJSON *ranks_info_json(const struct ranks_info *ri);
 
 #endif /* ANALYSIS_RANKS_H */

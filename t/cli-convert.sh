@@ -12,7 +12,7 @@ SNAP=$TOP_SRCDIR/t/data/snapshots
 gms convert --help
 is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim convert [options] <in> <out>" "convert --help"
 gms info --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim info [options] <trace>" "info --help"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim info [options] <trace> | --ranks <trace|dir>..." "info --help"
 
 # A snapshot straight into run: the numbers of the .json sample, PyTorch's.
 gms run "$RESNET.pickle" --format=json

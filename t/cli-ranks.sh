@@ -225,6 +225,25 @@ gms run --ranks "$PP/pp-rank3.pickle.gz" "$PP/pp-rank0.pickle.gz" "$PP/pp-rank2.
     "$PP/pp-rank1.pickle.gz" --format=json
 is "$rc $(rank_vals rank)" "0 0 1 2 3" "files in any order: ranks from their names"
 
+# info --ranks: the live bytes side by side.  Hand-worked: live peaks of
+# 300, 600 and 550 MiB; the pipeline's ranks against memory_stats()'s
+# requested_bytes.all.peak (the program's own bytes, before the allocator).
+gms info --ranks "$HAND" --format=json
+is "$rc $(rank_vals rank) / $(rank_vals peak_live) / $(json_in job largest_rank) $(json_in job least_rank) $(json_in job spread)" \
+    "0 0 1 2 / $((300 * MiB)) $((600 * MiB)) $((550 * MiB)) / 1 0 $((300 * MiB))" \
+    "info --ranks: each rank's live peak, the largest (rank 1) and the spread"
+gms info --ranks "$PP" --format=json
+want=
+for r in 0 1 2 3; do
+	want="$want $(sed -n 's/^  "requested_bytes.all.peak": \([0-9]*\),\{0,1\}$/\1/p' "$PP/facts/pp-rank$r.facts.json")"
+done
+is "$rc$want / $(json_in job largest_rank)" "0 $(rank_vals peak_live) / 3" \
+    "info --ranks: every pipeline rank's live peak is its requested_bytes.all.peak; rank 3 the largest"
+gms info --ranks "$HAND"
+is "$(grep '^JOB' "$TMP/out")" \
+    "JOB: the largest live peak is rank 1's, 600.00 MiB (event 5 of 8); the least, rank 0's, 300.00 MiB: a spread of 300.00 MiB (50.0% of the largest)" \
+    "info --ranks text: rank 1 peaks at its event 5 of 8 (its note says so), 300 MiB above rank 0"
+
 # The rank from a file's contents: a DDP job (gloo, world size 2, both ranks
 # on the one card) profiled on every rank with profile_memory=True, written
 # by tensorboard_trace_handler as HOST_PID.TIME.pt.trace.json

@@ -63,6 +63,7 @@ CASES = [
     ("check", ["check", R, "--max-fragmentation=0.5"]),
     ("check", ["check", R, "--max-fragmentation=0.01"]),
     ("info", ["info", R]), ("info", ["info", os.path.join(X, "xfmr-seq-64.pickle.gz")]),
+    ("info-ranks", ["info", "--ranks", path("t", "data", "ranks")]),
     ("share", ["share", "--job", R, "--job", R, "--gpu=H200"]),
     ("scale", ["scale"] + AT + ["--value", "96"]), ("scale", ["scale"] + AT),
     ("policies", ["policies"]),

@@ -362,6 +362,11 @@ static const struct cli_use tune_opts[] = {
 	{ OPT_NONE, NULL, NULL },
 };
 static const struct cli_use info_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	  "directories of them; the rank from each file's name, rank3; else a profile's "
+	  "own distributedInfo; else _3 before the extension; else their order): each "
+	  "rank's counts and live peak side by side, and which rank's live memory peaks "
+	  "highest", NULL },
 	{ OPT_TOP, "call sites listed at the live peak before the rest are folded into "
 	  "one row (default: 10)", NULL },
 	{ OPT_NONE, NULL, NULL },
@@ -802,13 +807,22 @@ const struct cli_command cli_commands[] = {
 	  "out-of-memory error) or a value out of range, named in the message.\n",
 	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_PROGRESS,
 	  scale_opts, 2, 64, 1, cmd_scale },
-	{ "info", "<trace>", "describe a trace: counts, live peak, sizes, largest allocations",
+	{ "info", "<trace> | --ranks <trace|dir>...", "describe a trace: counts, live peak, sizes, largest allocations",
 	  "Describe a trace: events, allocations, frees, streams, duration, the live peak "
 	  "and when, a power-of-two size histogram, the largest allocations and where they "
 	  "were made, what holds the memory at the live peak (the live bytes by call "
-	  "site), and what the recording allocator did.",
-	  "gpumemsim info traces/resnet50-train-b32.pickle\n",
-	  NULL,
+	  "site), and what the recording allocator did.  With --ranks, the ranks of one "
+	  "distributed job side by side: each rank's events, live peak and when, duration "
+	  "and largest allocation, and the job's largest live peak and spread.",
+	  "gpumemsim info traces/resnet50-train-b32.pickle\n"
+	  "gpumemsim info --ranks snapshots/   # snap_rank0.pickle, snap_rank1.pickle, ...\n",
+	  "== OUTPUT\n"
+	  "--format=json prints the trace's {trace, format, events, allocs, frees, marks, "
+	  "observed_events, empty_cache_calls, streams, time_backwards, duration_us, "
+	  "requested_total, peak_live, peak_live_event, live_at_end, unknown_frees, "
+	  "size_histogram, largest, observed, source, device, sites}.  With --ranks: "
+	  "{schema, ranks_from, ranks: [each rank's object, sites aside, with rank and "
+	  "path], job: {ranks, largest_rank, peak_live, least_rank, spread}}.\n",
 	  G_TRACE | G_OUTPUT | G_PROGRESS,
 	  info_opts, 1, 1, 0, cmd_info },
 	{ "convert", "<in> <out>",
