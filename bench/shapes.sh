@@ -10,7 +10,7 @@
 # allocated freed at its end, through run, plan,
 # tune and compare (RMM's resources: its own default set).
 #   bench/shapes.sh [EVENTS]
-# SHAPES_KEEP=DIR keeps each tiled trace there (DIR/NAME.jsonl).
+# SHAPES_KEEP=DIR keeps each tiled trace there (DIR/NAME.jsonl, DIR/rmm-random-1.csv).
 # The issue's targets on the tiled ResNet-50 at 1M events, 2 cores: plan
 # <= 1.5 s, tune <= 1 s.
 set -eu
@@ -99,6 +99,7 @@ awk -F, -v want="$events" '
 			}
 		}
 	}' t/data/rmm/random-1.csv >"$tmp/rmm.csv"
+[ -n "${SHAPES_KEEP:-}" ] && cp "$tmp/rmm.csv" "$SHAPES_KEEP/rmm-random-1.csv"
 for cmd in run plan tune compare; do
 	cap=--capacity=80GiB
 	[ "$cmd" = plan ] && cap=--gpu=H100-SXM	# plan searches the capacity itself
