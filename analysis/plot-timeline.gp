@@ -3,7 +3,9 @@
 # gpumemsim plot sets: datafile (CSV: event,t_us,live, then <p>_allocated,
 # <p>_reserved per policy), outfile, termtype ("svg" or "png"), npol, label1..labelN
 # (one variable each), title, capacity (bytes, 0: none), annfile (set arrow /
-# label commands for marks), oomfile (CSV: event, reserved bytes) and oomplot.
+# label commands for marks), oomfile (CSV: event, reserved bytes), oomplot,
+# xlab (the x axis' name) and liveplot (the live line's clause, or empty:
+# the ranks of a job have no one live line).
 GiB = 1073741824.0
 if (termtype eq "svg") {
 	set terminal svg size 1200,700 dynamic font "sans,11" background rgb "white"
@@ -14,7 +16,7 @@ set output outfile
 set datafile separator ","
 set datafile missing ""
 set title title noenhanced
-set xlabel "event"
+set xlabel xlab noenhanced
 set ylabel "GiB"
 set grid
 set bmargin 9
@@ -28,7 +30,7 @@ if (capacity > 0) {
 load annfile
 # oomplot: one ", oomfile every ::i::i ..." clause per policy that ran out
 # (a point in its colour, named in the key), or empty.
-plot datafile using 1:($3 / GiB) with lines lw 2.5 lc rgb "black" title "live", \
+plot @liveplot \
      for [k = 1:npol] datafile using 1:(column(3 + 2 * k) / GiB) with lines lw 1.8 lc k title value(sprintf("label%d", k)) . " reserved", \
      for [k = 1:npol] datafile using 1:(column(2 + 2 * k) / GiB) with lines lw 1.2 dt 2 lc k title value(sprintf("label%d", k)) . " allocated" \
      @oomplot

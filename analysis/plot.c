@@ -294,7 +294,8 @@ int
 plot_timeline(const struct plot_timeline_args *a, char **cause)
 {
 	const char *term = plot_term(a->out, cause);
-	char *data, *ann, *oom, *script, *pic, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp;
+	char *data, *ann, *oom, *script, *pic, *assigns, *qd, *qo, *qt, *qa, *qm, *qp, *tmp, *qx;
+	char *qlive;
 	char *labels = NULL, *oomplot = NULL;
 	struct tmp t;
 	size_t i, every;
@@ -339,7 +340,9 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 				best = &a->tls[i]->rows[r];
 		if (best == NULL || best->reserved == 0)
 			continue;
-		label = gms_asprintf("%s peak %s at event %llu", a->labels ? a->labels[i] : "reserved",
+		label = a->ranks ? gms_asprintf("%s peak %s", a->labels ? a->labels[i] : "reserved",
+		    gms_fmt_size(best->reserved, size, sizeof(size))) :
+		    gms_asprintf("%s peak %s at event %llu", a->labels ? a->labels[i] : "reserved",
 		    gms_fmt_size(best->reserved, size, sizeof(size)), (unsigned long long)best->event);
 		ql = quoted(label);
 		fprintf(f, "set label %s at first %llu, first %.6f / GiB point pt 6 ps 1.2 lc %zu "
@@ -377,9 +380,15 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	qm = quoted(oom);
 	tmp = NULL;
 	qp = quoted(oomplot);
+	qx = quoted(a->xlabel ? a->xlabel : "event");
+	qlive = quoted(a->ranks ? "" : "datafile using 1:($3 / GiB) with lines lw 2.5 lc rgb "
+	    "\"black\" title \"live\", ");
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; %s%s"
-	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s", qd, qo, term, a->n,
-	    labels, a->n ? "; " : "", qt, (double)a->capacity, qa, qm, qp);
+	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s; xlab=%s; liveplot=%s",
+	    qd, qo, term, a->n, labels, a->n ? "; " : "", qt, (double)a->capacity, qa, qm, qp, qx,
+	    qlive);
+	free(qx);
+	free(qlive);
 	err = gnuplot_in(&t, assigns, script, pic, term, a->fd, a->out, cause);
 	free(qd);
 	free(qo);

@@ -38,6 +38,9 @@ struct plot_timeline_args {
 	size_t nmarks;
 	const struct plot_point *ooms;
 	size_t nooms;
+	const char *xlabel;		/* NULL: "event" */
+	int ranks;			/* each series another rank's: no common live line,
+					   and x is not one trace's event (peaks unnamed by it) */
 };
 
 /* 0, GMS_ENOTBUILT when gnuplot is missing, GMS_EIO, GMS_ECONFIG (bad name). */

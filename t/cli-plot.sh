@@ -14,7 +14,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 
 gms plot --help
-is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim plot [options] -o <file.svg|file.png> <trace>" "plot --help"
+is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim plot [options] -o <file.svg|file.png> <trace> | --ranks <trace|dir>..." "plot --help"
 
 gms plot "$RESNET" --policies=caching,grow-only -o "$TMP/t.svg"
 is "$rc" 0 "a timeline as SVG"
@@ -63,4 +63,37 @@ test ! -e "$TMP/x.svg"; ok $? "nothing written after an error"
 out=$(PATH=/nonexistent "$GPUMEMSIM" plot "$RESNET" -o "$TMP/x.svg" 2>&1)
 is "$? $out" "2 gpumemsim: error: plot needs gnuplot, which is not installed (Debian: apt-get install gnuplot-nox)" \
     "without gnuplot: exit 2, saying what to install"
+# --ranks: the pipeline-parallel job of t/data/ranks (recorded on the H200),
+# each rank's reserved and allocated on one timeline in 2 GiB a rank. Ranks
+# 0-2 fit there, so each one's drawn peak is its recording's
+# reserved_bytes.all.peak; rank 3 runs out where `run --ranks` says.
+size_of() {	# BYTES: as the pictures write sizes
+	awk -v b="$1" 'BEGIN { if (b >= 1073741824) printf "%.2f GiB", b / 1073741824
+	    else printf "%.2f MiB", b / 1048576 }'
+}
+RANKS=$TOP_SRCDIR/t/data/ranks
+gms run --ranks "$RANKS" --capacity=2GiB --format=json
+oom3=$(sed -n 's/^[[:space:]]*"event":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out" | head -n 1)
+gms info --ranks "$RANKS" --format=json
+n3=$(sed -n 's/^[[:space:]]*"events":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out" | tail -n 1)
+gms plot --ranks "$RANKS" --capacity=2GiB -o "$TMP/ranks.svg"
+is "$rc" 0 "plot --ranks: a timeline of the ranks"
+keys=$(grep -o '<title>rank [0-9] [a-z]*</title>' "$TMP/ranks.svg" | sed 's/<[^>]*>//g' | tr '\n' ',')
+is "$keys" "rank 0 reserved,rank 1 reserved,rank 2 reserved,rank 3 reserved,rank 0 allocated,rank 1 allocated,rank 2 allocated,rank 3 allocated," \
+    "each rank's reserved and allocated in the key"
+grep -q '>live<' "$TMP/ranks.svg"; is "$?" 1 "no one live line (each rank has its own)"
+bad=
+for r in 0 1 2; do
+	want=$(size_of "$(sed -n 's/^  "reserved_bytes.all.peak": \([0-9]*\),\{0,1\}$/\1/p' "$RANKS/facts/pp-rank$r.facts.json")")
+	grep -q ">rank $r peak $want<" "$TMP/ranks.svg" || bad="$bad rank $r ($want)"
+done
+is "$bad" "" "ranks 0-2: each drawn peak is its recording's reserved_bytes.all.peak"
+grep -q ">rank 3: out of memory at its event $oom3 of $n3<" "$TMP/ranks.svg"
+ok $? "rank 3 runs out where run --ranks says (event $oom3 of its $n3)"
+grep -q ">each rank's recording, on the longest's $n3 events (ranks advance together)<" "$TMP/ranks.svg"
+ok $? "against the share of each rank's recording, on the longest's events"
+grep -q '>4 ranks, caching in 2.00 GiB a rank<' "$TMP/ranks.svg"; ok $? "a title naming the job"
+check_fail 2 "gpumemsim: error: --ranks draws the ranks' timelines: --map and --flame draw one trace (give one rank's file)" \
+    plot --ranks "$RANKS" --map -o "$TMP/x.svg"
+
 done_testing

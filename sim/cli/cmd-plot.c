@@ -4,7 +4,8 @@
  * bytes, with the capacity, the trace's marks and where each policy ran out
  * of memory; with --map, the segments and blocks of one policy at its peak
  * reservation (or its OOM, or --at an event): where the fragmentation is;
- * with --flame, the live memory by call stack there, as an icicle graph.
+ * with --flame, the live memory by call stack there, as an icicle graph;
+ * with --ranks, each rank's reserved and allocated bytes on one timeline.
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 
 #include "analysis/attrib.h"
 #include "analysis/plot.h"
+#include "analysis/ranks.h"
 #include "analysis/timeline.h"
 #include "analysis/watch.h"
 #include "sim/batch.h"
@@ -305,6 +307,123 @@ out:
 	return rc;
 }
 
+/*
+ * --ranks: each rank's run of the first policy, its reserved and allocated
+ * bytes over its recording.  Ranks of one job advance together, so their
+ * common clock is the share of each one's recording replayed (as `run
+ * --ranks` takes it for who runs out first): each rank's timeline is kept
+ * at the same number of rows and drawn against the longest rank's events.
+ */
+static int
+draw_ranks(struct cli_args *a, const struct cli_policies *pols, const struct plot_opts *o)
+{
+	const struct cli_entry *e = &pols->ents[0];
+	struct rank_set set;
+	struct trace_mem **mems = NULL;
+	struct batch_job *jobs = NULL;
+	struct run_watch *watch = NULL;
+	struct timeline **tlp = NULL;
+	struct plot_point *ooms = NULL;
+	char **labels = NULL, **oom_labels = NULL, *title = NULL, *what, *cause = NULL, *xlabel;
+	uint64_t longest = 0, n;
+	size_t i, r, nooms = 0;
+	int rc = 0, err;
+
+	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		return gms_exit_code(err);
+	}
+	mems = gms_calloc(set.n, sizeof(*mems));
+	jobs = gms_calloc(set.n, sizeof(*jobs));
+	watch = gms_calloc(set.n, sizeof(*watch));
+	tlp = gms_calloc(set.n, sizeof(*tlp));
+	ooms = gms_calloc(set.n, sizeof(*ooms));
+	labels = gms_calloc(set.n, sizeof(*labels));
+	oom_labels = gms_calloc(set.n, sizeof(*oom_labels));
+	for (r = 0; r < set.n; r++) {
+		if ((err = trace_mem_load(set.f[r].path, &o->topts, &mems[r], &cause)) < 0) {
+			cli_error("rank %d: %s", set.f[r].rank, cause);
+			free(cause);
+			rc = gms_exit_code(err);
+			set.n = r;	/* what was made so far is freed */
+			goto out;
+		}
+		longest = GMS_MAX(longest, (uint64_t)trace_mem_count(mems[r]));
+		jobs[r].spec = spec_for(mems[r], e, o);
+		run_watch(&watch[r], WATCH_TIMELINE, (size_t)o->points, &jobs[r].spec);
+		tlp[r] = &watch[r].tl;
+		labels[r] = gms_asprintf("rank %d", set.f[r].rank);
+	}
+	if (longest == 0) {
+		cli_error("the ranks' traces have no events: no timeline to draw");
+		rc = EXIT_INPUT;
+		goto out;
+	}
+	batch_run(jobs, set.n, o->threads);
+	for (r = 0; r < set.n; r++) {
+		if ((rc = job_error(&jobs[r])) != 0)
+			goto out;
+		/* each rank's rows on the common clock: the longest rank's events */
+		n = trace_mem_count(mems[r]);
+		for (i = 0; i < tlp[r]->n && n > 0; i++)
+			tlp[r]->rows[i].event = (uint64_t)((double)tlp[r]->rows[i].event *
+			    (double)longest / (double)n);
+		if (jobs[r].out.res.oomed) {
+			oom_labels[r] = gms_asprintf("rank %d: out of memory at its event %llu of %llu",
+			    set.f[r].rank, (unsigned long long)jobs[r].out.res.oom.event,
+			    (unsigned long long)n);
+			ooms[nooms++] = (struct plot_point){ .event = (uint64_t)((double)
+			    jobs[r].out.res.oom.event * (double)longest / (double)n),
+			    .bytes = jobs[r].out.res.oom.reserved, .label = oom_labels[r], .series = r };
+		}
+	}
+	what = gms_asprintf("%zu rank%s, %s", set.n, set.n == 1 ? "" : "s", e->label);
+	if (o->title != NULL) {
+		title = gms_strdup(o->title);
+	} else if (o->gpu_name != NULL) {
+		title = gms_asprintf("%s on %s a rank", what, o->gpu_name);
+	} else if (o->capacity != 0) {
+		char size[32];
+
+		title = gms_asprintf("%s in %s a rank", what, gms_fmt_size(o->capacity, size,
+		    sizeof(size)));
+	} else {
+		title = gms_strdup(what);
+	}
+	free(what);
+	xlabel = gms_asprintf("each rank's recording, on the longest's %llu events (ranks "
+	    "advance together)", (unsigned long long)longest);
+	err = plot_timeline(&(struct plot_timeline_args){ .out = o->out, .fd = o->fd,
+	    .title = title, .tls = tlp, .labels = (const char *const *)labels, .n = set.n,
+	    .capacity = o->capacity, .ooms = ooms, .nooms = nooms, .xlabel = xlabel,
+	    .ranks = 1 }, &cause);
+	free(xlabel);
+	if (err < 0) {
+		cli_error("%s", cause);
+		free(cause);
+		rc = gms_exit_code(err);
+	}
+out:
+	batch_free(jobs, set.n);
+	for (r = 0; r < set.n; r++) {
+		run_watch_free(&watch[r]);
+		trace_mem_free(mems[r]);
+		free(labels[r]);
+		free(oom_labels[r]);
+	}
+	free(mems);
+	free(jobs);
+	free(watch);
+	free(tlp);
+	free(ooms);
+	free(labels);
+	free(oom_labels);
+	free(title);
+	ranks_free(&set);
+	return rc;
+}
+
 static int draw(struct cli_args *a, struct plot_opts *o);
 
 int
@@ -351,8 +470,12 @@ cmd_plot(struct cli_args *a)
 		fflush(stdout);
 		return draw(a, &o);
 	}
+	if (a->given[OPT_RANKS] && (o.map || o.flame))
+		return cli_usage_error(a->cmd, "--ranks draws the ranks' timelines: --map and "
+		    "--flame draw one trace (give one rank's file)");
 	/* Fail before the simulations, not after, when the picture has nowhere to go. */
-	if ((err = outfile_open(o.out, (const char *const *)&a->argv[0], 1, &of, &cause)) < 0) {
+	if ((err = outfile_open(o.out, (const char *const *)&a->argv[0],
+	    a->given[OPT_RANKS] ? (size_t)a->argc : 1, &of, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(err);
@@ -386,6 +509,10 @@ draw(struct cli_args *a, struct plot_opts *o)
 	o->model = target.model;
 	if ((rc = cli_policies(a, "caching", &pols)) != 0)
 		goto out;
+	if (a->given[OPT_RANKS]) {
+		rc = draw_ranks(a, &pols, o);
+		goto out;
+	}
 	if ((rc = trace_mem_load(a->argv[0], &o->topts, &m, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);

@@ -317,6 +317,11 @@ static const struct cli_use scale_opts[] = {
 };
 
 static const struct cli_use plot_opts[] = {
+	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	  "directories of them; the rank from each file's name, rank3; else a profile's "
+	  "own distributedInfo; else _3 before the extension; else their order): each "
+	  "rank's reserved and allocated bytes (the first policy's) on one timeline, "
+	  "against the share of its recording (ranks advance together)", NULL },
 	{ OPT_OUTPUT, "where to draw: file.svg or file.png (required; '-' writes SVG to "
 	  "standard output)", NULL },
 	{ OPT_PLACEMENT, NULL, NULL },
@@ -333,7 +338,8 @@ static const struct cli_use plot_opts[] = {
 
 static const struct cli_use report_opts[] = {
 	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
-	  "directories of them; the rank from each file's name, else their order): the "
+	  "directories of them; the rank from each file's name, rank3; else a profile's "
+	  "own distributedInfo; else _3 before the extension; else their order): the "
 	  "page is the worst rank's (the first to run out, else the largest peak), with a "
 	  "table of every rank and a comparison with the least rank, by call stack", NULL },
 	{ OPT_OUTPUT, "where to write the page, e.g. report.html (required; '-': standard "
@@ -627,7 +633,7 @@ const struct cli_command cli_commands[] = {
 	  "has {policy, setting, fits, peak_reserved, device_allocs, oom_event}, or error.\n",
 	  G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  tune_opts, 1, 64, 0, cmd_tune },
-	{ "plot", "-o <file.svg|file.png> <trace>", "draw a run: a timeline per policy, a memory map, or the live memory by stack",
+	{ "plot", "-o <file.svg|file.png> <trace> | --ranks <trace|dir>...", "draw a run: a timeline per policy, a memory map, or the live memory by stack",
 	  "Draw a run. By default: live bytes and each policy's allocated (dashed) and "
 	  "reserved bytes over the trace's events, with the capacity, the trace's marks "
 	  "and a red point where a policy ran out of memory. With --map: one policy's "
