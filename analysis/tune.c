@@ -122,10 +122,10 @@ struct search {
  * A setting with max_split_size_mb X goes exactly as the same setting
  * without it when every segment of that run is under X (the policy's
  * largest_size): X is compared only with blocks and requests, which those
- * bound.  Such a job takes
- * its base's result instead of a run: the base already run (done), or a job
- * earlier in the same batch (base, waited for: the batch hands out jobs in
- * order, so it is running or ran).
+ * bound.  Such a job takes its base's result instead of a run: the base
+ * already run (done), or a job earlier in the same batch (base, waited for:
+ * the batch hands out jobs in order, so it is running or ran, and a base is
+ * never itself waiting).
  */
 struct derived {
 	const struct tune_candidate *done;
