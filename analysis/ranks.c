@@ -336,9 +336,9 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 	const struct sim_result *w = &job->jobs[job->worst].out.res;
 	const struct sim_result *l = &job->jobs[job->least].out.res;
 
-	fprintf(f, "%zu rank%s (%s), %s, capacity %s a rank\n\n", set->n, set->n == 1 ? "" : "s",
-	    ranks_from_text(set),
-	    policy, job->capacity ? SZ(job->capacity) : "unlimited");
+	fprintf(f, "%zu rank%s (%s), %s, capacity %s%s\n\n", set->n, set->n == 1 ? "" : "s",
+	    ranks_from_text(set), policy, job->capacity ? SZ(job->capacity) : "unlimited",
+	    job->capacity ? " a rank" : "");
 	fprintf(f, "  rank  %13s  %14s  %12s  %s\n", "peak reserved", "peak allocated",
 	    "device calls", "result");
 	for (i = 0; i < set->n; i++) {
@@ -530,8 +530,9 @@ ranks_compare_text(const struct ranks_row *rows, size_t n)
 
 	for (i = 0; i < n; i++)
 		width = GMS_MAX(width, strlen(rows[i].label));
-	fprintf(f, "%zu rank%s (%s), capacity %s a rank: each policy's worst rank\n\n", set->n,
-	    set->n == 1 ? "" : "s", ranks_from_text(set), capacity ? SZ(capacity) : "unlimited");
+	fprintf(f, "%zu rank%s (%s), capacity %s%s: each policy's worst rank\n\n", set->n,
+	    set->n == 1 ? "" : "s", ranks_from_text(set), capacity ? SZ(capacity) : "unlimited",
+	    capacity ? " a rank" : "");
 	fprintf(f, "  %-*s  %10s  %13s  %10s  %s\n", (int)width, "policy", "worst rank",
 	    "peak reserved", "spread", "ranks out of memory");
 	for (i = 0; i < n; i++) {

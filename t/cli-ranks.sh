@@ -218,7 +218,7 @@ for job in ddp fsdp; do
 done
 gms run --ranks "$PP/fsdp"
 is "$(head -n 1 "$TMP/out") / $(grep '^observed' "$TMP/out")" \
-    "1 rank (ranks from the files' names), caching, capacity unlimited a rank / observed: 1 of 1 rank reproduced exactly" \
+    "1 rank (ranks from the files' names), caching, capacity unlimited / observed: 1 of 1 rank reproduced exactly" \
     "FSDP at world size 1: one rank, reproduced under the placement model too"
 # the same files by name, in any order, are the same job
 gms run --ranks "$PP/pp-rank3.pickle.gz" "$PP/pp-rank0.pickle.gz" "$PP/pp-rank2.pickle.gz" \
@@ -262,7 +262,7 @@ is "$rc $(rank_vals rank) / $(rank_vals peak_reserved) / $(rank_vals device_allo
     "profiles named by pid: ranks from their distributedInfo, each its memory_stats()"
 gms run --ranks "$PROF"
 is "$(head -n 1 "$TMP/out") / $(grep '^JOB' "$TMP/out" | cut -c1-36) / $(grep '^observed' "$TMP/out")" \
-    "2 ranks (ranks from the files' contents), caching, capacity unlimited a rank / JOB: the worst rank is 1, 256.00 MiB / observed: 2 of 2 ranks reproduced exactly" \
+    "2 ranks (ranks from the files' contents), caching, capacity unlimited / JOB: the worst rank is 1, 256.00 MiB / observed: 2 of 2 ranks reproduced exactly" \
     "text: the ranks' source, rank 1 the worst (its sequences twice rank 0's), both reproduced"
 # "rank" in every name still wins; a rank said twice by contents is refused
 cp "$P0" "$TMP/job-rank7.pt.trace.json.gz"
