@@ -211,4 +211,11 @@ check_fail 3 "gpumemsim: error: $TMP/bigid.jsonl:2: alloc \"id\" out of range: 9
 printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":9007199254740991,"size":512}\n' >"$TMP/maxid.jsonl"
 gms run "$TMP/maxid.jsonl" --format=json
 is "$rc" 0 "the largest exact id, 2^53 - 1, is read"
+# A profile whose "Total Allocated" is past any byte count (found by
+# fuzz-json: converting it to bytes was undefined): refused, where it is.
+printf '{"schemaVersion":1,"traceEvents":[{"ph":"i","name":"[memory]","ts":1,"pid":1,"tid":1,"args":{"Device Type":1,"Device Id":0,"Addr":4096,"Bytes":512,"Total Allocated":1e39,"Total Reserved":2097152}}]}\n' >"$TMP/total.json"
+check_fail 3 "gpumemsim: error: $TMP/total.json:1:35: [memory] event \"Total Allocated\" is not a size" run "$TMP/total.json"
+sed 's/"Total Allocated":1e39,"Total Reserved":2097152/"Total Allocated":512,"Total Reserved":-1/' "$TMP/total.json" >"$TMP/reserved.json"
+check_fail 3 "gpumemsim: error: $TMP/reserved.json:1:35: [memory] event \"Total Reserved\" is not a size" run "$TMP/reserved.json"
+
 done_testing

@@ -122,6 +122,13 @@ arg(const cJSON *args, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
+/* An absent total (NAN), or a whole number of bytes up to 2^53. */
+static int
+valid_total(double v)
+{
+	return isnan(v) || (v >= 0 && v <= (double)TRACE_INT_MAX && v == floor(v));
+}
+
 int
 kineto_collect(struct kineto *k, const cJSON *ev, char **cause)
 {
@@ -147,6 +154,11 @@ kineto_collect(struct kineto *k, const cJSON *ev, char **cause)
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Addr\" is not an address");
 	if (!(fabs(bytes) <= 1125899906842624.0) || bytes != floor(bytes))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Bytes\" is not a size");
+	/* byte counts when present; a total past 2^53 would not convert to one */
+	if (!valid_total(arg(args, "Total Allocated")))
+		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Total Allocated\" is not a size");
+	if (!valid_total(arg(args, "Total Reserved")))
+		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Total Reserved\" is not a size");
 	k->count[(int)dev]++;
 	if (bytes == 0)
 		return 0;
