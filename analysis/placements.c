@@ -45,6 +45,9 @@ placements_run(const struct run_spec *tmpl, size_t n, int threads, struct placem
 	struct batch_job *jobs;
 	int err = 0, have_model = 0;
 
+	/* samples of the model's placements, the model's own the first */
+	if (spec.placement == RUN_PLACEMENT_AS_RECORDED)
+		spec.placement = RUN_PLACEMENT_MODEL;
 	memset(p, 0, sizeof(*p));
 	p->n = n;
 	p->capacity = tmpl->capacity;

@@ -54,7 +54,8 @@ pool_of(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacit
     const struct gpu_model *gpu)
 {
 	struct run_spec spec = { .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
-	    .capacity = capacity, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0 };
+	    .placement = p->placement, .capacity = capacity, .gpu_total = gpu ? gpu->total : 0,
+	    .gpu_cc = gpu ? gpu->cc : 0 };
 	struct run_output held;
 	struct policy_args args;
 	uint64_t pool;
@@ -139,7 +140,8 @@ run_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capaci
     const struct gpu_model *gpu, struct sim_result *res)
 {
 	struct run_spec spec = { .mem = m, .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
-	    .capacity = capacity, .placement_seed = p->seed, .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0,
+	    .capacity = capacity, .placement = p->placement, .placement_seed = p->seed,
+	    .gpu_total = gpu ? gpu->total : 0, .gpu_cc = gpu ? gpu->cc : 0,
 	    .stop_at_oom = capacity != 0 };
 	struct run_output out;
 	char *cause = NULL;
@@ -418,7 +420,8 @@ uncapped(void *arg, size_t i)
 
 	/* with checkpoints: noting what it asked at each of their points */
 	if (!c->rep->checkpoints || (c->rc0[i] = ckpt_first(&(struct run_spec){ .mem = c->m,
-	    .policy = p->ops, .opts = p->opts, .nopts = p->nopts, .placement_seed = p->seed },
+	    .policy = p->ops, .opts = p->opts, .nopts = p->nopts, .placement = p->placement,
+	    .placement_seed = p->seed },
 	    &c->first[i])) < 0)
 		c->rc0[i] = plan_fits(c->m, p, 0, NULL, &c->res0[i]);
 	else
@@ -462,7 +465,8 @@ plan_every(const struct trace_mem *m, struct plan_report *rep, int threads, char
 
 			*v = (struct plan_policy){ .label = rep->pols[i].label,
 			    .ops = rep->pols[i].ops, .opts = rep->pols[i].opts,
-			    .nopts = rep->pols[i].nopts, .seed = s };
+			    .nopts = rep->pols[i].nopts, .seed = s,
+			    .placement = RUN_PLACEMENT_MODEL };
 		}
 	if ((rc = plan_run(m, &sub, threads, cause)) < 0)
 		goto out;
@@ -545,14 +549,19 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	c.rc0 = gms_calloc(rep->npols + 1, sizeof(*c.rc0));
 	c.res0 = gms_calloc(rep->npols + 1, sizeof(*c.res0));
 	c.first = gms_calloc(rep->npols + 1, sizeof(*c.first));
-	for (i = 0; i < rep->npols; i++)
+	for (i = 0; i < rep->npols; i++) {
+		/* placements are sampled from the model's: its own is the first */
+		if (rep->placements > 1)
+			rep->pols[i].placement = RUN_PLACEMENT_MODEL;
 		plan_policy_share(&rep->pols[i]);
+	}
 	batch_map(rep->npols, uncapped, &c, threads);
 	/* forked here, no other thread running */
 	for (i = 0; i < rep->npols && rep->checkpoints; i++)
 		rep->pols[i].ckpt = ckpt_start(&(struct run_spec){ .mem = m,
 		    .policy = rep->pols[i].ops, .opts = rep->pols[i].opts,
-		    .nopts = rep->pols[i].nopts, .placement_seed = rep->pols[i].seed }, &c.first[i]);
+		    .nopts = rep->pols[i].nopts, .placement = rep->pols[i].placement,
+		    .placement_seed = rep->pols[i].seed }, &c.first[i]);
 	free(c.first);
 	for (i = 0; i < rep->npols && c.rc0[i] != 1; i++)
 		;

@@ -19,6 +19,7 @@
 
 #include "sim/gpus.h"
 #include "sim/policy.h"
+#include "sim/run.h"
 #include "traces/tracemem.h"
 
 #define PLAN_STEP ((uint64_t)2 << 20)
@@ -30,6 +31,7 @@ struct plan_policy {
 	const struct policy_kv *opts;
 	size_t nopts;
 	uint64_t seed;			/* its placement (0: the model's) */
+	enum run_placement placement;	/* 0: as recorded (seed 0 alone) */
 	/* results */
 	int err;			/* could not run at all */
 	uint64_t min_capacity;		/* 0: none found */

@@ -236,7 +236,7 @@ rank_report(const struct ranks_job *job, size_t i)
 		.nopts = j->out.opts ? j->out.nopts : j->spec.nopts,
 		.recorded_conf = j->out.recorded_conf,
 		.as_recorded = j->out.as_recorded,
-		.placement = run_placement_name(j->spec.placement),
+		.placement = run_placement_name(j->out.placement),
 		.capacity = j->spec.capacity,
 		.hdr = j->out.hdr,
 		.res = &j->out.res,

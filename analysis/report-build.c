@@ -42,7 +42,7 @@ report_rows_run(struct batch_job *jobs, size_t n, int threads,
 		    .nopts = jobs[i].out.opts ? jobs[i].out.nopts : jobs[i].spec.nopts,
 		    .recorded_conf = jobs[i].out.recorded_conf,
 		    .as_recorded = jobs[i].out.as_recorded,
-		    .placement = run_placement_name(jobs[i].spec.placement),
+		    .placement = run_placement_name(jobs[i].out.placement),
 		    .capacity = of->capacity, .hdr = jobs[i].out.hdr, .res = &jobs[i].out.res };
 		if (*first == NULL)
 			*first = &rows[i];

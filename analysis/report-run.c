@@ -505,7 +505,8 @@ report_run_text(const struct report_run *run)
 			    (unsigned long long)r->first_segment_mismatch,
 			    strcmp(run->placement, "model") == 0 ? ": where the driver put "
 			    "segments decides which are reused, and this run placed them by the "
-			    "placement model (--placement=recorded replays the recorded addresses)" : "");
+			    "placement model (without --placement=model a run follows the recorded "
+			    "addresses)" : "");
 	}
 	fclose(f);
 	return out;

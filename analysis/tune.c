@@ -149,11 +149,12 @@ mixed_job(struct mixed *x, size_t j)
 {
 	struct derived *d = &x->der[j];
 	const struct sim_result *base = NULL;
-	int err = 0;
+	int err = 0, recorded = 0;
 
 	if (d->done != NULL) {
 		err = d->done->err;
 		base = &d->done->res;
+		recorded = d->done->recorded;
 	} else if (d->base >= 0) {
 		pthread_mutex_lock(&x->lock);
 		while (!x->finished[d->base])
@@ -161,8 +162,11 @@ mixed_job(struct mixed *x, size_t j)
 		pthread_mutex_unlock(&x->lock);
 		err = x->der[d->base].taken ? 0 : x->jobs[d->base].err;
 		base = x->der[d->base].taken ? &x->der[d->base].res : &x->jobs[d->base].out.res;
+		recorded = !x->der[d->base].taken &&
+		    x->jobs[d->base].out.placement == RUN_PLACEMENT_RECORDED;
 	}
-	if (base != NULL && err == 0 && base->largest_size < d->x) {
+	/* a base at the recorded addresses is not the model's run this one is */
+	if (base != NULL && err == 0 && !recorded && base->largest_size < d->x) {
 		d->res = *base;
 		d->taken = 1;
 	} else {
@@ -250,6 +254,8 @@ dup:
 		snprintf(c->conf, sizeof(c->conf), "%s", confs[which[i]]);
 		memcpy(c->point, pts[which[i]].v, sizeof(c->point));
 		c->err = der[i].taken ? 0 : jobs[i].err;
+		c->recorded = !der[i].taken && jobs[i].err == 0 &&
+		    jobs[i].out.placement == RUN_PLACEMENT_RECORDED;
 		if (der[i].taken) {
 			c->res = der[i].res;
 		} else if (jobs[i].err == 0) {

@@ -21,6 +21,8 @@ struct tune_candidate {
 	char conf[192];			/* PYTORCH_CUDA_ALLOC_CONF, "" for the default */
 	int point[4];			/* its value in each searched dimension */
 	int err;			/* 0, or why it could not run */
+	int recorded;			/* ran at the recording's addresses (the
+					   recording's own settings: run.h) */
 	struct sim_result res;
 };
 

@@ -3,7 +3,8 @@
 # bundled real trace (ResNet-50 training, its prefetching two-stream run,
 # GPT-2 with variable lengths, a KV-cache server) tiled to EVENTS events
 # (default 1M) as JSON Lines, each copy's ids and times after the last and
-# what the recording leaves allocated freed at each copy's end;
+# what the recording leaves allocated freed at each copy's end (the segments
+# the recording observed kept in the first copy alone: a copy was never run);
 # `run`, `plan` and `tune` timed on each (GNU time: wall seconds, max RSS);
 # then an RMM log (t/data/rmm/random-1.csv: two threads, several streams)
 # tiled the same way, each copy's pointers 2^40 higher and what it leaves
@@ -38,6 +39,9 @@ for t in resnet50-train-b32.json resnet50-train-b32-prefetch.json \
 			for (k = 0; out < want; k++) {
 				for (i = 1; i <= n && out < want; i++) {
 					s = line[i]
+					# observed segments: of the recording, not of a copy
+					if (k > 0 && s ~ /"op":"segment_/)
+						continue
 					if (match(s, /"id":[0-9]+/))
 						s = substr(s, 1, RSTART + 4) (substr(s, RSTART + 5, RLENGTH - 5) + k * (maxid + 1)) substr(s, RSTART + RLENGTH)
 					if (match(s, /"t_us":[0-9]+/))

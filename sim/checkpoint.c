@@ -174,7 +174,7 @@ static int
 eligible(const struct run_spec *spec)
 {
 	return mode() >= 0 && spec->mem != NULL && spec->capacity == 0 && spec->gpu_total == 0 &&
-	    spec->placement == RUN_PLACEMENT_MODEL && spec->sampler == NULL &&
+	    spec->placement != RUN_PLACEMENT_RECORDED && spec->sampler == NULL &&
 	    spec->segment_hook == NULL && spec->stop_after == 0 &&
 	    spec->policy->limit_inert != NULL && spec->policy->set_capacity != NULL &&
 	    (mode() > 0 || trace_mem_count(spec->mem) >= MIN_EVENTS);

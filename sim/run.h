@@ -13,13 +13,16 @@
 #include "traces/trace.h"
 
 enum run_placement {
+	RUN_PLACEMENT_AS_RECORDED,	/* the default: the recording's addresses where
+					   it carries them (as RECORDED), else the
+					   model's; never with a perturbed placement */
 	RUN_PLACEMENT_MODEL,	/* the driver's rules measured on the H200 */
 	RUN_PLACEMENT_RECORDED,	/* addresses from the trace's segment_alloc events */
 };
 
 struct trace_mem;
 
-/* "model" or "recorded", as --placement spells it. */
+/* "model" or "recorded", as --placement spells it (AS_RECORDED: "recorded"). */
 const char *run_placement_name(enum run_placement p);
 
 struct run_spec {
@@ -73,6 +76,8 @@ struct run_output {
 					   with (a caching run that set none), or NULL */
 	char *label;			/* then: the policy as compare names it,
 					   "caching alloc_conf=... (as recorded)" */
+	enum run_placement placement;	/* the placement that ran: MODEL or RECORDED
+					   (AS_RECORDED resolved once the run ends) */
 	uint64_t recorded_used;		/* recorded placement: addresses used */
 	uint64_t recorded_diverged;	/* ... segments the model had to place */
 	struct trace_mem *held;		/* a trace read into memory for this output

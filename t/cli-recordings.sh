@@ -260,4 +260,26 @@ gms info "$U/set-roundup.pickle.gz"
 grep -q '_tensor.py' "$TMP/out"
 ok $((! $?)) "no site in torch/_tensor.py (Tensor.backward): the caller's line instead"
 
+# 9. As recorded is the default: every GPU fixture reproduced exactly by run
+# with no option but its own limit, its segments at their recorded addresses
+# (the placement model misses the transformer's: doc/ACCURACY.md).
+for k in set-expandable set-roundup set-gcsplit lim-default-k4 lim-gcsplit-k4 \
+    oom-observer oom-except emptycache-server kineto-whole graphs compile-ro; do
+	lim=$(fact "$k" limit)
+	if [ -n "$lim" ]; then
+		gms run "$U/$k.pickle.gz" --capacity="${lim}B" --format=json
+	else
+		gms run "$U/$k.pickle.gz" --format=json
+	fi
+	is "$(simulated) $(json_in observed matches)" "$(stats "$k") true" \
+	    "$k, run with no option${lim:+ but --capacity=${lim}B}: memory_stats()'s numbers, every segment"
+done
+gms run "$U/set-roundup.pickle.gz"
+is "$(sed -n 2p "$TMP/out")" \
+    "policy caching (alloc_conf=roundup_power2_divisions:4, as recorded), capacity unlimited, placement recorded" \
+    "the policy line says the placement is the recording's"
+gms run "$U/set-roundup.pickle.gz" --placement=model --format=json
+is "$(json_in observed matches) $(json_in options placement)" 'false "model"' \
+    "--placement=model places every segment by the model (and misses this job's)"
+
 done_testing

@@ -25,7 +25,7 @@ for n in $names; do
 	want="$(num "$S/$n.facts.json" reserved_bytes.all.peak) $(num "$S/$n.facts.json" num_device_alloc)"
 	gms run "$S/$n.pickle.gz" --placement=recorded --format=json
 	[ "$rc $(json_top peak_reserved) $(json_top device_allocs)" = "0 $want" ] && recorded=$((recorded + 1))
-	gms run "$S/$n.pickle.gz" --format=json
+	gms run "$S/$n.pickle.gz" --placement=model --format=json
 	if [ "$(json_top peak_reserved) $(json_top device_allocs)" = "$want" ]; then
 		model=$((model + 1))
 	else
@@ -98,7 +98,7 @@ scale_family() {
 		else
 			off="$off $v:$err%"
 		fi
-		gms run "$S/$fam-$v.pickle.gz" --format=json
+		gms run "$S/$fam-$v.pickle.gz" --placement=model --format=json
 		[ "$(json_top peak_reserved)" = "$pred" ] && same="$same $v"
 		ran=$(sed -n 's/.*"ran_out": \(true\|false\).*/\1/p' "$S/$fam-$v.capped.json")
 		{ [ "$ran" = true ] && [ "$sim" = oom ]; } || { [ "$ran" = false ] && [ "$sim" = fits ]; } &&

@@ -58,19 +58,22 @@ is "$rc $(json_top capacity)" "0 4294967296" "... or --capacity as the device's 
 
 # A verdict the numbers contradicted: every number matches, only the segments
 # differ (the placement model's doing); the text says that, and so does JSON.
-gms run "$GPT2"
+gms run "$GPT2" --placement=model
 is "$(grep '^observed' "$TMP/out")" \
     "observed (pytorch-caching, as recorded): the 6 numbers reproduced, not every segment" \
     "the GPT-2 sample: the numbers are reproduced, not every segment"
-grep -q '^  segments        [0-9]* events differ, the first at event [0-9]*: where the driver put segments decides which are reused, and this run placed them by the placement model (--placement=recorded replays the recorded addresses)$' "$TMP/out"
+grep -q '^  segments        [0-9]* events differ, the first at event [0-9]*: where the driver put segments decides which are reused, and this run placed them by the placement model (without --placement=model a run follows the recorded addresses)$' "$TMP/out"
 ok $? "... and it says why, and what to do"
-gms run "$GPT2" --format=json
+gms run "$GPT2" --placement=model --format=json
 is "$(json_in observed matches) $(json_in observed numbers_match)" "false true" \
     "JSON agrees: not every segment, every number"
-gms run "$GPT2" --placement=recorded
-is "$(grep '^observed' "$TMP/out")" \
-    "observed (pytorch-caching, as recorded): reproduced exactly (6 numbers and every segment)" \
-    "following the advice: reproduced exactly"
+gms run "$GPT2"
+is "$(grep '^observed' "$TMP/out") $(grep -c 'placement recorded$' "$TMP/out")" \
+    "observed (pytorch-caching, as recorded): reproduced exactly (6 numbers and every segment) 1" \
+    "following the advice, the default: as recorded, reproduced exactly"
+gms run "$GPT2" --placement=recorded --format=json
+is "$(json_in observed matches) $(json_in options placement)" "true \"recorded\"" \
+    "... as --placement=recorded, in JSON too"
 
 # A GPU name that means more than one card is refused with the choices, in
 # every command that takes one.

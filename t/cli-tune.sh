@@ -90,6 +90,7 @@ same_as_runs() {	# TRACE DESCRIPTION
 same_as_runs "$RESNET" "ResNet-50"
 same_as_runs "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" "GPT-2"
 same_as_runs "$TOP_SRCDIR/t/data/users/lim-gcsplit-k4.pickle.gz" "a recording with max_split_size_mb:128"
+same_as_runs "$TOP_SRCDIR/t/data/scale/xfmr-seq-256.pickle.gz" "a default-setting recording whose segments the model places elsewhere (the default at its recorded addresses)"
 # Requests of 8 MiB only, in a segment of 20 MiB: freed whole, that segment
 # is a block of 20 MiB, which max_split_size_mb:20 keeps from the next 8 MiB
 # request (a second segment); the size is compared with segments too.

@@ -266,6 +266,8 @@ int cli_run_rows(const struct cli_args *a, const struct cli_target *t,
     struct report_row *rows, const struct report_row **first);
 /* --placement as a run's placement ("driver" is the model). */
 enum run_placement cli_placement(const struct cli_args *a);
+/* 0, or the usage error of --placement=recorded beside --placements. */
+int cli_placement_usage(const struct cli_args *a);
 
 /*
  * A file a command writes as it goes (path "-": standard output), through

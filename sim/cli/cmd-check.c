@@ -246,6 +246,8 @@ cmd_check(struct cli_args *a)
 	    !baseline && !a->given[OPT_CAPACITY] && !a->given[OPT_GPU])
 		return cli_usage_error(a->cmd, "nothing to check: give a threshold, "
 		    "--must-fit, --capacity, --gpu or --baseline");
+	if ((rc = cli_placement_usage(a)) != 0)
+		return rc;
 	if ((rc = cli_target(a, &target)) != 0)
 		goto out;
 	cli_run_spec(a, &target, &spec);

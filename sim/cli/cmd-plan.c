@@ -74,6 +74,8 @@ cmd_plan(struct cli_args *a)
 
 	if (a->given[OPT_GPU] && a->given[OPT_GPUS])
 		return cli_usage_error(a->cmd, "give --gpu (one model) or --gpus (a list), not both");
+	if ((rc = cli_placement_usage(a)) != 0)
+		return rc;
 	if (a->given[OPT_CONTEXT_OVERHEAD])
 		rep.overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
 	if (a->given[OPT_PLACEMENTS])
@@ -110,7 +112,8 @@ cmd_plan(struct cli_args *a)
 	rep.pols = gms_calloc(pols.n ? pols.n : 1, sizeof(*rep.pols));
 	for (i = 0; i < pols.n; i++)
 		rep.pols[i] = (struct plan_policy){ .label = pols.ents[i].label,
-		    .ops = pols.ents[i].ops, .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts };
+		    .ops = pols.ents[i].ops, .opts = pols.ents[i].opts, .nopts = pols.ents[i].nopts,
+		    .placement = cli_placement(a) };
 	if (a->given[OPT_RANKS]) {
 		rc = plan_ranks(a, &rep, &topts, threads);
 		goto out;

@@ -136,9 +136,8 @@ cmd_run(struct cli_args *a)
 	size_t nplace = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
 	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
 
-	if (nplace > 0 && cli_placement(a) == RUN_PLACEMENT_RECORDED)
-		return cli_usage_error(a->cmd, "--placements samples the placement model's "
-		    "placements: it does not go with --placement=recorded");
+	if ((rc = cli_placement_usage(a)) != 0)
+		return rc;
 	if ((rc = run_moments_check(a)) != 0)
 		return rc;
 	if ((rc = cli_target(a, &target)) != 0)
@@ -233,7 +232,7 @@ cmd_run(struct cli_args *a)
 		    "event %llu): the trace starts mid-run, so its first numbers are low",
 		    spec.path, (unsigned long long)out.res.unknown_frees,
 		    (unsigned long long)out.res.first_unknown_free);
-	if (out.recorded_diverged > 0)
+	if (out.recorded_diverged > 0 && spec.placement == RUN_PLACEMENT_RECORDED)
 		cli_warning("%s: %llu of %llu segments did not follow the recording; the "
 		    "placement model placed them", spec.path,
 		    (unsigned long long)out.recorded_diverged,
@@ -248,7 +247,7 @@ cmd_run(struct cli_args *a)
 		.nopts = out.opts ? out.nopts : nopts,
 		.recorded_conf = out.recorded_conf,
 		.as_recorded = out.as_recorded,
-		.placement = run_placement_name(spec.placement),
+		.placement = run_placement_name(out.placement),
 		.capacity = spec.capacity,
 		.hdr = out.hdr,
 		.res = &out.res,

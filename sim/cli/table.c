@@ -56,7 +56,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded", K_CHOICE,
 	    "where new segments land: the model of the CUDA driver's rules measured on "
 	    "the H200 (doc/placement.md; 'driver' is another name for it), or the "
-	    "addresses of the trace's segment_alloc events (default: model)",
+	    "addresses of the trace's segment_alloc events, the model placing what "
+	    "they do not cover (default: recorded where the trace has them, else model)",
 	    .choices = placements },
 	[OPT_FORMAT] = { OPT_FORMAT, 'f', "format", "text|json", K_CHOICE,
 	    "output format (default: text)", .choices = formats },
@@ -277,6 +278,7 @@ static const struct cli_use check_opts[] = {
 	{ OPT_MAX_DEVICE_ALLOCS, NULL, NULL },
 	{ OPT_BASELINE, NULL, NULL },
 	{ OPT_TOLERANCE, NULL, NULL },
+	{ OPT_PLACEMENT, NULL, NULL },
 	{ OPT_PLACEMENTS, "require --capacity, --must-fit and --max-peak-reserved to hold "
 	  "under every one of n placements: the model's and n - 1 with hidden reservations "
 	  "(library workspaces, buffers; doc/placement.md)", NULL },
@@ -298,6 +300,7 @@ static const struct cli_use plan_opts[] = {
 	{ OPT_GPU, "the one GPU model to tabulate (--gpus for several)", NULL },
 	{ OPT_CONTEXT_OVERHEAD, "taken off each GPU's memory for the CUDA context and "
 	  "libraries (default: 512MiB)", NULL },
+	{ OPT_PLACEMENT, NULL, NULL },
 	{ OPT_PLACEMENTS, "also the smallest capacity that fits under every one of n "
 	  "placements: the model's and n - 1 with hidden reservations (library "
 	  "workspaces, buffers; doc/placement.md); the GPU table stays the model's", NULL },

@@ -408,9 +408,22 @@ cli_run_rows(const struct cli_args *a, const struct cli_target *t,
 enum run_placement
 cli_placement(const struct cli_args *a)
 {
-	/* "driver", the model's name while it was an alternative, is the model */
-	return a->given[OPT_PLACEMENT] && a->v[OPT_PLACEMENT].choice == 1 ?
-	    RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL;
+	/*
+	 * "driver", the model's name while it was an alternative, is the model;
+	 * --placements samples the model's placements; else as recorded.
+	 */
+	if (a->given[OPT_PLACEMENT])
+		return a->v[OPT_PLACEMENT].choice == 1 ? RUN_PLACEMENT_RECORDED : RUN_PLACEMENT_MODEL;
+	return a->given[OPT_PLACEMENTS] ? RUN_PLACEMENT_MODEL : RUN_PLACEMENT_AS_RECORDED;
+}
+
+int
+cli_placement_usage(const struct cli_args *a)
+{
+	if (a->given[OPT_PLACEMENTS] && cli_placement(a) == RUN_PLACEMENT_RECORDED)
+		return cli_usage_error(a->cmd, "--placements samples the placement model's "
+		    "placements: it does not go with --placement=recorded");
+	return 0;
 }
 
 void
