@@ -282,4 +282,34 @@ gms run "$U/set-roundup.pickle.gz" --placement=model --format=json
 is "$(json_in observed matches) $(json_in options placement)" 'false "model"' \
     "--placement=model places every segment by the model (and misses this job's)"
 
+# 10. Under a limit the recording did not have: the recorded addresses as far
+# as the run follows them (t/data/scale/limits.json: 35 real runs of five
+# transformer jobs at limits between their peak allocated and reserved).
+S=$TOP_SRCDIR/t/data/scale
+{ tr -d ' \n' <"$S/limits.json"; echo; } | sed 's/},{"device_total"/}\n{"device_total"/g' >"$TMP/lim"
+asrec=0 model=0 n=0 missed=
+while read -r run; do
+	get() { echo "$run" | sed -n "s/.*\"$1\":\([0-9a-z.]*\).*/\1/p"; }
+	job="$(echo "$run" | sed -n 's/.*"family":"\([a-z-]*\)".*/\1/p')-$(get value)"
+	want="$(get reserved_bytes.all.peak) $(get num_device_alloc) $(get num_device_free) $(get num_alloc_retries) $(get ran_out)"
+	for p in recorded model; do
+		if [ $p = recorded ]; then
+			gms run "$S/$job.pickle.gz" --capacity="$(get limit)B" --format=json
+		else
+			gms run "$S/$job.pickle.gz" --capacity="$(get limit)B" --format=json --placement=model
+		fi
+		grep -q '"oom":	{' "$TMP/out" && ran=true || ran=false
+		got="$(json_top peak_reserved) $(json_top device_allocs) $(json_top device_frees) $(json_top alloc_retries) $ran"
+		if [ "$got" = "$want" ]; then
+			[ $p = recorded ] && asrec=$((asrec + 1)) || model=$((model + 1))
+		elif [ $p = recorded ]; then
+			missed="$missed $job@$(get limit)"
+		fi
+	done
+	n=$((n + 1))
+done <"$TMP/lim"
+is "$n $asrec$missed" "35 35" \
+    "35 of 35 runs under limits they were not recorded at, by default: memory_stats()'s peak reserved, device allocs, frees, retries and whether it ran out"
+is "$model" 10 "... under --placement=model 10 of 35 (the model places these jobs' segments elsewhere)"
+
 done_testing
