@@ -139,6 +139,35 @@ gms plan "$TH" --policies=caching --placements=16 --gpus=A10
 grep -q "^  under every one of 16 placements" "$TMP/out" &&
     grep -q "^  caching .* $every B  (" "$TMP/out"
 ok $? "--placements: the text gives it beside the model's"
+# On the recordings of t/data/scale/limits.json (real runs under limits they
+# were not recorded at), plan's minimum lies between the largest limit that
+# ran out and the smallest that fitted (if any did), for every job: following the recorded
+# addresses (the default); the placement model alone misses three of five.
+S=$TOP_SRCDIR/t/data/scale
+{ tr -d ' \n' <"$S/limits.json"; echo; } | sed 's/},{"device_total"/}\n{"device_total"/g' |
+    sed -n 's/.*"family":"\([a-z-]*\)".*"limit":\([0-9]*\),.*"ran_out":\([a-z]*\),.*"value":\([0-9]*\).*/\1-\4 \2 \3/p' >"$TMP/lim"
+between= model=0
+for job in $(cut -d' ' -f1 "$TMP/lim" | sort -u); do
+	out=$(awk -v j="$job" '$1 == j && $3 == "true" && $2 > m { m = $2 } END { print m + 0 }' "$TMP/lim")
+	fit=$(awk -v j="$job" '$1 == j && $3 == "false" && (f == "" || $2 < f) { f = $2 } END { print (f == "" ? "none" : f) }' "$TMP/lim")
+	gms plan "$S/$job.pickle.gz" --policies=caching --format=json
+	m=$(min_capacity)
+	[ "$m" -gt "$out" ] && { [ "$fit" = none ] || [ "$m" -le "$fit" ]; } && between="$between $job"
+	gms plan "$S/$job.pickle.gz" --policies=caching --placement=model --format=json
+	m=$(min_capacity)
+	[ "$m" -gt "$out" ] && { [ "$fit" = none ] || [ "$m" -le "$fit" ]; } && model=$((model + 1))
+done
+is "$between" " xfmr-batch-16 xfmr-batch-4 xfmr-batch-8 xfmr-seq-256 xfmr-seq-384" \
+    "plan's minimum lies between the real runs that ran out and those that fitted, on 5 of 5 recordings"
+is "$model" 2 "... under --placement=model on 2 of 5"
+# --placements samples the model's placements: the first is the model's own.
+X=$S/xfmr-batch-8.pickle.gz
+gms plan "$X" --policies=caching --placement=model --format=json
+mmin=$(min_capacity)
+gms plan "$X" --policies=caching --placements=2 --format=json
+is "$(min_capacity)" "$mmin" "--placements: the first is the model's placement ($mmin), not the recording's"
+check_fail 2 "gpumemsim: error: --placements samples the placement model's placements: it does not go with --placement=recorded" \
+    plan "$X" --placement=recorded --placements=2
 
 # Checkpoints (sim/checkpoint.h) and runs shared by pool (preallocate's
 # pool_slack) change no answer: forced on every trace however short, plan's

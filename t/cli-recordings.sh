@@ -287,7 +287,7 @@ is "$(json_in observed matches) $(json_in options placement)" 'false "model"' \
 # transformer jobs at limits between their peak allocated and reserved).
 S=$TOP_SRCDIR/t/data/scale
 { tr -d ' \n' <"$S/limits.json"; echo; } | sed 's/},{"device_total"/}\n{"device_total"/g' >"$TMP/lim"
-asrec=0 model=0 n=0 missed=
+asrec=0 model=0 n=0 missed= warned=
 while read -r run; do
 	get() { echo "$run" | sed -n "s/.*\"$1\":\([0-9a-z.]*\).*/\1/p"; }
 	job="$(echo "$run" | sed -n 's/.*"family":"\([a-z-]*\)".*/\1/p')-$(get value)"
@@ -295,6 +295,7 @@ while read -r run; do
 	for p in recorded model; do
 		if [ $p = recorded ]; then
 			gms run "$S/$job.pickle.gz" --capacity="$(get limit)B" --format=json
+			[ -s "$TMP/err" ] && warned="$warned $job@$(get limit)"
 		else
 			gms run "$S/$job.pickle.gz" --capacity="$(get limit)B" --format=json --placement=model
 		fi
@@ -311,5 +312,10 @@ done <"$TMP/lim"
 is "$n $asrec$missed" "35 35" \
     "35 of 35 runs under limits they were not recorded at, by default: memory_stats()'s peak reserved, device allocs, frees, retries and whether it ran out"
 is "$model" 10 "... under --placement=model 10 of 35 (the model places these jobs' segments elsewhere)"
+is "$warned" "" "... and no warning that the model placed what the recording did not have (only --placement=recorded asks for the recording alone)"
+gms run "$S/xfmr-seq-256.pickle.gz" --alloc-conf=max_split_size_mb:128 --format=json
+is "$(json_in options placement)" '"model"' "another setting than the recording's is the model's from the first segment"
+gms run "$S/xfmr-seq-256.pickle.gz" --alloc-conf=max_split_size_mb:128 --placement=recorded 2>/dev/null
+grep -q 'placement recorded$' "$TMP/out"; ok $? "... unless --placement=recorded says otherwise"
 
 done_testing
