@@ -549,12 +549,8 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	c.rc0 = gms_calloc(rep->npols + 1, sizeof(*c.rc0));
 	c.res0 = gms_calloc(rep->npols + 1, sizeof(*c.res0));
 	c.first = gms_calloc(rep->npols + 1, sizeof(*c.first));
-	for (i = 0; i < rep->npols; i++) {
-		/* placements are sampled from the model's: its own is the first */
-		if (rep->placements > 1)
-			rep->pols[i].placement = RUN_PLACEMENT_MODEL;
+	for (i = 0; i < rep->npols; i++)
 		plan_policy_share(&rep->pols[i]);
-	}
 	batch_map(rep->npols, uncapped, &c, threads);
 	/* forked here, no other thread running */
 	for (i = 0; i < rep->npols && rep->checkpoints; i++)

@@ -31,7 +31,8 @@ struct plan_policy {
 	const struct policy_kv *opts;
 	size_t nopts;
 	uint64_t seed;			/* its placement (0: the model's) */
-	enum run_placement placement;	/* 0: as recorded (seed 0 alone) */
+	enum run_placement placement;	/* 0: as recorded (seed 0 alone; with
+					   placements > 1 the caller gives the model) */
 	/* results */
 	int err;			/* could not run at all */
 	uint64_t min_capacity;		/* 0: none found */
