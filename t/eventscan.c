@@ -58,6 +58,33 @@ static const char *const common[] = {
 	"{\n\t\"op\":\t\"alloc\",\n\t\"id\":\t3,\n\t\"size\":\t4096\n}",
 };
 
+/*
+ * Read in place, as the JSON Lines reader does: line, a newline, and the next
+ * line in one buffer.  1: read, alike trace_event_scan on the line alone, and
+ * ended at that newline; 0: left to the line path; -1: wrong.
+ */
+static int
+agree_in_place(const char *line, const char *after)
+{
+	size_t n = strlen(line);
+	char *buf = malloc(n + strlen(after) + 2), *alone = strdup(line), *end = NULL;
+	struct trace_event inplace, whole;
+	int got, rc;
+
+	memcpy(buf, line, n);
+	buf[n] = after[0] == '\0' ? '\0' : '\n';
+	strcpy(buf + n + 1, after[0] == '\0' ? "" : after);
+	got = trace_event_scan_line(buf, &inplace, &end);
+	if (!got)
+		rc = 0;
+	else
+		rc = end == buf + n && strchr(line, '\n') == NULL &&
+		    trace_event_scan(alone, &whole) && trace_event_equal(&inplace, &whole) ? 1 : -1;
+	free(buf);
+	free(alone);
+	return rc;
+}
+
 /* Lines it must leave to cJSON (which reads them, or refuses them). */
 static const char *const unusual[] = {
 	"{\"op\":\"alloc\",\"id\":1.0,\"size\":5}",
@@ -95,6 +122,20 @@ main(void)
 	for (i = 0; i < sizeof(unusual) / sizeof(unusual[0]); i++)
 		ok(agree(unusual[i]) == 0, "left to cJSON: %s", unusual[i]);
 
+	/* In place: every common line on one line, followed by the next. */
+	for (i = 0, n = 0; i < sizeof(common) / sizeof(common[0]); i++)
+		n += strchr(common[i], '\n') == NULL && agree_in_place(common[i], "{\"op\":\"free\",\"id\":2}") == 1;
+	is_u64(n, sizeof(common) / sizeof(common[0]) - 1, "in place: every common line of one line "
+	    "read alike, ending at its newline");
+	ok(agree_in_place(common[sizeof(common) / sizeof(common[0]) - 1], "") == 0,
+	    "in place: an object over several lines is left to the line path (JSON Lines refuses it)");
+	ok(agree_in_place("{\"op\":\"free\",\"id\":1}", "") == 0,
+	    "in place: an object the buffer ends in (no newline yet) is left to the line path");
+	ok(agree_in_place("{\"op\":\"free\",\"id\":1}\r", "x") == 1,
+	    "in place: a CRLF line ends at its newline");
+	ok(agree_in_place("{\"op\":\"free\",\"id\":1} x", "x") == 0,
+	    "in place: data after the object is left to the line path");
+
 	/* Mutations of the common lines: whatever it reads, cJSON reads alike. */
 	for (i = 0; i < 100000; i++) {
 		const char *src = common[i % (sizeof(common) / sizeof(common[0]))];
@@ -124,6 +165,10 @@ main(void)
 				line[at] = (char)(1 + (seed >> 16) % 255);
 				break;
 			}
+		}
+		if (strchr(line, '\n') == NULL && agree_in_place(line, "{}") != (agree(line) != 0)) {
+			if (bad++ < 5)
+				diag("read differently in place: %s", line);
 		}
 		switch (agree(line)) {
 		case -1:

@@ -52,22 +52,26 @@ which(const char *k, size_t n)
 	return K_NONE;
 }
 
+/* Blanks; a newline too unless nl is 0 (a line read in place ends there). */
 static const char *
-skip_ws(const char *p)
+skip_ws(const char *p, int nl)
 {
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+	while (*p == ' ' || *p == '\t' || *p == '\r' || (*p == '\n' && nl))
 		p++;
 	return p;
 }
 
-/* A string without escapes or control characters: its span, or NULL. */
+/*
+ * A string without escapes or control characters (DEL included: what the
+ * fast path reads is printable as it is): its span, or NULL.
+ */
 static const char *
 scan_string(const char *p, const char **start, size_t *len)
 {
 	const char *q = ++p;
 
 	while (*q != '"') {
-		if ((unsigned char)*q < 0x20 || *q == '\\')
+		if ((unsigned char)*q < 0x20 || *q == '\\' || *q == 0x7f)
 			return NULL;	/* an escape, a control character, or the end */
 		q++;
 	}
@@ -125,18 +129,104 @@ op_of(const char *s, size_t n, enum trace_op *op)
 	return 1;
 }
 
-int
-trace_event_scan(char *line, struct trace_event *ev)
+/* p past the literal s when p begins with it, else NULL (never reading past a mismatch). */
+static const char *
+lit(const char *p, const char *s)
 {
-	const char *p = skip_ws(line), *str[K_NONE] = { 0 }, *k;
+	while (*s != '\0')
+		if (*p++ != *s++)
+			return NULL;
+	return p;
+}
+
+/*
+ * The lines `convert` and the recorders write, keys in their order:
+ * {"op":"alloc","id":N,"size":N[,"stream":N][,"addr":N][,"at":"S"][,"t_us":N]}
+ * and {"op":"free","id":N[,"t_us":N]}: read without telling keys apart.
+ * Anything else (another order, spaces, another op) is 0, for the general
+ * scan below, which reads these lines alike.
+ */
+static int
+canonical(const char *p, struct trace_event *ev, int nl, char **end)
+{
+	const char *q, *at = NULL;
+	size_t atlen = 0;
+	int64_t v;
+
+	if ((p = lit(p, "{\"op\":\"")) == NULL)
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	if ((q = lit(p, "alloc\",\"id\":")) != NULL) {
+		ev->op = TRACE_ALLOC;
+		if ((p = scan_int(q, &v)) == NULL || v < 0)
+			return 0;
+		ev->id = (uint64_t)v;
+		if ((p = lit(p, ",\"size\":")) == NULL || (p = scan_int(p, &v)) == NULL || v < 0 ||
+		    v > TRACE_SIZE_MAX)
+			return 0;
+		ev->size = (uint64_t)v;
+		if ((q = lit(p, ",\"stream\":")) != NULL) {
+			if ((p = scan_int(q, &v)) == NULL)
+				return 0;
+			ev->stream = v;
+			ev->flags |= TRACE_HAS_STREAM;
+		}
+		if ((q = lit(p, ",\"addr\":")) != NULL) {
+			if ((p = scan_int(q, &v)) == NULL || v < 0)
+				return 0;
+			ev->addr = (uint64_t)v;
+			ev->flags |= TRACE_HAS_ADDR;
+		}
+		if ((q = lit(p, ",\"at\":")) != NULL &&
+		    (*q != '"' || (p = scan_string(q, &at, &atlen)) == NULL))
+			return 0;
+	} else if ((q = lit(p, "free\",\"id\":")) != NULL) {
+		ev->op = TRACE_FREE;
+		if ((p = scan_int(q, &v)) == NULL || v < 0)
+			return 0;
+		ev->id = (uint64_t)v;
+	} else {
+		return 0;
+	}
+	if ((q = lit(p, ",\"t_us\":")) != NULL) {
+		if ((p = scan_int(q, &v)) == NULL)
+			return 0;
+		ev->t_us = v;
+		ev->flags |= TRACE_HAS_TIME;
+	}
+	if (*p != '}')
+		return 0;
+	p = skip_ws(p + 1, nl);
+	if (nl ? *p != '\0' : *p != '\n')
+		return 0;
+	if (at != NULL) {
+		((char *)at)[atlen] = '\0';
+		ev->at = at;
+	}
+	if (end != NULL)
+		*end = (char *)p;
+	return 1;
+}
+
+/*
+ * The scan of trace_event_scan (nl 1: line is the whole text) and of
+ * trace_event_scan_line (nl 0: the object must end its line, at a newline
+ * left in *end; a NUL there means the buffer ended first).
+ */
+static int
+scan(char *line, struct trace_event *ev, int nl, char **end)
+{
+	const char *p = skip_ws(line, nl), *str[K_NONE] = { 0 }, *k;
 	size_t slen[K_NONE] = { 0 }, klen;
 	int64_t num[K_NONE] = { 0 };
 	unsigned seen = 0, isnum = 0;
 	enum key key;
 
+	if (canonical(p, ev, nl, end))
+		return 1;
 	if (*p++ != '{')
 		return 0;
-	p = skip_ws(p);
+	p = skip_ws(p, nl);
 	if (*p == '}')
 		return 0;
 	for (;;) {
@@ -145,10 +235,10 @@ trace_event_scan(char *line, struct trace_event *ev)
 		if ((key = which(k, klen)) == K_NONE || (seen & (1u << key)))
 			return 0;
 		seen |= 1u << key;
-		p = skip_ws(p);
+		p = skip_ws(p, nl);
 		if (*p++ != ':')
 			return 0;
-		p = skip_ws(p);
+		p = skip_ws(p, nl);
 		if (*p == '"') {
 			if ((p = scan_string(p, &str[key], &slen[key])) == NULL)
 				return 0;
@@ -157,15 +247,18 @@ trace_event_scan(char *line, struct trace_event *ev)
 				return 0;
 			isnum |= 1u << key;
 		}
-		p = skip_ws(p);
+		p = skip_ws(p, nl);
 		if (*p == '}')
 			break;
 		if (*p++ != ',')
 			return 0;
-		p = skip_ws(p);
+		p = skip_ws(p, nl);
 	}
-	if (*skip_ws(p + 1) != '\0')
+	p = skip_ws(p + 1, nl);
+	if (nl ? *p != '\0' : *p != '\n')
 		return 0;
+	if (end != NULL)
+		*end = (char *)p;
 
 	/* "op" a known name; numbers where numbers go, strings where strings. */
 #define NUM(k) ((isnum & (1u << (k))) != 0)
@@ -246,4 +339,16 @@ trace_event_scan(char *line, struct trace_event *ev)
 #undef NUM
 #undef STR
 #undef HAS
+}
+
+int
+trace_event_scan(char *line, struct trace_event *ev)
+{
+	return scan(line, ev, 1, NULL);
+}
+
+int
+trace_event_scan_line(char *p, struct trace_event *ev, char **end)
+{
+	return scan(p, ev, 0, end);
 }

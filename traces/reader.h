@@ -38,6 +38,9 @@ struct trace_reader {
 	char format[16];	/* hdr.format's storage */
 	char *at_buf, *label_buf, *name_buf;	/* printable copies (trace_next) */
 	size_t at_cap, label_cap;
+	int printable;		/* set by a format's next: the event's strings hold
+				   no control character already (trace_next
+				   need not look) */
 	void *priv;		/* the format's state */
 };
 
@@ -51,7 +54,7 @@ int trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause);
 /* Reading a text format line by line. */
 struct trace_lines {
 	char *buf;		/* the current line, without its end (in data) */
-	char *data;		/* what was read and not yet handed out */
+	char *data;		/* what was read and not yet handed out, NUL after */
 	size_t cap, start, end;
 	int eof, zerr;		/* the input ended (zerr: in a gzip error) */
 	char *zmsg;		/* ... zlib's words for it */
@@ -68,11 +71,19 @@ void trace_lines_free(struct trace_lines *ln);
 
 /*
  * The fast path for a native event object in line (NUL-terminated, changed
- * in place when it is read: strings are cut out of it): 1 with *ev, or 0
+ * in place when it is read: strings are cut out of it, none holding a
+ * control character or DEL): 1 with *ev, or 0
  * when the line needs trace_event_from_json (which then gives the same
  * event, or the error).  Never fails on its own.
  */
 int trace_event_scan(char *line, struct trace_event *ev);
+/*
+ * The same on one line where it lies in a reader's buffer (p at its first
+ * byte; the buffer NUL-terminated past what was read): 1 with *ev and *end
+ * at the newline that ends the object, or 0 when the line must be read
+ * whole (trace_read_line), also when it does not end before the buffer.
+ */
+int trace_event_scan_line(char *p, struct trace_event *ev, char **end);
 
 /* gzread the whole rest of the file into a NUL-terminated buffer. */
 int trace_slurp(struct trace_reader *r, char **buf, size_t *len, char **cause);

@@ -104,17 +104,30 @@ static int
 jsonl_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 {
 	struct jsonl_state *st = r->priv;
-	int rc;
-
+	struct trace_lines *ln = &st->lines;
 	size_t len = 0;
+	char *nl;
+	int rc;
 
 	cJSON_Delete(st->cur);
 	st->cur = NULL;
+	/* the common line read where it lies, without finding its end first */
+	if (ln->start < ln->end && ln->data[ln->start] == '{' &&
+	    trace_event_scan_line(ln->data + ln->start, ev, &nl)) {
+		ln->buf = ln->data + ln->start;
+		ln->start = (size_t)(nl - ln->data) + 1;
+		ln->line++;
+		ln->unterminated = 0;
+		r->printable = 1;
+		return 1;
+	}
 	if ((rc = next_line(r, st, &len, cause)) <= 0)
 		return rc;
 	/* the common line, read directly; anything else through cJSON */
-	if (trace_event_scan(st->lines.buf, ev))
+	if (trace_event_scan(st->lines.buf, ev)) {
+		r->printable = 1;
 		return 1;
+	}
 	if ((rc = parse_json(st, len, &st->cur, cause)) <= 0)
 		return rc;
 	if ((rc = trace_event_from_json(st->cur, ev, cause)) < 0)

@@ -821,12 +821,15 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	int rc;
 
 	r->cur = r->index;
+	r->printable = 0;
 	rc = r->fmt->next(r, ev, cause);
 	/* the whole file read: it must still be the one it was when the read began */
 	if (rc == 0 && (rc = input_unchanged(r->path, cause)) < 0)
 		return rc;
 	if (rc == 1) {
 		r->index++;
+		if (r->printable)
+			return rc;
 		if (ev->at != NULL)
 			ev->at = printable(ev->at, &r->at_buf, &r->at_cap);
 		if (ev->label != NULL)
@@ -912,6 +915,7 @@ trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, ch
 			memmove(ln->data, ln->data + ln->start, avail);
 			ln->start = 0;
 			ln->end = avail;
+			ln->data[ln->end] = '\0';
 		}
 		if (ln->cap - ln->end < READ_CHUNK / 2)
 			ln->data = gms_realloc(ln->data, ln->cap = ln->cap ? 2 * ln->cap :
@@ -920,6 +924,7 @@ trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, ch
 		n = gzread(r->gz, ln->data + ln->end, (unsigned)(ln->cap - ln->end - 1));
 		if (n > 0)
 			ln->end += (size_t)n;
+		ln->data[ln->end] = '\0';	/* what was read ends: trace_event_scan_line */
 		msg = gzerror(r->gz, &zerr);
 		if (zerr != Z_OK && zerr != Z_STREAM_END) {
 			ln->eof = 1;

@@ -1,7 +1,8 @@
 /*
  * fuzz-eventscan.c - the fast event reader (traces/eventscan.c) under
  * libFuzzer, against the cJSON path: an input it reads must be read alike
- * by cJSON and trace_event_from_json, field for field; anything else is a
+ * by cJSON and trace_event_from_json, field for field; read in place (as
+ * JSON Lines reads it), alike and ending at its newline; anything else is a
  * finding (abort).
  */
 #include "config.h"
@@ -34,6 +35,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		free(cause);
 		cJSON_Delete(o);
+	}
+	/* in place, as JSON Lines reads it: the data, a newline, the next line */
+	{
+		char *buf = malloc(size + 4), *end = NULL, *alone;
+		struct trace_event inplace;
+
+		memcpy(buf, data, size);
+		memcpy(buf + size, "\n{\0", 4);
+		if (trace_event_scan_line(buf, &inplace, &end)) {
+			/* read: it ends at the first newline, and reads alike alone */
+			if (memchr(data, '\n', (size_t)(end - buf)) != NULL || *end != '\n')
+				abort();
+			alone = malloc((size_t)(end - buf) + 1);
+			memcpy(alone, data, (size_t)(end - buf));
+			alone[end - buf] = '\0';
+			if (!trace_event_scan(alone, &slow) || !trace_event_equal(&inplace, &slow))
+				abort();
+			free(alone);
+		}
+		free(buf);
 	}
 	free(line);
 	free(copy);
