@@ -41,6 +41,12 @@ struct trace_reader {
 	int printable;		/* set by a format's next: the event's strings hold
 				   no control character already (trace_next
 				   need not look) */
+	int stable;		/* set by a format's open: its events' at and stack
+				   are one copy of each string, kept until
+				   trace_close (the same pointer is the same
+				   string): trace_strings_stable() */
+	int event_stable;	/* ... and the event last read handed them out
+				   as they are (trace_next) */
 	void *priv;		/* the format's state */
 };
 
@@ -84,6 +90,13 @@ int trace_event_scan(char *line, struct trace_event *ev);
  * whole (trace_read_line), also when it does not end before the buffer.
  */
 int trace_event_scan_line(char *p, struct trace_event *ev, char **end);
+
+/*
+ * Whether the event trace_next last gave holds the format's own kept
+ * strings (r->stable): its at and stack pointers then name their strings
+ * until trace_close, one pointer a string.
+ */
+int trace_strings_stable(const struct trace_reader *r);
 
 /* gzread the whole rest of the file into a NUL-terminated buffer. */
 int trace_slurp(struct trace_reader *r, char **buf, size_t *len, char **cause);

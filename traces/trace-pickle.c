@@ -1957,6 +1957,7 @@ pickle_open(struct trace_reader *r, char **cause)
 	int err, kind, history = 0;
 
 	r->priv = st;
+	r->stable = 1;		/* every site and stack is intern_site's, kept to the close */
 	st->gz = r->gz;
 	st->sum = gms_calloc(st->sumcap = 256, sizeof(*st->sum));
 	st->sum[0].released = -1;	/* summary 0: no frames */

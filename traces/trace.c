@@ -827,15 +827,26 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	if (rc == 0 && (rc = input_unchanged(r->path, cause)) < 0)
 		return rc;
 	if (rc == 1) {
+		const char *at = ev->at;
+
 		r->index++;
+		r->event_stable = r->stable;
 		if (r->printable)
 			return rc;
 		if (ev->at != NULL)
 			ev->at = printable(ev->at, &r->at_buf, &r->at_cap);
 		if (ev->label != NULL)
 			ev->label = printable(ev->label, &r->label_buf, &r->label_cap);
+		if (ev->at != at)
+			r->event_stable = 0;	/* a copy, shown printable */
 	}
 	return rc;
+}
+
+int
+trace_strings_stable(const struct trace_reader *r)
+{
+	return r->event_stable;
 }
 
 uint64_t

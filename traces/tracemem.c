@@ -14,6 +14,7 @@
 
 #include "sim/gms.h"
 #include "traces/input.h"
+#include "traces/reader.h"
 #include "traces/tracemem.h"
 
 /* 24 bytes an event: the size shares its word with the op and flags. */
@@ -51,6 +52,7 @@ struct trace_mem {
 				   stack's index, 0 for none */
 	size_t n, cap;
 	struct interned *table;	/* the hash, by string */
+	struct by_ptr *ptrs;	/* a stable reader's strings, by pointer */
 	int64_t *streams;
 	size_t nstreams, scap;
 	struct stream_ix *stream_map;
@@ -62,6 +64,36 @@ struct trace_mem {
 	char name[256], format[32];
 	int unknown_frees_warn;	/* from the trace_opts it was read with */
 };
+
+/* A string a stable reader (trace_strings_stable) handed out, and its index. */
+struct by_ptr {
+	const char *p;
+	uint32_t index;
+	UT_hash_handle hh;
+};
+
+static uint32_t intern(struct trace_mem *m, const char *s);
+
+/*
+ * intern() of a string that is one copy of itself in its reader: found by
+ * its pointer, without hashing or comparing what may be kilobytes of stack.
+ */
+static uint32_t
+intern_stable(struct trace_mem *m, const char *s)
+{
+	struct by_ptr *b;
+
+	if (s == NULL)
+		return 0;
+	HASH_FIND_PTR(m->ptrs, &s, b);
+	if (b == NULL) {
+		b = gms_calloc(1, sizeof(*b));
+		b->p = s;
+		b->index = intern(m, s);
+		HASH_ADD_PTR(m->ptrs, p, b);
+	}
+	return b->index;
+}
 
 static uint32_t
 intern(struct trace_mem *m, const char *s)
@@ -136,9 +168,11 @@ trace_mem_new(const char *path, const struct trace_header *hdr)
 	return m;
 }
 
-int
-trace_mem_append(struct trace_mem *m, const struct trace_event *ev, char **cause)
+/* trace_mem_append; stable: ev's at and stack are its reader's kept strings. */
+static int
+append(struct trace_mem *m, const struct trace_event *ev, int stable, char **cause)
 {
+	uint32_t (*in)(struct trace_mem *, const char *) = stable ? intern_stable : intern;
 	struct packed *p;
 
 	if (ev->size >> SIZE_BITS)
@@ -165,15 +199,21 @@ trace_mem_append(struct trace_mem *m, const struct trace_event *ev, char **cause
 	    (uint64_t)(ev->flags & 0xf) << (SIZE_BITS + 4);
 	p->stream = stream_index(m, ev->stream);
 	p->id = trace_is_request(ev) || ev->op == TRACE_FREE ? ev->id : ev->addr;
-	p->str = intern(m, ev->op == TRACE_MARK ? ev->label : ev->at);
+	p->str = ev->op == TRACE_MARK ? intern(m, ev->label) : in(m, ev->at);
 	if (m->t_us != NULL)
 		m->t_us[m->n] = ev->t_us;
 	if (m->in_use != NULL)
 		m->in_use[m->n] = (ev->flags & TRACE_HAS_INUSE) ? ev->in_use + 1 : 0;
 	if (m->stack != NULL)
-		m->stack[m->n] = intern(m, ev->stack);
+		m->stack[m->n] = in(m, ev->stack);
 	m->n++;
 	return 0;
+}
+
+int
+trace_mem_append(struct trace_mem *m, const struct trace_event *ev, char **cause)
+{
+	return append(m, ev, 0, cause);
 }
 
 int
@@ -192,7 +232,7 @@ trace_mem_load(const char *path, const struct trace_opts *opts, struct trace_mem
 	m = trace_mem_new(path, trace_header(r));
 	m->unknown_frees_warn = opts != NULL && opts->unknown_frees_warn;
 	while ((rc = trace_next(r, &ev, &why)) == 1)
-		if ((rc = trace_mem_append(m, &ev, &why)) < 0)
+		if ((rc = append(m, &ev, trace_strings_stable(r), &why)) < 0)
 			break;
 	if (rc < 0) {
 		gms_fail(cause, rc, "%s: %s", trace_where(r), why);
@@ -275,6 +315,7 @@ void
 trace_mem_free(struct trace_mem *m)
 {
 	struct interned *it, *tmp;
+	struct by_ptr *bp, *btmp;
 	struct stream_ix *si, *stmp;
 
 	if (m == NULL)
@@ -283,6 +324,10 @@ trace_mem_free(struct trace_mem *m)
 		HASH_DEL(m->table, it);
 		free(it->s);
 		free(it);
+	}
+	HASH_ITER(hh, m->ptrs, bp, btmp) {
+		HASH_DEL(m->ptrs, bp);
+		free(bp);
 	}
 	HASH_ITER(hh, m->stream_map, si, stmp) {
 		HASH_DEL(m->stream_map, si);
