@@ -226,4 +226,11 @@ gms run "$TMP/del.jsonl" --by-site
 is "$(grep -c 'a?b$' "$TMP/out") $(tr -d '\n' <"$TMP/out" | tr -dc '\177\033' | wc -c)" "1 0" \
     "a DEL in a JSON Lines site is shown as '?', no DEL or escape reaches the terminal"
 
+# Sites with escape characters in a snapshot: shown with '?', each its own
+# (printable copies share one buffer: never taken for the reader's kept
+# strings when the trace is held in memory).
+gms info "$TOP_SRCDIR/t/data/hostile/ctrl-sites.pickle"
+is "$(grep -c ' a?\[31mred.py:1 f0$' "$TMP/out") $(grep -c ' b?\[34mblue.py:2 f1$' "$TMP/out") $(grep -c ' a?\[31mred.py:3 f2$' "$TMP/out") $(tr -dc '\033' <"$TMP/out" | wc -c)" \
+    "2 2 2 0" "three sites with escapes: each shown as its own, with '?', in both tables"
+
 done_testing

@@ -163,9 +163,20 @@ body.extend(s_("allocator_settings") + b"}(" + s_("PYTORCH_CUDA_ALLOC_CONF") + b
 with open(f"{out}/memo-far-back.pickle", "wb") as f:
     f.write(body)
 
+# Two sites, each with an escape character in its file name: shown with '?'
+# (never echoed), and two sites still, not one (printable copies of sites
+# share one buffer, so they are not the reader's kept strings).
+def alloc_at(n, filename):
+    return {"action": "alloc", "addr": 0x7f0000000000 + 4096 * n, "size": 4096,
+            "stream": 0, "time_us": n + 1,
+            "frames": [{"filename": filename, "line": n + 1, "name": "f%d" % n}]}
+dump("ctrl-sites", {"segments": [], "device_traces": [[
+    alloc_at(0, "a\x1b[31mred.py"), alloc_at(1, "b\x1b[34mblue.py"),
+    alloc_at(2, "a\x1b[31mred.py")]]})
+
 # Check that Python reads each one back.
 for name in ("cycle", "dag", "deep", "wide", "shared-blocks", "shared-traces", "dup-key",
-             "dup-key-segment"):
+             "dup-key-segment", "ctrl-sites"):
     with open(f"{out}/{name}.pickle", "rb") as f:
         pickle.load(f)
 for name in ("wide-entries", "shared-frames", "shared-entries", "long-path"):
