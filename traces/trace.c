@@ -837,8 +837,9 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 			ev->at = printable(ev->at, &r->at_buf, &r->at_cap);
 		if (ev->label != NULL)
 			ev->label = printable(ev->label, &r->label_buf, &r->label_cap);
+		/* a copy, shown printable, is not the reader's kept string */
 		if (ev->at != at)
-			r->event_stable = 0;	/* a copy, shown printable */
+			r->event_stable = 0;
 	}
 	return rc;
 }
