@@ -57,7 +57,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "where new segments land: the model of the CUDA driver's rules measured on "
 	    "the H200 (doc/placement.md; 'driver' is another name for it), or the "
 	    "addresses of the trace's segment_alloc events, the model placing what "
-	    "they do not cover (default: recorded where the trace has them, else model)",
+	    "they do not cover (default: recorded for the caching policy under the "
+	    "recording's own settings, on a trace that has them; else model)",
 	    .choices = placements },
 	[OPT_FORMAT] = { OPT_FORMAT, 'f', "format", "text|json", K_CHOICE,
 	    "output format (default: text)", .choices = formats },
@@ -435,7 +436,9 @@ const struct cli_command cli_commands[] = {
 	  "after its OOM replays the request that failed and is marked CUT SHORT BY ITS OUT "
 	  "OF MEMORY; one that reached a memory limit (its OOM, its retries) says the "
 	  "interval the limit lay in, and a --capacity inside it is compared with the "
-	  "recording.",
+	  "recording. Under its own settings its segments go where the recording put "
+	  "them (\"placement recorded\"; the placement model for those it did not "
+	  "have); under another setting or policy, where the placement model puts them.",
 	  "gpumemsim run traces/resnet50-train-b32.json --policy=caching --capacity=3GiB\n"
 	  "# the same job under PyTorch's expandable segments, as JSON:\n"
 	  "gpumemsim run traces/resnet50-train-b32.json --policy 'caching "
