@@ -272,9 +272,11 @@ replay_run(const struct replay_spec *spec, struct replay_gpu *g, struct replay_r
 	 */
 	struct policy_args args = { .opts = spec->opts, .nopts = spec->nopts,
 	    .device_total = g->total };
+	/* the replay is a fresh process of its own: the driver places its
+	   segments as the model does, not where the recorded job's went */
 	struct run_spec rs = { .mem = spec->mem, .policy = spec->policy, .opts = spec->opts,
 	    .nopts = spec->nopts, .capacity = spec->capacity, .device = -1,
-	    .device_total = g->total };
+	    .device_total = g->total, .placement = RUN_PLACEMENT_MODEL };
 	unsigned flags = hdr->starts_mid_run ? SIM_UNKNOWN_FREES_WARN : 0;
 	struct timed w = { .inner = g->dev, .g = g };
 	struct toucher touch = { .mem = spec->mem, .g = g };
