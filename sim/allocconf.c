@@ -342,3 +342,14 @@ out:
 	free(lx);
 	return err;
 }
+
+int
+alloc_conf_same(const struct alloc_conf *a, const struct alloc_conf *b)
+{
+	/* graph_capture_reuse is left out: accepted, no effect outside a capture */
+	return memcmp(&a->sc, &b->sc, sizeof(a->sc)) == 0 && a->max_split == b->max_split &&
+	    a->max_non_split_rounding == b->max_non_split_rounding &&
+	    a->gc_threshold == b->gc_threshold && a->expandable == b->expandable &&
+	    a->has_memory_fraction == b->has_memory_fraction &&
+	    a->memory_fraction == b->memory_fraction;
+}

@@ -50,4 +50,7 @@ void alloc_conf_defaults(struct alloc_conf *c);
  */
 int alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause);
 
+/* Whether a and b set the allocator alike (every field that changes a run). */
+int alloc_conf_same(const struct alloc_conf *a, const struct alloc_conf *b);
+
 #endif /* SIM_ALLOCCONF_H */

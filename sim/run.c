@@ -129,12 +129,7 @@ recorded_settings(const struct policy_ops *pol, const struct policy_args *args,
 	alloc_conf_defaults(&a);
 	alloc_conf_defaults(&b);
 	same = alloc_conf_parse(rec ? rec : "", &a, &cause) == 0 &&
-	    alloc_conf_parse(mine ? mine : "", &b, &cause) == 0 &&
-	    memcmp(&a.sc, &b.sc, sizeof(a.sc)) == 0 && a.max_split == b.max_split &&
-	    a.max_non_split_rounding == b.max_non_split_rounding &&
-	    a.gc_threshold == b.gc_threshold && a.expandable == b.expandable &&
-	    a.has_memory_fraction == b.has_memory_fraction &&
-	    a.memory_fraction == b.memory_fraction;
+	    alloc_conf_parse(mine ? mine : "", &b, &cause) == 0 && alloc_conf_same(&a, &b);
 	free(cause);
 	return same;
 }

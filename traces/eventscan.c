@@ -129,6 +129,21 @@ op_of(const char *s, size_t n, enum trace_op *op)
 	return 1;
 }
 
+/*
+ * Whether the object closed at p ('}') ends the text (nl 1) or its line (nl
+ * 0: *end, when asked, at the newline).
+ */
+static int
+object_end(const char *p, int nl, char **end)
+{
+	p = skip_ws(p + 1, nl);
+	if (nl ? *p != '\0' : *p != '\n')
+		return 0;
+	if (end != NULL)
+		*end = (char *)p;
+	return 1;
+}
+
 /* p past the literal s when p begins with it, else NULL (never reading past a mismatch). */
 static const char *
 lit(const char *p, const char *s)
@@ -194,17 +209,12 @@ canonical(const char *p, struct trace_event *ev, int nl, char **end)
 		ev->t_us = v;
 		ev->flags |= TRACE_HAS_TIME;
 	}
-	if (*p != '}')
-		return 0;
-	p = skip_ws(p + 1, nl);
-	if (nl ? *p != '\0' : *p != '\n')
+	if (*p != '}' || !object_end(p, nl, end))
 		return 0;
 	if (at != NULL) {
 		((char *)at)[atlen] = '\0';
 		ev->at = at;
 	}
-	if (end != NULL)
-		*end = (char *)p;
 	return 1;
 }
 
@@ -254,11 +264,8 @@ scan(char *line, struct trace_event *ev, int nl, char **end)
 			return 0;
 		p = skip_ws(p, nl);
 	}
-	p = skip_ws(p + 1, nl);
-	if (nl ? *p != '\0' : *p != '\n')
+	if (!object_end(p, nl, end))
 		return 0;
-	if (end != NULL)
-		*end = (char *)p;
 
 	/* "op" a known name; numbers where numbers go, strings where strings. */
 #define NUM(k) ((isnum & (1u << (k))) != 0)
