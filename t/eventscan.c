@@ -67,7 +67,9 @@ static int
 agree_in_place(const char *line, const char *after)
 {
 	size_t n = strlen(line);
-	char *buf = malloc(n + strlen(after) + 2), *alone = strdup(line), *end = NULL;
+	/* padded as the reader pads its buffer */
+	char *buf = calloc(1, n + strlen(after) + 2 + TRACE_SCAN_PAD), *alone = strdup(line);
+	char *end = NULL;
 	struct trace_event inplace, whole;
 	int got, rc;
 
@@ -83,6 +85,48 @@ agree_in_place(const char *line, const char *after)
 	free(buf);
 	free(alone);
 	return rc;
+}
+
+/*
+ * Numbers of every length (1 to 20 digits, of four patterns, the last 2^64
+ * + 5 at 20, which wraps to 5 in 64 bits) in id, stream (negated) and t_us,
+ * read in place: the value strtoll gives, or left to cJSON above 2^53 - 1
+ * or past 16 digits.  Returns how many went wrong.
+ */
+static int
+numbers_in_place(void)
+{
+	static const char *const pattern[] = { "12345678901234567890", "99999999999999999999",
+	    "10000000000000000000", "18446744073709551621" };
+	char num[32], text[160], *buf, *end;
+	struct trace_event ev;
+	size_t i, d;
+	int wrong = 0;
+
+	for (i = 0; i < 4; i++)
+		for (d = 1; d <= 20; d++) {
+			long long v;
+			int fits, got, len;
+
+			memcpy(num, pattern[i], d);
+			num[d] = '\0';
+			v = strtoll(num, NULL, 10);
+			fits = d <= 16 && v <= (1LL << 53) - 1;
+			len = snprintf(text, sizeof(text), "{\"op\":\"alloc\",\"id\":%s,\"size\":5,"
+			    "\"stream\":-%s,\"t_us\":%s}\n", num, num, num);
+			/* padded as the reader pads; the number right before the pad too */
+			buf = calloc(1, (size_t)len + 1 + TRACE_SCAN_PAD);
+			memcpy(buf, text, (size_t)len);
+			got = trace_event_scan_line(buf, &ev, &end);
+			if (got != fits || (got && (ev.id != (uint64_t)v || ev.stream != -v ||
+			    ev.t_us != v || ev.size != 5 || *end != '\n'))) {
+				diag("in place, %s: read %d, id %llu", num, got,
+				    (unsigned long long)ev.id);
+				wrong++;
+			}
+			free(buf);
+		}
+	return wrong;
 }
 
 /* Lines it must leave to cJSON (which reads them, or refuses them). */
@@ -135,6 +179,9 @@ main(void)
 	    "in place: a CRLF line ends at its newline");
 	ok(agree_in_place("{\"op\":\"free\",\"id\":1} x", "x") == 0,
 	    "in place: data after the object is left to the line path");
+
+	is_u64((uint64_t)numbers_in_place(), 0, "in place, a word at a time: numbers of 1 to 20 digits read "
+	    "as strtoll reads them, those above 2^53 - 1 or 16 digits left to cJSON");
 
 	/* Mutations of the common lines: whatever it reads, cJSON reads alike. */
 	for (i = 0; i < 100000; i++) {

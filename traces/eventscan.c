@@ -155,56 +155,144 @@ lit(const char *p, const char *s)
 }
 
 /*
+ * Word at a time, for a line where it lies in a reader's buffer, which holds
+ * TRACE_SCAN_PAD readable bytes past its NUL: the bytes read past the end of
+ * a literal or a number are never more than that.
+ */
+static inline uint64_t
+word(const char *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;	/* p[0] in the low byte */
+}
+
+#define ONES 0x0101010101010101ull
+
+/* How many of w's bytes, from the low one, are digits (0 to 8). */
+static inline int
+digits(uint64_t w)
+{
+	/*
+	 * A byte is a digit when its high nibble is 3 and it stays so after
+	 * adding 6.  A byte above 0xF9 carries into the next: only into bytes
+	 * after a non-digit, which are not counted.
+	 */
+	uint64_t odd = ((w & 0xF0 * ONES) ^ 0x30 * ONES) |
+	    (((w + 0x06 * ONES) & 0xF0 * ONES) ^ 0x30 * ONES);
+
+	return odd == 0 ? 8 : __builtin_ctzll(odd) / 8;
+}
+
+/* The value of w's first n digits (1 to 8): pairs, then fours, then eight. */
+static inline uint64_t
+eight(uint64_t w, int n)
+{
+	/* the digits' values, moved to the top: the bytes below are leading zeros */
+	uint64_t d = (w - 0x30 * ONES) << (8 * (8 - n));
+
+	d = d * 10 + (d >> 8);				/* even bytes: two digits */
+	d &= 0x00FF00FF00FF00FFull;
+	d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;	/* four digits */
+	return (d & 0xFFFFFFFFull) * 10000 + (d >> 32);
+}
+
+/* scan_int, a word at a time. */
+static const char *
+scan_int_word(const char *p, int64_t *out)
+{
+	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000,
+	    10000000, 100000000 };
+	int neg = *p == '-', n, total = 0;
+	uint64_t v = 0;
+
+	p += neg;
+	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
+		return NULL;	/* a leading zero: not JSON */
+	do {
+		uint64_t w = word(p);
+
+		if ((n = digits(w)) == 0)
+			break;
+		if ((total += n) > MAX_DIGITS)
+			return NULL;
+		v = v * pow10[n] + eight(w, n);
+		p += n;
+	} while (n == 8);
+	if (total == 0 || !(*p == ',' || *p == '}' || *p == ' ' || *p == '\t' ||
+	    *p == '\n' || *p == '\r'))
+		return NULL;
+	if (v > (uint64_t)TRACE_INT_MAX)
+		return NULL;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return p;
+}
+
+/* lit() for a literal of n bytes, compared whole. */
+static inline const char *
+lit_word(const char *p, const char *s, size_t n)
+{
+	return memcmp(p, s, n) == 0 ? p + n : NULL;
+}
+
+/*
  * The lines `convert` and the recorders write, keys in their order:
  * {"op":"alloc","id":N,"size":N[,"stream":N][,"addr":N][,"at":"S"][,"t_us":N]}
  * and {"op":"free","id":N[,"t_us":N]}: read without telling keys apart.
  * Anything else (another order, spaces, another op) is 0, for the general
  * scan below, which reads these lines alike.
  */
-static int
+static inline int
 canonical(const char *p, struct trace_event *ev, int nl, char **end)
 {
+	/* in place (nl 0) the buffer is padded: words, not bytes */
+#define LIT(p, s) (nl ? lit(p, s) : lit_word(p, s, sizeof(s) - 1))
+#define INT(p, v) (nl ? scan_int(p, v) : scan_int_word(p, v))
 	const char *q, *at = NULL;
 	size_t atlen = 0;
 	int64_t v;
 
-	if ((p = lit(p, "{\"op\":\"")) == NULL)
+	if ((p = LIT(p, "{\"op\":\"")) == NULL)
 		return 0;
 	memset(ev, 0, sizeof(*ev));
-	if ((q = lit(p, "alloc\",\"id\":")) != NULL) {
+	if ((q = LIT(p, "alloc\",\"id\":")) != NULL) {
 		ev->op = TRACE_ALLOC;
-		if ((p = scan_int(q, &v)) == NULL || v < 0)
+		if ((p = INT(q, &v)) == NULL || v < 0)
 			return 0;
 		ev->id = (uint64_t)v;
-		if ((p = lit(p, ",\"size\":")) == NULL || (p = scan_int(p, &v)) == NULL || v < 0 ||
+		if ((p = LIT(p, ",\"size\":")) == NULL || (p = INT(p, &v)) == NULL || v < 0 ||
 		    v > TRACE_SIZE_MAX)
 			return 0;
 		ev->size = (uint64_t)v;
-		if ((q = lit(p, ",\"stream\":")) != NULL) {
-			if ((p = scan_int(q, &v)) == NULL)
+		if ((q = LIT(p, ",\"stream\":")) != NULL) {
+			if ((p = INT(q, &v)) == NULL)
 				return 0;
 			ev->stream = v;
 			ev->flags |= TRACE_HAS_STREAM;
 		}
-		if ((q = lit(p, ",\"addr\":")) != NULL) {
-			if ((p = scan_int(q, &v)) == NULL || v < 0)
+		if ((q = LIT(p, ",\"addr\":")) != NULL) {
+			if ((p = INT(q, &v)) == NULL || v < 0)
 				return 0;
 			ev->addr = (uint64_t)v;
 			ev->flags |= TRACE_HAS_ADDR;
 		}
-		if ((q = lit(p, ",\"at\":")) != NULL &&
+		if ((q = LIT(p, ",\"at\":")) != NULL &&
 		    (*q != '"' || (p = scan_string(q, &at, &atlen)) == NULL))
 			return 0;
-	} else if ((q = lit(p, "free\",\"id\":")) != NULL) {
+	} else if ((q = LIT(p, "free\",\"id\":")) != NULL) {
 		ev->op = TRACE_FREE;
-		if ((p = scan_int(q, &v)) == NULL || v < 0)
+		if ((p = INT(q, &v)) == NULL || v < 0)
 			return 0;
 		ev->id = (uint64_t)v;
 	} else {
 		return 0;
 	}
-	if ((q = lit(p, ",\"t_us\":")) != NULL) {
-		if ((p = scan_int(q, &v)) == NULL)
+	if ((q = LIT(p, ",\"t_us\":")) != NULL) {
+		if ((p = INT(q, &v)) == NULL)
 			return 0;
 		ev->t_us = v;
 		ev->flags |= TRACE_HAS_TIME;
@@ -216,6 +304,8 @@ canonical(const char *p, struct trace_event *ev, int nl, char **end)
 		ev->at = at;
 	}
 	return 1;
+#undef LIT
+#undef INT
 }
 
 /*
@@ -232,8 +322,6 @@ scan(char *line, struct trace_event *ev, int nl, char **end)
 	unsigned seen = 0, isnum = 0;
 	enum key key;
 
-	if (canonical(p, ev, nl, end))
-		return 1;
 	if (*p++ != '{')
 		return 0;
 	p = skip_ws(p, nl);
@@ -348,14 +436,15 @@ scan(char *line, struct trace_event *ev, int nl, char **end)
 #undef HAS
 }
 
+/* canonical() first, in each caller: nl a constant there, its reads chosen at compile time */
 int
 trace_event_scan(char *line, struct trace_event *ev)
 {
-	return scan(line, ev, 1, NULL);
+	return canonical(skip_ws(line, 1), ev, 1, NULL) || scan(line, ev, 1, NULL);
 }
 
 int
 trace_event_scan_line(char *p, struct trace_event *ev, char **end)
 {
-	return scan(p, ev, 0, end);
+	return canonical(skip_ws(p, 0), ev, 0, end) || scan(p, ev, 0, end);
 }

@@ -85,10 +85,12 @@ void trace_lines_free(struct trace_lines *ln);
 int trace_event_scan(char *line, struct trace_event *ev);
 /*
  * The same on one line where it lies in a reader's buffer (p at its first
- * byte; the buffer NUL-terminated past what was read): 1 with *ev and *end
+ * byte; the buffer NUL-terminated past what was read, and TRACE_SCAN_PAD
+ * more bytes readable after the NUL: it reads words): 1 with *ev and *end
  * at the newline that ends the object, or 0 when the line must be read
  * whole (trace_read_line), also when it does not end before the buffer.
  */
+#define TRACE_SCAN_PAD 16
 int trace_event_scan_line(char *p, struct trace_event *ev, char **end);
 
 /*

@@ -932,11 +932,16 @@ trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, ch
 		if (ln->cap - ln->end < READ_CHUNK / 2)
 			ln->data = gms_realloc(ln->data, ln->cap = ln->cap ? 2 * ln->cap :
 			    READ_CHUNK + 1);
-		/* one byte always spare, for the NUL after a last unterminated line */
-		n = gzread(r->gz, ln->data + ln->end, (unsigned)(ln->cap - ln->end - 1));
+		/*
+		 * Spare: the NUL after a last unterminated line, and zeros for
+		 * trace_event_scan_line's words to read past it.
+		 */
+		n = gzread(r->gz, ln->data + ln->end,
+		    (unsigned)(ln->cap - ln->end - 1 - TRACE_SCAN_PAD));
 		if (n > 0)
 			ln->end += (size_t)n;
-		ln->data[ln->end] = '\0';	/* what was read ends: trace_event_scan_line */
+		/* what was read ends: trace_event_scan_line */
+		memset(ln->data + ln->end, 0, 1 + TRACE_SCAN_PAD);
 		msg = gzerror(r->gz, &zerr);
 		if (zerr != Z_OK && zerr != Z_STREAM_END) {
 			ln->eof = 1;

@@ -38,7 +38,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* in place, as JSON Lines reads it: the data, a newline, the next line */
 	{
-		char *buf = malloc(size + 4), *end = NULL, *alone;
+		/* padded as the reader pads its buffer */
+		char *buf = calloc(1, size + 4 + TRACE_SCAN_PAD), *end = NULL, *alone;
 		struct trace_event inplace;
 
 		memcpy(buf, data, size);
