@@ -125,7 +125,9 @@ struct search {
  * bound.  Such a job takes its base's result instead of a run: the base
  * already run (done), or a job earlier in the same batch (base, waited for:
  * the batch hands out jobs in order, so it is running or ran, and a base is
- * never itself waiting).
+ * never itself waiting).  Not the recording's own setting, which follows
+ * the recorded addresses where the base (another setting) ran under the
+ * model.
  */
 struct derived {
 	const struct tune_candidate *done;
@@ -227,7 +229,8 @@ run_points(struct search *s, const struct dim *dims, const struct point *pts, si
 		jobs[nj].spec = (struct run_spec){ .mem = s->m, .policy = &policy_caching,
 		    .opts = &kv[nj], .nopts = 1, .capacity = s->capacity };
 		der[nj].base = -1;
-		if (pts[i].v[1] != 0) {
+		/* the recording's own setting runs at its addresses: a run of its own */
+		if (pts[i].v[1] != 0 && !run_conf_recorded(trace_mem_header(s->m), confs[i])) {
 			struct point bp = pts[i];
 
 			bp.v[1] = 0;

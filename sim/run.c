@@ -119,13 +119,17 @@ static int
 recorded_settings(const struct policy_ops *pol, const struct policy_args *args,
     const struct trace_header *hdr)
 {
-	const char *rec = run_recorded_conf(hdr), *mine = policy_opt(args, "alloc_conf");
+	return pol == &policy_caching && run_conf_recorded(hdr, policy_opt(args, "alloc_conf"));
+}
+
+int
+run_conf_recorded(const struct trace_header *hdr, const char *mine)
+{
+	const char *rec = run_recorded_conf(hdr);
 	struct alloc_conf a, b;
 	char *cause = NULL;
 	int same;
 
-	if (pol != &policy_caching)
-		return 0;
 	alloc_conf_defaults(&a);
 	alloc_conf_defaults(&b);
 	same = alloc_conf_parse(rec ? rec : "", &a, &cause) == 0 &&

@@ -98,6 +98,12 @@ int run_simulate(const struct run_spec *spec, struct run_output *out, char **cau
  */
 const char *run_recorded_conf(const struct trace_header *hdr);
 /*
+ * Whether a caching run under alloc_conf (NULL: none) has the recording's
+ * own settings, compared parsed: such a run follows the recorded addresses
+ * by default (RUN_PLACEMENT_AS_RECORDED), any other is the model's.
+ */
+int run_conf_recorded(const struct trace_header *hdr, const char *alloc_conf);
+/*
  * A TensorFlow or JAX profile's allocator: its mode ("preallocate" or
  * "grow-only", NULL when the profile does not show it), its framework
  * ("jax", "tensorflow") and the limit it enforced (bytes_limit).  Returns

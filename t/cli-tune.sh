@@ -69,8 +69,8 @@ grep -q '"fits":[[:space:]]*false' "$TMP/out"; ok $? "in 3.3 GiB some candidates
 # without it when every segment of that run is under the size
 # (analysis/tune.c), and TensorFlow's growth without a limit from JAX's:
 # each such row must be what its own run gives.
-same_as_runs() {	# TRACE DESCRIPTION
-	gms tune "$1" --format=json
+same_as_runs() {	# TRACE DESCRIPTION [OPTION]
+	gms tune "$1" ${3:+"$3"} --format=json
 	sed -n '/"caching":/,/"bfc":/p' "$TMP/out" |
 	    sed -n -e 's/^[[:space:]]*"alloc_conf":[[:space:]]*"\([^"]*\)",$/\1/p' \
 	    -e 's/^[[:space:]]*"\(peak_reserved\|device_allocs\|device_frees\)":[[:space:]]*\([0-9]*\),*$/\2/p' |
@@ -78,19 +78,34 @@ same_as_runs() {	# TRACE DESCRIPTION
 	tf=$(sed -n '/"growth, TensorFlow"/,/peak_reserved/s/^[[:space:]]*"peak_reserved":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out")
 	bad= n=0
 	while read -r conf peak allocs frees; do
-		gms run "$1" --alloc-conf="$conf" --format=json
+		gms run "$1" ${3:+"$3"} --alloc-conf="$conf" --format=json
 		got="$(json_top peak_reserved) $(json_top device_allocs) $(json_top device_frees)"
 		[ "$got" = "$peak $allocs $frees" ] || bad="$bad $conf: tune $peak $allocs $frees, run $got;"
 		n=$((n + 1))
 	done <"$TMP/rows"
 	is "$bad" "" "$2: each of $n max_split_size_mb rows is its own run's"
-	gms run "$1" --policy='grow-only flavor=tensorflow' --format=json
+	gms run "$1" ${3:+"$3"} --policy='grow-only flavor=tensorflow' --format=json
 	is "$tf" "$(json_top peak_reserved)" "$2: TensorFlow's growth row is its own run's"
 }
 same_as_runs "$RESNET" "ResNet-50"
 same_as_runs "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" "GPT-2"
 same_as_runs "$TOP_SRCDIR/t/data/users/lim-gcsplit-k4.pickle.gz" "a recording with max_split_size_mb:128"
+# under its limit the GC thresholds are tried too: its own setting
+# (garbage_collection_threshold:0.6,max_split_size_mb:128) runs at its
+# recorded addresses, and its siblings with other sizes under the model
+same_as_runs "$TOP_SRCDIR/t/data/users/lim-gcsplit-k4.pickle.gz" \
+    "a recording with max_split_size_mb:128, under its limit" --capacity=994193152B
 same_as_runs "$TOP_SRCDIR/t/data/scale/xfmr-seq-256.pickle.gz" "a default-setting recording whose segments the model places elsewhere (the default at its recorded addresses)"
+# The same recording said to be made with max_split_size_mb:64 (every
+# segment of it is 32 MiB or less, so the setting changes nothing): that
+# setting is now the recording's own and runs at the recorded addresses,
+# never taken from the default's run, which the model places
+gms convert "$TOP_SRCDIR/t/data/scale/xfmr-seq-256.pickle.gz" "$TMP/x.jsonl"
+sed '1s/"alloc_conf":""/"alloc_conf":"max_split_size_mb:64"/' "$TMP/x.jsonl" >"$TMP/x64.jsonl"
+same_as_runs "$TMP/x64.jsonl" "a recording made with max_split_size_mb:64 above its segments"
+gms tune "$TMP/x64.jsonl" --format=json
+is "$(sed -n 's/.*"recorded_peak_reserved":[[:space:]]*\([0-9]*\).*/\1/p' "$TMP/out")" 404750336 \
+    "and its own row is PyTorch's (memory_stats' peak reserved), not the model's 402653184"
 # Requests of 8 MiB only, in a segment of 20 MiB: freed whole, that segment
 # is a block of 20 MiB, which max_split_size_mb:20 keeps from the next 8 MiB
 # request (a second segment); the size is compared with segments too.
