@@ -412,17 +412,23 @@ cell(void *arg, size_t i)
 	cl->oom_event = res.oomed ? res.oom.event : 0;
 }
 
+/* A policy's run without a limit: its checkpoints' first pass and their driver. */
+static struct run_spec
+uncapped_spec(const struct trace_mem *m, const struct plan_policy *p)
+{
+	return (struct run_spec){ .mem = m, .policy = p->ops, .opts = p->opts, .nopts = p->nopts,
+	    .placement = p->placement, .placement_seed = p->seed };
+}
+
 static void
 uncapped(void *arg, size_t i)
 {
 	struct ctx *c = arg;
 	struct plan_policy *p = &c->rep->pols[i];
+	struct run_spec spec = uncapped_spec(c->m, p);
 
 	/* with checkpoints: noting what it asked at each of their points */
-	if (!c->rep->checkpoints || (c->rc0[i] = ckpt_first(&(struct run_spec){ .mem = c->m,
-	    .policy = p->ops, .opts = p->opts, .nopts = p->nopts, .placement = p->placement,
-	    .placement_seed = p->seed },
-	    &c->first[i])) < 0)
+	if (!c->rep->checkpoints || (c->rc0[i] = ckpt_first(&spec, &c->first[i])) < 0)
 		c->rc0[i] = plan_fits(c->m, p, 0, NULL, &c->res0[i]);
 	else
 		c->res0[i] = c->first[i].res;
@@ -553,11 +559,11 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 		plan_policy_share(&rep->pols[i]);
 	batch_map(rep->npols, uncapped, &c, threads);
 	/* forked here, no other thread running */
-	for (i = 0; i < rep->npols && rep->checkpoints; i++)
-		rep->pols[i].ckpt = ckpt_start(&(struct run_spec){ .mem = m,
-		    .policy = rep->pols[i].ops, .opts = rep->pols[i].opts,
-		    .nopts = rep->pols[i].nopts, .placement = rep->pols[i].placement,
-		    .placement_seed = rep->pols[i].seed }, &c.first[i]);
+	for (i = 0; i < rep->npols && rep->checkpoints; i++) {
+		struct run_spec spec = uncapped_spec(m, &rep->pols[i]);
+
+		rep->pols[i].ckpt = ckpt_start(&spec, &c.first[i]);
+	}
 	free(c.first);
 	for (i = 0; i < rep->npols && c.rc0[i] != 1; i++)
 		;

@@ -30,6 +30,13 @@
 				   SPREAD/16 more than it must */
 #define MIN_EVENTS 200000	/* below this a replay costs less than the forks */
 
+/* Point k's first event: the points cut the run into CKPT_POINTS + 1 equal parts. */
+static uint64_t
+point_event(uint64_t n, int k)
+{
+	return n * (uint64_t)(k + 1) / (CKPT_POINTS + 1);
+}
+
 struct point {
 	uint64_t event;		/* the first event a continuation replays */
 	uint64_t asked;		/* what the run asked its limit check for before it */
@@ -197,7 +204,7 @@ ckpt_first(const struct run_spec *spec, struct ckpt_first *first)
 	out.hdr = hdr;
 	rc = run_prepare(spec, hdr, &out, &cause);
 	for (k = 0; k < CKPT_POINTS && rc == 0; k++) {
-		to = n * (uint64_t)(k + 1) / (CKPT_POINTS + 1);
+		to = point_event(n, k);
 		rc = sim_replay_mem_range(out.sim, spec->mem, from, to, &cause);
 		from = to;
 		if (rc == 0 && !sim_stopped(out.sim)) {
@@ -249,7 +256,7 @@ drive(const struct run_spec *spec, const struct ckpt_first *first, int info, int
 	    .nopts = out.opts ? out.nopts : spec->nopts,
 	    .device_total = spec->device_total ? spec->device_total : out.hdr->device_total };
 	for (k = 0; k < CKPT_POINTS && rc == 0 && first->asks[k] < first->res.peak_asked; k++) {
-		to = n * (uint64_t)(k + 1) / (CKPT_POINTS + 1);
+		to = point_event(n, k);
 		rc = sim_replay_mem_range(out.sim, spec->mem, from, to, &cause);
 		from = to;
 		if (rc != 0 || sim_stopped(out.sim))

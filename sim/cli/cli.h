@@ -178,6 +178,11 @@ void cli_completion_bash(FILE *f);
 
 /* Messages, git-style: "gpumemsim: error: ..." on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * A failed call's end in a command: cause (a GMS_E* error's words, freed
+ * here) said as the error; returns the exit code for err.
+ */
+int cli_fail(int err, char *cause);
 /* Silenced by --quiet. */
 void cli_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int cli_quiet;

@@ -106,11 +106,8 @@ run_once(const struct run_spec *spec, size_t n, int threads, struct run_output *
 	} else {
 		err = run_simulate(spec, out, &cause);
 	}
-	if (err < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	if (err < 0)
+		return cli_fail(err, cause);
 	return 0;
 }
 

@@ -86,9 +86,7 @@ compare_traces(struct cli_args *a)
 	if (err == 0)
 		err = trace_diff_run(specs, frames, depth, &td, &cause);
 	if (err < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		rc = gms_exit_code(err);
+		rc = cli_fail(err, cause);
 	} else if (a->given[OPT_FOLDED]) {
 		stack_diff_folded(a->report, &td.d);
 	} else if (a->v[OPT_FORMAT].choice == 1) {
@@ -158,9 +156,7 @@ compare_ranks(struct cli_args *a)
 	rc = EXIT_DONE;
 	goto out;
 fail:
-	cli_error("%s", cause);
-	free(cause);
-	rc = gms_exit_code(err);
+	rc = cli_fail(err, cause);
 out:
 	for (i = 0; i < n; i++) {
 		ranks_job_free(&rows[i].job);

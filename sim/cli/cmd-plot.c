@@ -284,11 +284,8 @@ draw_timeline(const struct trace_mem *m, const struct cli_policies *pols,
 	err = plot_timeline(&(struct plot_timeline_args){ .out = o->out, .fd = o->fd, .title = title,
 	    .tls = tlp, .labels = labels, .n = n, .capacity = o->capacity, .marks = marks,
 	    .nmarks = nmarks, .ooms = ooms, .nooms = nooms }, &cause);
-	if (err < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		rc = gms_exit_code(err);
-	}
+	if (err < 0)
+		rc = cli_fail(err, cause);
 out:
 	batch_free(jobs, n);
 	for (i = 0; i < n; i++) {
@@ -329,11 +326,8 @@ draw_ranks(struct cli_args *a, const struct cli_policies *pols, const struct plo
 	size_t i, r, nooms = 0;
 	int rc = 0, err;
 
-	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0)
+		return cli_fail(err, cause);
 	mems = gms_calloc(set.n, sizeof(*mems));
 	jobs = gms_calloc(set.n, sizeof(*jobs));
 	watch = gms_calloc(set.n, sizeof(*watch));
@@ -399,11 +393,8 @@ draw_ranks(struct cli_args *a, const struct cli_policies *pols, const struct plo
 	    .capacity = o->capacity, .ooms = ooms, .nooms = nooms, .xlabel = xlabel,
 	    .ranks = 1 }, &cause);
 	free(xlabel);
-	if (err < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		rc = gms_exit_code(err);
-	}
+	if (err < 0)
+		rc = cli_fail(err, cause);
 out:
 	batch_free(jobs, set.n);
 	for (r = 0; r < set.n; r++) {
@@ -475,17 +466,12 @@ cmd_plot(struct cli_args *a)
 		    "--flame draw one trace (give one rank's file)");
 	/* Fail before the simulations, not after, when the picture has nowhere to go. */
 	if ((err = outfile_open(o.out, (const char *const *)&a->argv[0],
-	    a->given[OPT_RANKS] ? (size_t)a->argc : 1, &of, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	    a->given[OPT_RANKS] ? (size_t)a->argc : 1, &of, &cause)) < 0)
+		return cli_fail(err, cause);
 	o.fd = of.fd;
 	rc = draw(a, &o);
 	if (rc == EXIT_DONE && (err = outfile_commit(&of, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		rc = gms_exit_code(err);
+		rc = cli_fail(err, cause);
 	} else if (rc != EXIT_DONE) {
 		outfile_abort(&of);
 	}

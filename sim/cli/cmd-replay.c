@@ -259,9 +259,7 @@ cmd_replay(struct cli_args *a)
 	rc = strict && !agrees(&r) ? EXIT_CHECK : EXIT_DONE;
 	goto out;
 fail:
-	cli_error("%s", cause);
-	free(cause);
-	rc = gms_exit_code(err);
+	rc = cli_fail(err, cause);
 out:
 	if (have_r)
 		replay_result_free(&r);

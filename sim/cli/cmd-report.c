@@ -108,9 +108,7 @@ build(struct cli_args *a, const struct cli_policies *pols, const struct cli_targ
 		}
 	return 0;
 fail:
-	cli_error("%s", cause);
-	free(cause);
-	return gms_exit_code(err);
+	return cli_fail(err, cause);
 }
 
 static void
@@ -137,11 +135,8 @@ diff(struct cli_args *a, const struct cli_policies *pols, const struct cli_targe
 		    .nopts = pols->ents[0].nopts };
 		cli_run_spec(a, target, &specs[i]);
 	}
-	if ((err = trace_diff_run(specs, NULL, 0, td, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	if ((err = trace_diff_run(specs, NULL, 0, td, &cause)) < 0)
+		return cli_fail(err, cause);
 	return 0;
 }
 
@@ -187,9 +182,7 @@ cmd_report(struct cli_args *a)
 		progress_phase("every rank");
 		if ((err = ranks_collect(a->argv, a->argc, &set, &cause)) < 0 ||
 		    (err = ranks_run(&set, &tmpl, 0, 0, threads, &job, &cause)) < 0) {
-			cli_error("%s", cause);
-			free(cause);
-			rc = gms_exit_code(err);
+			rc = cli_fail(err, cause);
 			goto out;
 		}
 		ranked = 1;

@@ -218,9 +218,7 @@ cmd_scale(struct cli_args *a)
 	rc = EXIT_DONE;
 	goto out;
 fail:
-	cli_error("%s", cause);
-	free(cause);
-	rc = gms_exit_code(err);
+	rc = cli_fail(err, cause);
 out:
 	if (plotting)
 		outfile_abort(&pof);

@@ -36,11 +36,8 @@ write_schedule(const char *path, const struct share_scenario *sc)
 	size_t n = 0, i;
 	int rc, err;
 
-	if ((err = share_schedule(sc, &st, &n, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	if ((err = share_schedule(sc, &st, &n, &cause)) < 0)
+		return cli_fail(err, cause);
 	if ((rc = cli_out_open(path, sc->jobs[0].path, &o)) != 0) {
 		free(st);
 		return rc;
@@ -260,9 +257,7 @@ cli_share_scenario(struct cli_args *a, const char *command, struct share_specs *
 		goto fail;
 	return 0;
 fail:
-	cli_error("%s", cause);
-	free(cause);
-	return gms_exit_code(err);
+	return cli_fail(err, cause);
 }
 
 void

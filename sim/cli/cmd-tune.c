@@ -129,9 +129,7 @@ tune_ranks(struct cli_args *a, const struct cli_target *target,
 	rc = fits && after.ooms == 0 ? EXIT_DONE : EXIT_CHECK;
 	goto out;
 fail:
-	cli_error("%s", cause);
-	free(cause);
-	rc = gms_exit_code(err);
+	rc = cli_fail(err, cause);
 out:
 	if (tuned)
 		tune_free(&rep);

@@ -91,11 +91,8 @@ run_to_file(const struct cli_command *c, struct cli_args *a)
 	int saved, rc, err;
 
 	if ((err = outfile_open(path, (const char *const *)a->argv, (size_t)a->argc, &o,
-	    &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	    &cause)) < 0)
+		return cli_fail(err, cause);
 	fflush(stdout);
 	if ((saved = dup(STDOUT_FILENO)) < 0 || dup2(o.fd, STDOUT_FILENO) < 0) {
 		cli_error("cannot write '%s': %s", path, strerror(errno));
@@ -115,9 +112,7 @@ run_to_file(const struct cli_command *c, struct cli_args *a)
 	if (rc != EXIT_DONE && rc != EXIT_CHECK) {
 		outfile_abort(&o);
 	} else if ((err = outfile_commit(&o, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		rc = gms_exit_code(err);
+		rc = cli_fail(err, cause);
 	}
 	return rc;
 }

@@ -50,6 +50,14 @@ cli_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+int
+cli_fail(int err, char *cause)
+{
+	cli_error("%s", cause);
+	free(cause);
+	return gms_exit_code(err);
+}
+
 void
 cli_warning(const char *fmt, ...)
 {
@@ -397,11 +405,8 @@ cli_run_rows(const struct cli_args *a, const struct cli_target *t,
 		labels[i] = pols->ents[i].label;
 	err = report_rows_run(jobs, n, threads, &of, rows, first, &cause);
 	free(labels);
-	if (err < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	if (err < 0)
+		return cli_fail(err, cause);
 	return 0;
 }
 
@@ -502,11 +507,8 @@ cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli
 		o->f = stdout;
 		return 0;
 	}
-	if ((err = outfile_open(path, inputs, n, &o->of, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	if ((err = outfile_open(path, inputs, n, &o->of, &cause)) < 0)
+		return cli_fail(err, cause);
 	if ((o->f = fdopen(o->of.fd, "w")) == NULL) {
 		cli_error("cannot write '%s': %s", path, strerror(errno));
 		outfile_abort(&o->of);
@@ -542,11 +544,8 @@ cli_out_close(struct cli_out *o, int keep)
 		outfile_abort(&o->of);
 		return bad && keep ? EXIT_SYSTEM : 0;
 	}
-	if ((err = outfile_commit(&o->of, &cause)) < 0) {
-		cli_error("%s", cause);
-		free(cause);
-		return gms_exit_code(err);
-	}
+	if ((err = outfile_commit(&o->of, &cause)) < 0)
+		return cli_fail(err, cause);
 	return 0;
 }
 
