@@ -80,29 +80,44 @@ scan_string(const char *p, const char **start, size_t *len)
 	return q + 1;
 }
 
-/* An integer of at most MAX_DIGITS digits, ending where JSON allows. */
+/* An integer's start, for both scans: past its sign, or NULL at a leading zero (not JSON). */
 static const char *
-scan_int(const char *p, int64_t *out)
+int_start(const char *p, int *neg)
 {
-	int neg = *p == '-', n = 0;
-	int64_t v = 0;
+	*neg = *p == '-';
+	p += *neg;
+	return *p == '0' && p[1] >= '0' && p[1] <= '9' ? NULL : p;
+}
 
-	p += neg;
-	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
-		return NULL;	/* a leading zero: not JSON */
-	while (*p >= '0' && *p <= '9') {
-		if (++n > MAX_DIGITS)
-			return NULL;
-		v = v * 10 + (*p++ - '0');
-	}
+/* Its end at p after n digits of value v: where JSON allows, and at most 2^53 - 1. */
+static const char *
+int_end(const char *p, int n, uint64_t v, int neg, int64_t *out)
+{
 	if (n == 0 || !(*p == ',' || *p == '}' || *p == ' ' || *p == '\t' || *p == '\n' ||
 	    *p == '\r'))
 		return NULL;
 	/* below 2^53 a double holds the integer exactly; past it, cJSON's */
-	if (v > TRACE_INT_MAX)
+	if (v > (uint64_t)TRACE_INT_MAX)
 		return NULL;
-	*out = neg ? -v : v;
+	*out = neg ? -(int64_t)v : (int64_t)v;
 	return p;
+}
+
+/* An integer of at most MAX_DIGITS digits, ending where JSON allows. */
+static const char *
+scan_int(const char *p, int64_t *out)
+{
+	int neg, n = 0;
+	uint64_t v = 0;
+
+	if ((p = int_start(p, &neg)) == NULL)
+		return NULL;
+	while (*p >= '0' && *p <= '9') {
+		if (++n > MAX_DIGITS)
+			return NULL;
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	}
+	return int_end(p, n, v, neg, out);
 }
 
 static int
@@ -207,12 +222,11 @@ scan_int_word(const char *p, int64_t *out)
 {
 	static const uint64_t pow10[9] = { 1, 10, 100, 1000, 10000, 100000, 1000000,
 	    10000000, 100000000 };
-	int neg = *p == '-', n, total = 0;
+	int neg, n, total = 0;
 	uint64_t v = 0;
 
-	p += neg;
-	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
-		return NULL;	/* a leading zero: not JSON */
+	if ((p = int_start(p, &neg)) == NULL)
+		return NULL;
 	do {
 		uint64_t w = word(p);
 
@@ -223,13 +237,7 @@ scan_int_word(const char *p, int64_t *out)
 		v = v * pow10[n] + eight(w, n);
 		p += n;
 	} while (n == 8);
-	if (total == 0 || !(*p == ',' || *p == '}' || *p == ' ' || *p == '\t' ||
-	    *p == '\n' || *p == '\r'))
-		return NULL;
-	if (v > (uint64_t)TRACE_INT_MAX)
-		return NULL;
-	*out = neg ? -(int64_t)v : (int64_t)v;
-	return p;
+	return int_end(p, total, v, neg, out);
 }
 
 /* lit() for a literal of n bytes, compared whole. */
@@ -436,7 +444,7 @@ scan(char *line, struct trace_event *ev, int nl, char **end)
 #undef HAS
 }
 
-/* canonical() first, in each caller: nl a constant there, its reads chosen at compile time */
+/* canonical() first: the lines convert and the recorders write */
 int
 trace_event_scan(char *line, struct trace_event *ev)
 {
