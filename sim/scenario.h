@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/gpus.h"
 #include "sim/share.h"
 #include "traces/trace.h"
 
@@ -30,6 +31,7 @@ struct share_specs {
 	char *gpu;			/* the file's GPU model, or NULL */
 	uint64_t context;
 	int has_context;
+	struct gpu_model gpu_own;	/* the file's GPU when it is a size */
 };
 
 /* --job number n's text into one more spec of s: 0, or GMS_ECONFIG with *cause. */

@@ -262,4 +262,21 @@ awk '/^  runner-ups/ { col = index($0, "peak reserved") + 12; on = 1; next }
 gms tune "$RESNET" --capacity=2GiB
 is "$rc" 1 "tune: nothing fits under the live peak: exit 1"
 
+# The table owns each default: written once, shown where the help says "{}",
+# and the value the parser gives an option left out.
+unfilled=
+for c in $commands; do
+	gms "$c" --help
+	grep -q '{}' "$TMP/out" && unfilled="$unfilled $c"
+done
+is "$unfilled" "" "no --help shows a default's place unfilled ({})"
+gms report --help
+grep -A1 -- '--points' "$TMP/out" | tr -s ' \n' ' ' | grep -q 'peaks included (default: 1000)'
+ok $? "report --help: --points' own default, 1000 (the option's elsewhere is none)"
+gms plot --help
+grep -A1 -- '--points' "$TMP/out" | tr -s ' \n' ' ' | grep -q 'peaks included (default: 2000)'
+ok $? "plot --help: --points' own default, 2000"
+gms check "$RESNET" --baseline="$TMP/none.json" --top=0
+is "$rc" 3 "check --top=0 is refused as a count (check takes --top for its baseline's stacks)"
+
 done_testing

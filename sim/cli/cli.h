@@ -68,7 +68,14 @@ enum cli_kind {
 	K_INDEX,	/* 0 to max */
 	K_CHOICE,	/* one of choices */
 	K_POLICY,	/* "caching alloc_conf=..." (policy_parse_spec) */
+	K_POLICIES,	/* K_POLICY, comma-separated: each in cli_val.specs */
 	K_KV,		/* KEY=VALUE */
+	K_THREADS,	/* a K_COUNT of threads; by default the cores */
+	K_GPU,		/* a catalogued GPU model, or a size for a card the
+			   catalogue lacks (gpu_parse); "list" lists them */
+	K_GPUS,		/* K_GPU, comma-separated: each in cli_val.gpus */
+	K_FIT,		/* a size, or a GPU model (its memory less
+			   --context-overhead: cli_fit_capacity) */
 };
 
 struct cli_optdef {
@@ -82,15 +89,22 @@ struct cli_optdef {
 	unsigned long long max;		/* K_COUNT, K_INDEX */
 	int repeat;			/* every value kept, in order */
 	const char *complete;		/* completion: "file", "policy", "gpu", "conf" */
+	/*
+	 * The value the parser gives the option when it is not given, as a user
+	 * would write it (NULL: none; K_THREADS: the cores).  Its help says it
+	 * where it writes "{}", so that the value is written once.
+	 */
+	const char *dflt;
 };
 
 extern const struct cli_optdef cli_optdefs[];	/* indexed by enum cli_opt */
 
-/* A command's use of an option: its own help or choices where they differ. */
+/* A command's use of an option: its own help, choices or default where they differ. */
 struct cli_use {
 	enum cli_opt id;
 	const char *help;		/* NULL: the option's */
 	const char *const *choices;	/* NULL: the option's */
+	const char *dflt;		/* NULL: the option's */
 };
 
 /* The shared option groups (a command takes a set of them). */
@@ -131,13 +145,24 @@ extern const struct cli_command cli_commands[];	/* ended by name NULL */
 extern const char cli_manual_intro[];
 extern const char cli_manual_more[];
 
-/* A parsed value (the last given, for options that are not repeatable). */
+/*
+ * A parsed value (the last given, for options that are not repeatable), or
+ * the option's default when it was not given and has one.
+ */
+#define CLI_GPUS_MAX 64
 struct cli_val {
 	const char *s;			/* as written */
-	uint64_t size;			/* K_SIZE, K_SIZE0 */
+	uint64_t size;			/* K_SIZE, K_SIZE0; K_FIT given as a size */
 	double ratio;			/* K_RATIO */
-	unsigned long long n;		/* K_COUNT, K_INDEX */
+	unsigned long long n;		/* K_COUNT, K_INDEX, K_THREADS */
 	int choice;			/* K_CHOICE: the index */
+	const struct gpu_model *gpu;	/* K_GPU; K_FIT given as a GPU (else NULL) */
+	struct gpu_model *own;		/* K_GPU, K_GPUS: the cards given as sizes */
+	const struct gpu_model **gpus;	/* K_GPUS: every card, in order */
+	size_t ngpus;
+	char *words;			/* K_GPUS, K_POLICIES: the list, split */
+	const char **specs;		/* K_POLICIES: every policy, in order */
+	size_t nspecs;
 };
 
 struct cli_args {
@@ -157,6 +182,8 @@ int cli_takes(const struct cli_command *c, enum cli_opt id);
 int cli_in_group(const struct cli_command *c, enum cli_opt id);
 /* Its use entry (help, default) for an option it takes, or NULL. */
 const struct cli_use *cli_use_of(const struct cli_command *c, enum cli_opt id);
+/* The default the command gives the option (its use's, else the option's), or NULL. */
+const char *cli_default_of(const struct cli_command *c, enum cli_opt id);
 
 /*
  * Parse argv (argv[0] the command name) for command c into a.  Returns -1
@@ -228,6 +255,8 @@ struct cli_target {
 int cli_target(const struct cli_args *a, struct cli_target *t);
 /* The GPU catalogue, a line a model (--gpu=list). */
 void cli_gpu_list(FILE *f);
+/* A K_FIT value's capacity: its size, or its GPU's memory less overhead (0: none left). */
+uint64_t cli_fit_capacity(const struct cli_val *v, uint64_t overhead);
 
 /* --device and --unknown-frees. */
 struct trace_opts;

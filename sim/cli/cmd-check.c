@@ -124,7 +124,7 @@ check_policy(const struct cli_args *a, const struct run_spec *tmpl, const struct
 	struct run_output own, fit, *out = first->hdr == NULL ? first : &own;
 	struct placements pl = { 0 }, plfit = { 0 };
 	size_t n = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int threads = (int)a->v[OPT_JOBS].n;
 	char *cause = NULL, detail[160], buf[384];
 	/*
 	 * The run under --capacity (or none) is needed only for what is checked
@@ -256,28 +256,8 @@ cmd_check(struct cli_args *a)
 		spec.mem = built;
 		spec.path = scale_rec_at(sc.model, sc.built->base)->path;
 	}
-	if (must_fit != NULL) {
-		const struct gpu_model *g;
-
-		if (gms_parse_size(must_fit, &fit_capacity, &cause) < 0 || fit_capacity == 0) {
-			/* a number is a size: its error, not an unknown GPU's */
-			if (isdigit((unsigned char)must_fit[0]) && cause != NULL) {
-				cli_error("--must-fit: %s", cause);
-				free(cause);
-				rc = EXIT_INPUT;
-				goto out;
-			}
-			free(cause);
-			cause = NULL;
-			if ((g = gpu_find(must_fit, &cause)) == NULL) {
-				cli_error("--must-fit takes a size or a GPU model: %s", cause);
-				free(cause);
-				rc = EXIT_INPUT;
-				goto out;
-			}
-			fit_capacity = g->total > target.overhead ? g->total - target.overhead : 0;
-		}
-	}
+	if (must_fit != NULL)
+		fit_capacity = cli_fit_capacity(&a->v[OPT_MUST_FIT], target.overhead);
 	if ((rc = cli_policies(a, "caching", &pols)) != 0)
 		goto out;
 	if (baseline != NULL && pols.n > 1) {
@@ -349,8 +329,7 @@ cmd_check(struct cli_args *a)
 			rc = gms_exit_code(err);
 			goto out;
 		}
-		grew = err == 0 ? diff_text(&sd, a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n :
-		    10) : NULL;
+		grew = err == 0 ? diff_text(&sd, (size_t)a->v[OPT_TOP].n) : NULL;
 	}
 
 	if (routs != NULL)
@@ -386,7 +365,7 @@ cmd_check(struct cli_args *a)
 		}
 		if (grew != NULL)
 			cJSON_AddItemToObject(o, "stacks_since_baseline", stack_diff_json(&sd,
-			    a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10));
+			    (size_t)a->v[OPT_TOP].n));
 		cli_print_json(a, o);
 		text = NULL;
 	} else if (format == 2) {

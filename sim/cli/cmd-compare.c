@@ -52,7 +52,7 @@ compare_traces(struct cli_args *a)
 	const char *names[2];
 	const char *frames = a->given[OPT_FRAMES] ? a->v[OPT_FRAMES].s : NULL;
 	unsigned depth = a->given[OPT_DEPTH] ? (unsigned)a->v[OPT_DEPTH].n : 0;
-	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	size_t top = (size_t)a->v[OPT_TOP].n;
 	char *cause = NULL, *text;
 	int rc, err = 0, i;
 
@@ -115,7 +115,7 @@ compare_ranks(struct cli_args *a)
 	struct ranks_row *rows = NULL;
 	char *cause = NULL, *text;
 	size_t i, n = 0;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int threads = (int)a->v[OPT_JOBS].n;
 	int rc, err;
 
 	for (i = 0; i < ARRAY_SIZE(one_trace); i++)
@@ -181,14 +181,14 @@ cmd_compare(struct cli_args *a)
 	char *text;
 	size_t n = 0, i;
 	int json = a->v[OPT_FORMAT].choice == 1, rc = 0;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int threads = (int)a->v[OPT_JOBS].n;
 	const char *timeline_path = a->given[OPT_TIMELINE] ? a->v[OPT_TIMELINE].s : NULL;
 	struct run_watch *watch = NULL;
 	struct timeline **tlp = NULL;
 	char **labels = NULL;
 	uint64_t capacity;
 	int by_site = a->given[OPT_BY_SITE] > 0;
-	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	size_t top = (size_t)a->v[OPT_TOP].n;
 	struct attrib_peak *peaks = NULL;
 	struct attrib *ats = NULL;
 	struct trace_mem *mem = NULL;
@@ -208,7 +208,7 @@ cmd_compare(struct cli_args *a)
 	capacity = target.capacity;
 	how = (struct report_compare){ .capacity = capacity,
 	    .by_memory = a->v[OPT_BY].choice == 1,
-	    .time_bound = a->given[OPT_TIME_BOUND] ? a->v[OPT_TIME_BOUND].ratio : 1.0 };
+	    .time_bound = a->v[OPT_TIME_BOUND].ratio };
 	rc = cli_policies(a, NULL, &pols);
 	n = pols.n;
 	jobs = gms_calloc(n ? n : 1, sizeof(*jobs));

@@ -138,7 +138,7 @@ cmd_info(struct cli_args *a)
 	struct sim_result res;
 	struct trace_mem *mem = NULL;
 	struct attrib at;
-	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	size_t top = (size_t)a->v[OPT_TOP].n;
 	char *cause = NULL, *text, *sites;
 	const char *path = a->argv[0];
 	cJSON *o;

@@ -58,17 +58,13 @@ int
 cmd_plan(struct cli_args *a)
 {
 	struct trace_opts topts;
-	struct plan_report rep = { .overhead = GPU_CONTEXT_OVERHEAD, .checkpoints = 1 };
+	struct plan_report rep = { .checkpoints = 1 };
 	struct cli_policies pols = { 0 };
 	struct trace_mem *m = NULL;
 	struct cli_scaled sc = { 0 };
 	struct scale_plan sp = { 0 };
-	const char *gpus = a->given[OPT_GPUS] ? a->v[OPT_GPUS].s : a->given[OPT_GPU] ?
-	    a->v[OPT_GPU].s : NULL;
-	struct gpu_model *sized = NULL;	/* --gpus entries given as sizes */
-	size_t nsized = 0;
-	char *cause = NULL, *copy, *tok, *save;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads(), rc;
+	char *cause = NULL;
+	int threads = (int)a->v[OPT_JOBS].n, rc;
 	const struct gpu_model *g;
 	size_t i;
 
@@ -76,37 +72,21 @@ cmd_plan(struct cli_args *a)
 		return cli_usage_error(a->cmd, "give --gpu (one model) or --gpus (a list), not both");
 	if ((rc = cli_placement_usage(a)) != 0)
 		return rc;
-	if (a->given[OPT_CONTEXT_OVERHEAD])
-		rep.overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
+	rep.overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
 	if (a->given[OPT_PLACEMENTS])
 		rep.placements = (size_t)a->v[OPT_PLACEMENTS].n;
 	cli_trace_opts(a, &topts);
 	if ((rc = cli_policies(a, NULL, &pols)) != 0)
 		goto out;
-	rep.gpus = gms_calloc(64, sizeof(*rep.gpus));
-	if (gpus == NULL) {
-		for (g = gpu_catalogue; g->name != NULL && rep.ngpus < 64; g++)
-			rep.gpus[rep.ngpus++] = g;
+	rep.gpus = gms_calloc(CLI_GPUS_MAX, sizeof(*rep.gpus));
+	if (a->given[OPT_GPUS]) {
+		for (i = 0; i < a->v[OPT_GPUS].ngpus; i++)
+			rep.gpus[rep.ngpus++] = a->v[OPT_GPUS].gpus[i];
+	} else if (a->given[OPT_GPU]) {
+		rep.gpus[rep.ngpus++] = a->v[OPT_GPU].gpu;
 	} else {
-		copy = gms_strdup(gpus);
-		sized = gms_calloc(64, sizeof(*sized));
-		for (tok = strtok_r(copy, ",", &save); tok != NULL && rep.ngpus < 64;
-		    tok = strtok_r(NULL, ",", &save)) {
-			if ((g = gpu_parse(tok, &sized[nsized], &cause)) == &sized[nsized]) {
-				sized[nsized].name = gms_strdup(tok);
-				rep.gpus[rep.ngpus++] = &sized[nsized++];
-				continue;
-			}
-			if (g == NULL) {
-				cli_error("--%s: %s", a->given[OPT_GPU] ? "gpu" : "gpus", cause);
-				free(cause);
-				free(copy);
-				rc = EXIT_INPUT;
-				goto out;
-			}
+		for (g = gpu_catalogue; g->name != NULL && rep.ngpus < CLI_GPUS_MAX; g++)
 			rep.gpus[rep.ngpus++] = g;
-		}
-		free(copy);
 	}
 	rep.npols = pols.n;
 	rep.pols = gms_calloc(pols.n ? pols.n : 1, sizeof(*rep.pols));
@@ -162,9 +142,6 @@ out:
 	plan_free(&rep);
 	free(rep.pols);
 	free(rep.gpus);
-	for (i = 0; i < nsized; i++)
-		free((char *)sized[i].name);
-	free(sized);
 	trace_mem_free(m);
 	cli_policies_free(&pols);
 	return rc;

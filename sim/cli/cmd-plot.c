@@ -420,7 +420,7 @@ static int draw(struct cli_args *a, struct plot_opts *o);
 int
 cmd_plot(struct cli_args *a)
 {
-	struct plot_opts o = { .points = 2000 };
+	struct plot_opts o = { 0 };
 	char *cause = NULL;
 	struct outfile of;
 	int rc, err;
@@ -428,15 +428,14 @@ cmd_plot(struct cli_args *a)
 	o.out = a->given[OPT_OUTPUT] ? a->v[OPT_OUTPUT].s : NULL;
 	o.title = a->given[OPT_TITLE] ? a->v[OPT_TITLE].s : NULL;
 	o.placement = (int)cli_placement(a);
-	if (a->given[OPT_POINTS])
-		o.points = (long)a->v[OPT_POINTS].n;
+	o.points = (long)a->v[OPT_POINTS].n;
 	o.map = a->given[OPT_MAP] > 0;
 	o.flame = a->given[OPT_FLAME] > 0;
 	o.frames = a->given[OPT_FRAMES] ? a->v[OPT_FRAMES].s : NULL;
 	o.depth = a->given[OPT_DEPTH] ? (unsigned)a->v[OPT_DEPTH].n : 0;
 	o.has_at = a->given[OPT_AT] > 0;
 	o.at = a->v[OPT_AT].n;
-	o.threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	o.threads = (int)a->v[OPT_JOBS].n;
 	cli_trace_opts(a, &o.topts);
 	if (o.out == NULL)
 		return cli_usage_error(a->cmd, "no output given (-o file.svg)");

@@ -89,7 +89,7 @@ replay_scenario(struct cli_args *a)
 	struct share_scenario sc;
 	struct share_result pred = { 0 }, real = { 0 };
 	struct replay_share_gpu gpu;
-	int index = a->given[OPT_CUDA_DEVICE] ? (int)a->v[OPT_CUDA_DEVICE].n : 0, rc, err, all = 1;
+	int index = (int)a->v[OPT_CUDA_DEVICE].n, rc, err, all = 1;
 	char *cause = NULL, x[64], y[64], sz[2][32];
 	cJSON *o, *jobs, *it;
 	size_t k;
@@ -190,7 +190,7 @@ cmd_replay(struct cli_args *a)
 	int baseline = a->given[OPT_NO_CACHE_BASELINE] > 0;
 	int strict = a->given[OPT_FAIL_ON_MISMATCH] > 0, log = a->given[OPT_DEVICE_LOG] > 0;
 	int scenario = a->given[OPT_SCENARIO] || a->given[OPT_JOB];
-	int gpu = a->given[OPT_CUDA_DEVICE] ? (int)a->v[OPT_CUDA_DEVICE].n : 0;
+	int gpu = (int)a->v[OPT_CUDA_DEVICE].n;
 	int have_r = 0, have_base = 0, rc, err;
 	char *cause = NULL;
 	cJSON *o, *res;

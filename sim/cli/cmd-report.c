@@ -72,9 +72,9 @@ build(struct cli_args *a, const struct cli_policies *pols, const struct cli_targ
 {
 	struct batch_job *jobs;
 	struct report_rows_of of;
-	size_t n = pols->n, i, points = a->given[OPT_POINTS] ? (size_t)a->v[OPT_POINTS].n : 1000;
-	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	size_t n = pols->n, i, points = (size_t)a->v[OPT_POINTS].n;
+	size_t top = (size_t)a->v[OPT_TOP].n;
+	int threads = (int)a->v[OPT_JOBS].n;
 	char *cause = NULL;
 	int err;
 
@@ -155,7 +155,7 @@ cmd_report(struct cli_args *a)
 	const char *paths[2];
 	struct rank_set set = { 0 };
 	struct ranks_job job = { 0 };
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int threads = (int)a->v[OPT_JOBS].n;
 	int two = a->argc == 2 && !a->given[OPT_RANKS], rc, k, ranked = 0;
 
 	memset(o, 0, sizeof(o));

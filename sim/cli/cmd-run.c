@@ -74,7 +74,7 @@ run_ranks(struct cli_args *a, const struct run_spec *spec, const struct cli_poli
 	struct rank_set set;
 	struct ranks_job job;
 	char *cause = NULL, *text, *label;
-	size_t i, top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	size_t i, top = (size_t)a->v[OPT_TOP].n;
 	int err, rc;
 
 	for (i = 0; i < ARRAY_SIZE(one_trace); i++)
@@ -128,13 +128,13 @@ cmd_run(struct cli_args *a)
 	int by_site = a->given[OPT_BY_SITE] > 0 || by_stack || folded;
 	const char *frames = a->given[OPT_FRAMES] ? a->v[OPT_FRAMES].s : NULL;
 	unsigned depth = a->given[OPT_DEPTH] ? (unsigned)a->v[OPT_DEPTH].n : 0;
-	size_t top = a->given[OPT_TOP] ? (size_t)a->v[OPT_TOP].n : 10;
+	size_t top = (size_t)a->v[OPT_TOP].n;
 	struct attrib at;
 	struct trace_mem *mem = NULL;
 	struct trace_opts topts;
 	struct placements pl = { 0 };
 	size_t nplace = a->given[OPT_PLACEMENTS] ? (size_t)a->v[OPT_PLACEMENTS].n : 0;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int threads = (int)a->v[OPT_JOBS].n;
 
 	if ((rc = cli_placement_usage(a)) != 0)
 		return rc;

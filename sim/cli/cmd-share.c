@@ -218,10 +218,10 @@ cli_share_scenario(struct cli_args *a, const char *command, struct share_specs *
 		return EXIT_USAGE;
 	}
 	if (gpu != NULL) {
-		static struct gpu_model sized;	/* one command a process */
-
-		if ((g = gpu_parse(gpu, &sized, &cause)) == NULL) {
-			cli_error("%s: %s", a->given[OPT_GPU] ? "--gpu" : a->v[OPT_SCENARIO].s, cause);
+		if (a->given[OPT_GPU]) {
+			g = a->v[OPT_GPU].gpu;
+		} else if ((g = gpu_parse(gpu, &s->gpu_own, &cause)) == NULL) {
+			cli_error("%s: %s", a->v[OPT_SCENARIO].s, cause);
 			free(cause);
 			return EXIT_INPUT;
 		}
@@ -281,7 +281,7 @@ cmd_share(struct cli_args *a)
 	struct share_result res = { 0 };
 	struct cli_out tout = { 0 };
 	char *cause = NULL, *text = NULL, *more = NULL;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads();
+	int threads = (int)a->v[OPT_JOBS].n;
 	int json = a->v[OPT_FORMAT].choice == 1, rc = EXIT_INPUT, err;
 	cJSON *o = NULL;
 	char *plotcsv = NULL;
@@ -330,7 +330,7 @@ cmd_share(struct cli_args *a)
 	text = json ? NULL : share_text(&sc, &res);
 	if (a->given[OPT_OFFSETS] &&
 	    (rc = section(o, "offsets", share_offsets(&sc, a->v[OPT_OFFSETS].n,
-	    a->given[OPT_SEED] ? a->v[OPT_SEED].n : 1, threads, &more, &cause), &text, &more,
+	    a->v[OPT_SEED].n, threads, &more, &cause), &text, &more,
 	    &cause)) != 0)
 		goto out;
 	if (a->given[OPT_RECOMMEND] &&

@@ -151,7 +151,7 @@ cmd_tune(struct cli_args *a)
 	struct trace_mem *m = NULL;
 	struct cli_scaled sc;
 	char *cause = NULL;
-	int threads = a->given[OPT_JOBS] ? (int)a->v[OPT_JOBS].n : batch_default_threads(), rc;
+	int threads = (int)a->v[OPT_JOBS].n, rc;
 
 	if ((rc = cli_target(a, &target)) != 0)
 		return rc;

@@ -70,12 +70,20 @@ paragraphs(FILE *f, const char *text)
 	}
 }
 
+/* The option's help for the command, its "{}" the default the parser gives it. */
 static const char *
-help_of(const struct cli_command *c, enum cli_opt id)
+help_of(const struct cli_command *c, enum cli_opt id, char *buf, size_t len)
 {
 	const struct cli_use *u = cli_use_of(c, id);
+	const char *h = u != NULL && u->help != NULL ? u->help : cli_optdefs[id].help;
+	const char *at = strstr(h, "{}"), *dflt = cli_default_of(c, id);
 
-	return u != NULL && u->help != NULL ? u->help : cli_optdefs[id].help;
+	if (at == NULL)
+		return h;
+	if (cli_optdefs[id].kind == K_THREADS)
+		dflt = "the cores";
+	snprintf(buf, len, "%.*s%s%s", (int)(at - h), h, dflt ? dflt : "?", at + 2);
+	return buf;
 }
 
 /* "text|json" from the command's choices, for <arg>. */
@@ -97,7 +105,7 @@ static void
 help_option(FILE *f, const struct cli_command *c, enum cli_opt id)
 {
 	const struct cli_optdef *d = &cli_optdefs[id];
-	char head[128], args[64];
+	char head[128], args[64], help[2048];
 	const char *arg = arg_of(c, id, args, sizeof(args));
 	int n;
 
@@ -112,7 +120,7 @@ help_option(FILE *f, const struct cli_command *c, enum cli_opt id)
 		fprintf(f, "%*s", HELP_COL - n, "");
 		n = HELP_COL;
 	}
-	wrap(f, help_of(c, id), n, HELP_COL);
+	wrap(f, help_of(c, id, help, sizeof(help)), n, HELP_COL);
 }
 
 void
@@ -236,7 +244,7 @@ static void
 man_option(FILE *f, const struct cli_command *c, enum cli_opt id)
 {
 	const struct cli_optdef *d = &cli_optdefs[id];
-	char args[64];
+	char args[64], help[2048];
 	const char *arg = arg_of(c, id, args, sizeof(args));
 
 	fputs(".TP\n", f);
@@ -251,7 +259,7 @@ man_option(FILE *f, const struct cli_command *c, enum cli_opt id)
 		fputs("\\fR", f);
 	}
 	fputc('\n', f);
-	roffs(f, help_of(c, id));
+	roffs(f, help_of(c, id, help, sizeof(help)));
 	fputc('\n', f);
 }
 

@@ -15,8 +15,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
+#include "sim/gpus.h"
 #include "sim/policy.h"
 
 static const char *const *
@@ -98,6 +100,94 @@ parse_choice(const char *opt, const char *arg, const char *const *choices, int *
 	return EXIT_INPUT;
 }
 
+static void
+val_free(struct cli_val *v)
+{
+	free(v->own);
+	free(v->gpus);
+	free(v->words);
+	free(v->specs);
+	memset(v, 0, sizeof(*v));
+}
+
+/*
+ * A GPU or a size, as --must-fit takes it: a number is a size (and its
+ * error, not an unknown GPU's), anything else a catalogued model.
+ */
+static int
+parse_fit(const struct cli_optdef *d, const char *arg, struct cli_val *v)
+{
+	char *cause = NULL;
+
+	if (gms_parse_size(arg, &v->size, &cause) == 0 && v->size != 0)
+		return 0;
+	if (isdigit((unsigned char)arg[0]) && cause != NULL) {
+		cli_error("--%s: %s", d->name, cause);
+		free(cause);
+		return EXIT_INPUT;
+	}
+	free(cause);
+	cause = NULL;
+	if ((v->gpu = gpu_find(arg, &cause)) == NULL) {
+		cli_error("--%s takes a size or a GPU model: %s", d->name, cause);
+		free(cause);
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
+/* A comma-separated list into v->words, split in place: its words, or -1 when none. */
+static size_t
+split_list(const char *arg, struct cli_val *v, char ***words)
+{
+	char *tok, *save;
+	size_t n = 0;
+
+	v->words = gms_strdup(arg);
+	*words = gms_calloc(strlen(arg) / 2 + 2, sizeof(**words));
+	for (tok = strtok_r(v->words, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save))
+		(*words)[n++] = tok;
+	return n;
+}
+
+/* --gpus: catalogued models or sizes, at most CLI_GPUS_MAX. */
+static int
+parse_gpus(const struct cli_optdef *d, const char *arg, struct cli_val *v)
+{
+	char **w, *cause = NULL;
+	size_t n = split_list(arg, v, &w), i;
+
+	v->gpus = gms_calloc(CLI_GPUS_MAX, sizeof(*v->gpus));
+	v->own = gms_calloc(CLI_GPUS_MAX, sizeof(*v->own));
+	for (i = 0; i < n && v->ngpus < CLI_GPUS_MAX; i++) {
+		if ((v->gpus[v->ngpus] = gpu_parse(w[i], &v->own[v->ngpus], &cause)) == NULL) {
+			cli_error("--%s: %s", d->name, cause);
+			free(cause);
+			free(w);
+			return EXIT_INPUT;
+		}
+		v->ngpus++;
+	}
+	free(w);
+	return 0;
+}
+
+/* --policies: each spec checked as --policy checks it. */
+static int
+parse_policies(const struct cli_optdef *d, const char *arg, struct cli_val *v)
+{
+	char **w;
+	size_t n = split_list(arg, v, &w);
+
+	v->specs = (const char **)w;
+	v->nspecs = n;
+	if (n == 0) {
+		cli_error("--%s: no policy named", d->name);
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
 /* "gc=false" given to -o: the letter once meant --option in some commands. */
 static int
 looks_like_setting(const char *s)
@@ -158,6 +248,24 @@ check_value(const struct cli_command *c, const struct cli_optdef *d, const char 
 		return parse_number(d->name, arg, 0, d->max, &v->n);
 	case K_CHOICE:
 		return parse_choice(d->name, arg, choices_of(c, d->id), &v->choice);
+	case K_THREADS:
+		return parse_number(d->name, arg, 1, d->max, &v->n);
+	case K_GPU:
+		if (strcasecmp(arg, "list") == 0)	/* answered alone, as --help is */
+			return 0;
+		v->own = gms_calloc(1, sizeof(*v->own));
+		if ((v->gpu = gpu_parse(arg, v->own, &cause)) == NULL) {
+			cli_error("--%s: %s", d->name, cause);
+			free(cause);
+			return EXIT_INPUT;
+		}
+		return 0;
+	case K_GPUS:
+		return parse_gpus(d, arg, v);
+	case K_FIT:
+		return parse_fit(d, arg, v);
+	case K_POLICIES:
+		return parse_policies(d, arg, v);
 	case K_POLICY:
 		err = policy_parse_spec(arg, &ops, &kv, &nkv, &store, &cause);
 		free(kv);
@@ -198,6 +306,31 @@ exact_name(const struct cli_command *c, const char *arg, int id)
 	for (o = 1; o < OPT__N; o++)
 		if (strlen(cli_optdefs[o].name) == n && strncmp(cli_optdefs[o].name, arg, n) == 0)
 			return cli_usage_error(c, "unknown option '--%s'", arg);
+	return 0;
+}
+
+/* Every option the command takes and was not given: its default, parsed as if given. */
+static int
+apply_defaults(const struct cli_command *c, struct cli_args *a)
+{
+	const char *dflt;
+	int id;
+
+	for (id = 1; id < OPT__N; id++) {
+		if (a->given[id] || !cli_takes(c, id))
+			continue;
+		if (cli_optdefs[id].kind == K_THREADS) {
+			a->v[id].n = (unsigned long long)batch_default_threads();
+			continue;
+		}
+		if ((dflt = cli_default_of(c, id)) == NULL)
+			continue;
+		if (check_value(c, &cli_optdefs[id], dflt, &a->v[id], 0) != 0) {
+			cli_error("--%s: the table's default '%s' is not a value of it (a bug)",
+			    cli_optdefs[id].name, dflt);
+			return EXIT_BUG;
+		}
+	}
 	return 0;
 }
 
@@ -251,6 +384,7 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 			cli_help(stdout, c);
 			return EXIT_DONE;
 		}
+		val_free(&a->v[id]);
 		if ((rc = check_value(c, d, optarg ? optarg : "", &a->v[id], letter)) != 0)
 			return rc;
 		a->given[id]++;
@@ -264,6 +398,8 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 	}
 	a->argc = argc - optind;
 	a->argv = argv + optind;
+	if ((rc = apply_defaults(c, a)) != 0)
+		return rc;
 	/* --gpu=list answers alone, as --help does */
 	if (a->given[OPT_GPU] && strcasecmp(a->v[OPT_GPU].s, "list") == 0) {
 		cli_gpu_list(stdout);
@@ -315,6 +451,8 @@ cli_args_free(struct cli_args *a)
 {
 	int id;
 
-	for (id = 0; id < OPT__N; id++)
+	for (id = 0; id < OPT__N; id++) {
 		free(a->all[id]);
+		val_free(&a->v[id]);
+	}
 }

@@ -30,20 +30,20 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "says \"starts_mid_run\": true)", .choices = unknown_frees },
 	[OPT_CAPACITY] = { OPT_CAPACITY, 'c', "capacity", "size", K_SIZE,
 	    "the most the allocator may reserve, e.g. 24GiB (default: unlimited)" },
-	[OPT_GPU] = { OPT_GPU, 'g', "gpu", "model", K_STRING,
+	[OPT_GPU] = { OPT_GPU, 'g', "gpu", "model", K_GPU,
 	    "run on a catalogued GPU instead of --capacity: its memory less the context "
 	    "overhead (and for BFC policies the framework's own limit for it); "
 	    "--gpu=list lists the models, and a size (24GiB) is a card the catalogue "
 	    "lacks", .complete = "gpu" },
 	[OPT_CONTEXT_OVERHEAD] = { OPT_CONTEXT_OVERHEAD, 0, "context-overhead", "size", K_SIZE0,
-	    "memory the CUDA context and libraries take off a GPU's (default: 512MiB; "
-	    "the H200 measured 526.8 MiB)" },
+	    "memory the CUDA context and libraries take off a GPU's (default: {}; "
+	    "the H200 measured 526.8 MiB)", .dflt = "512MiB" },
 	[OPT_POLICY] = { OPT_POLICY, 'p', "policy", "spec", K_POLICY,
 	    "an allocator policy and its settings, as one word ('grow-only') or with "
 	    "key=value settings after a space or a colon ('caching "
 	    "alloc_conf=expandable_segments:True', 'grow-only:flavor=jax'); 'gpumemsim "
 	    "policies' lists them", .repeat = 1, .complete = "policy" },
-	[OPT_POLICIES] = { OPT_POLICIES, 0, "policies", "list", K_STRING,
+	[OPT_POLICIES] = { OPT_POLICIES, 0, "policies", "list", K_POLICIES,
 	    "several policies at once, comma-separated: caching,grow-only:flavor=jax "
 	    "(the same as one --policy each)", .complete = "policy" },
 	[OPT_OPTION] = { OPT_OPTION, 0, "option", "key=value", K_KV,
@@ -61,7 +61,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "recording's own settings, on a trace that has them; else model)",
 	    .choices = placements },
 	[OPT_FORMAT] = { OPT_FORMAT, 'f', "format", "text|json", K_CHOICE,
-	    "output format (default: text)", .choices = formats },
+	    "output format (default: {})", .choices = formats, .dflt = "text" },
 	[OPT_OUTPUT] = { OPT_OUTPUT, 'o', "output", "file", K_FILE,
 	    "write the report to this file instead of standard output ('-'), whole or "
 	    "not at all", .complete = "file" },
@@ -73,8 +73,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    .max = MAX_POINTS },
 	[OPT_QUIET] = { OPT_QUIET, 'q', "quiet", NULL, K_FLAG,
 	    "no warnings on standard error, only errors" },
-	[OPT_JOBS] = { OPT_JOBS, 'j', "jobs", "n", K_COUNT,
-	    "simulations at once (default: the cores)", .max = 1024 },
+	[OPT_JOBS] = { OPT_JOBS, 'j', "jobs", "n", K_THREADS,
+	    "simulations at once (default: {})", .max = 1024 },
 	[OPT_RANKS] = { OPT_RANKS, 0, "ranks", NULL, K_FLAG,
 	    "the traces are the ranks of one distributed job, one recording a rank: "
 	    "files, or directories of them (the rank from each file's name, rank3; "
@@ -88,11 +88,11 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_BY] = { OPT_BY, 0, "by", "balanced|memory", K_CHOICE,
 	    "how to pick the winner: the least memory among the policies whose steady "
 	    "driver time is within --time-bound of the least, or memory alone "
-	    "(default: balanced)", .choices = by },
+	    "(default: {})", .choices = by, .dflt = "balanced" },
 	[OPT_TIME_BOUND] = { OPT_TIME_BOUND, 0, "time-bound", "ratio", K_RATIO,
 	    "--by=balanced: how much more steady driver time than the least a winner may "
-	    "take (default: 100%, twice the time; 1 ms more is always allowed)" },
-	[OPT_GPUS] = { OPT_GPUS, 0, "gpus", "list", K_STRING,
+	    "take (default: {}, twice the time; 1 ms more is always allowed)", .dflt = "100%" },
+	[OPT_GPUS] = { OPT_GPUS, 0, "gpus", "list", K_GPUS,
 	    "the GPU models to tabulate, comma-separated, or sizes for cards the catalogue "
 	    "lacks (A10,24GiB; default: every catalogued one)",
 	    .complete = "gpu" },
@@ -102,7 +102,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    K_RATIO, "1 - peak allocated / peak reserved at most this (0.15 or 15%)" },
 	[OPT_MAX_OVERHEAD] = { OPT_MAX_OVERHEAD, 0, "max-overhead", "ratio", K_RATIO,
 	    "peak reserved / live peak - 1 at most this (0.2 or 20%)" },
-	[OPT_MUST_FIT] = { OPT_MUST_FIT, 0, "must-fit", "size|gpu", K_STRING,
+	[OPT_MUST_FIT] = { OPT_MUST_FIT, 0, "must-fit", "size|gpu", K_FIT,
 	    "runs without running out of memory in this capacity, or on this GPU (its "
 	    "memory less the context overhead)", .complete = "gpu" },
 	[OPT_MAX_DEVICE_ALLOCS] = { OPT_MAX_DEVICE_ALLOCS, 0, "max-device-allocs", "n",
@@ -111,7 +111,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "a saved 'run --format=json' result: no metric may grow past it by more than "
 	    "--tolerance", .complete = "file" },
 	[OPT_TOLERANCE] = { OPT_TOLERANCE, 0, "tolerance", "ratio", K_RATIO,
-	    "for --baseline: how much a metric may grow (0.02 or 2%; default: 0)" },
+	    "for --baseline: how much a metric may grow (0.02 or 2%; default: {})", .dflt = "0" },
 	[OPT_MAP] = { OPT_MAP, 0, "map", NULL, K_FLAG,
 	    "draw the memory map instead of the timeline" },
 	[OPT_AT] = { OPT_AT, 0, "at", "n", K_INDEX,
@@ -131,7 +131,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	[OPT_NO_CACHE_BASELINE] = { OPT_NO_CACHE_BASELINE, 0, "no-cache-baseline", NULL,
 	    K_FLAG, "replay with no-cache too: the device calls and time caching saves" },
 	[OPT_CUDA_DEVICE] = { OPT_CUDA_DEVICE, 0, "cuda-device", "n", K_INDEX,
-	    "the GPU to replay on (default: 0)", .max = 4096 },
+	    "the GPU to replay on (default: {})", .max = 4096, .dflt = "0" },
 	[OPT_FAIL_ON_MISMATCH] = { OPT_FAIL_ON_MISMATCH, 0, "fail-on-mismatch", NULL, K_FLAG,
 	    "exit 1 unless the replay agrees with the simulation" },
 	[OPT_JOB] = { OPT_JOB, 0, "job", "'trace key=value ...'", K_STRING,
@@ -144,8 +144,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "also run n scenarios with the jobs after the first started at random offsets, "
 	    "and say how often one runs out of memory, and the worst case", .max = 100000 },
 	[OPT_SEED] = { OPT_SEED, 0, "seed", "n", K_INDEX,
-	    "--offsets: the random offsets' seed (default: 1); the same seed, the same "
-	    "offsets", .max = UINT64_MAX >> 1 },
+	    "--offsets: the random offsets' seed (default: {}); the same seed, the same "
+	    "offsets", .max = UINT64_MAX >> 1, .dflt = "1" },
 	[OPT_RECOMMEND] = { OPT_RECOMMEND, 0, "recommend", NULL, K_FLAG,
 	    "per-job limits, in each framework's terms, under which every job fits alone "
 	    "and all fit together (checked by a run), or why none exist" },
@@ -161,8 +161,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "bytes by call site, largest first, beside the bytes reserved but not allocated "
 	    "(a second pass over the trace)" },
 	[OPT_TOP] = { OPT_TOP, 0, "top", "n", K_COUNT,
-	    "call sites listed before the rest are folded into one row (default: 10)",
-	    .max = 100000 },
+	    "call sites listed before the rest are folded into one row (default: {})",
+	    .max = 100000, .dflt = "10" },
 	[OPT_PLACEMENTS] = { OPT_PLACEMENTS, 0, "placements", "n", K_COUNT,
 	    "replay under n placements: the model's and n - 1 in a process that also "
 	    "reserves what the trace does not show (library workspaces, buffers), drawn "
@@ -210,53 +210,53 @@ const enum cli_opt *const cli_group_opts[CLI_NGROUPS] = { g_trace, g_target, g_p
 /* --- the commands ------------------------------------------------------ */
 
 static const struct cli_use run_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job (files, or "
 	  "directories of them; the rank from each file's name, rank3; else a profile's "
 	  "own distributedInfo; else _3 before the extension; else their order): each "
 	  "rank's run, then the job's: the worst rank "
 	  "and the spread, who runs out first under a capacity, and what the worst rank "
-	  "holds that the least does not, by call stack", NULL },
-	{ OPT_PLACEMENT, NULL, NULL },
-	{ OPT_PLACEMENTS, NULL, NULL },
-	{ OPT_JOBS, "placements replayed at once (default: the cores)", NULL },
-	{ OPT_FAIL_ON_OOM, "exit 1 when the run runs out of memory (with --placements: "
-	  "under any placement)", NULL },
-	{ OPT_CHECK, NULL, NULL },
-	{ OPT_BY_SITE, NULL, NULL },
-	{ OPT_BY_STACK, NULL, NULL },
-	{ OPT_TOP, "call sites listed before the rest are folded into one row; with "
-	  "--by-stack, callees listed under each frame (default: 10)", NULL },
-	{ OPT_DEPTH, NULL, NULL },
-	{ OPT_FRAMES, NULL, NULL },
-	{ OPT_FOLDED, NULL, NULL },
-	{ OPT_AT, "with --by-site, --by-stack or --folded: the live memory after this event "
-	  "(0-based) too (twice at most)", NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "holds that the least does not, by call stack" },
+	{ .id = OPT_PLACEMENT },
+	{ .id = OPT_PLACEMENTS },
+	{ .id = OPT_JOBS, .help = "placements replayed at once (default: {})" },
+	{ .id = OPT_FAIL_ON_OOM, .help = "exit 1 when the run runs out of memory (with --placements: "
+	  "under any placement)" },
+	{ .id = OPT_CHECK },
+	{ .id = OPT_BY_SITE },
+	{ .id = OPT_BY_STACK },
+	{ .id = OPT_TOP, .help = "call sites listed before the rest are folded into one row; with "
+	  "--by-stack, callees listed under each frame (default: {})" },
+	{ .id = OPT_DEPTH },
+	{ .id = OPT_FRAMES },
+	{ .id = OPT_FOLDED },
+	{ .id = OPT_AT, .help = "with --by-site, --by-stack or --folded: the live memory after this event "
+	  "(0-based) too (twice at most)" },
+	{ .id = OPT_NONE },
 };
 
 static const struct cli_use compare_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job (files, or "
 	  "directories of them; the rank from each file's name, else their order): each "
 	  "policy on every rank, its worst rank side by side (peak, spread, who runs out "
 	  "first), and the policy under which the worst rank reserves least (JSON: {schema, "
 	  "capacity, ranks_from, ranks, results: [{policy, worst_rank, peak_reserved, "
-	  "least_rank, spread, ooms, first_oom} or {policy, not_run}], least_memory})", NULL },
-	{ OPT_PLACEMENT, NULL, NULL },
-	{ OPT_BY_SITE, "say, for each policy, what holds the memory at its peak reservation "
+	  "least_rank, spread, ooms, first_oom} or {policy, not_run}], least_memory})" },
+	{ .id = OPT_PLACEMENT },
+	{ .id = OPT_BY_SITE, .help = "say, for each policy, what holds the memory at its peak reservation "
 	  "(and at its OOM): the live bytes by call site beside what it reserved and did not "
-	  "allocate (JSON: \"sites\" in each result, as run's)", NULL },
-	{ OPT_TOP, "call sites listed before the rest are folded into one row; with two "
-	  "traces, stacks listed that grew and that shrank (default: 10)", NULL },
-	{ OPT_DEPTH, "two traces: stacks compared by their n outermost frames", NULL },
-	{ OPT_FRAMES, "two traces: stacks compared by the frames that match this shell pattern "
-	  "alone (fnmatch), e.g. '*/myproject/*'", NULL },
-	{ OPT_FOLDED, "two traces: write every stack's bytes before and after, \"outer;...;inner "
+	  "allocate (JSON: \"sites\" in each result, as run's)" },
+	{ .id = OPT_TOP, .help = "call sites listed before the rest are folded into one row; with two "
+	  "traces, stacks listed that grew and that shrank (default: {})" },
+	{ .id = OPT_DEPTH, .help = "two traces: stacks compared by their n outermost frames" },
+	{ .id = OPT_FRAMES, .help = "two traces: stacks compared by the frames that match this shell pattern "
+	  "alone (fnmatch), e.g. '*/myproject/*'" },
+	{ .id = OPT_FOLDED, .help = "two traces: write every stack's bytes before and after, \"outer;...;inner "
 	  "BEFORE AFTER\", instead of the report (flamegraph.pl draws it as a differential "
-	  "flame graph)", NULL },
-	{ OPT_BY, NULL, NULL },
-	{ OPT_TIME_BOUND, NULL, NULL },
-	{ OPT_JOBS, NULL, NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "flame graph)" },
+	{ .id = OPT_BY },
+	{ .id = OPT_TIME_BOUND },
+	{ .id = OPT_JOBS },
+	{ .id = OPT_NONE },
 };
 
 /* --at and --value where a command takes recordings at several values for its trace */
@@ -266,160 +266,162 @@ static const struct cli_use compare_opts[] = {
 #define SCALED_VALUE(what) "with --at: " what " the job built at this value (once)"
 
 static const struct cli_use check_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job, each on a GPU of its "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job, each on a GPU of its "
 	  "own (files, or directories of them; the rank from each file's name, else their "
 	  "order): every check for every rank, named after it (\"rank 3 must_fit\"); "
-	  "exit 1 when any fails", NULL },
-	{ OPT_AT, SCALED_AT, NULL },
-	{ OPT_VALUE, SCALED_VALUE("check"), NULL },
-	{ OPT_MAX_PEAK_RESERVED, NULL, NULL },
-	{ OPT_MAX_FRAGMENTATION, NULL, NULL },
-	{ OPT_MAX_OVERHEAD, NULL, NULL },
-	{ OPT_MUST_FIT, NULL, NULL },
-	{ OPT_MAX_DEVICE_ALLOCS, NULL, NULL },
-	{ OPT_BASELINE, NULL, NULL },
-	{ OPT_TOLERANCE, NULL, NULL },
-	{ OPT_PLACEMENT, NULL, NULL },
-	{ OPT_PLACEMENTS, "require --capacity, --must-fit and --max-peak-reserved to hold "
+	  "exit 1 when any fails" },
+	{ .id = OPT_AT, .help = SCALED_AT },
+	{ .id = OPT_VALUE, .help = SCALED_VALUE("check") },
+	{ .id = OPT_MAX_PEAK_RESERVED },
+	{ .id = OPT_MAX_FRAGMENTATION },
+	{ .id = OPT_MAX_OVERHEAD },
+	{ .id = OPT_MUST_FIT },
+	{ .id = OPT_MAX_DEVICE_ALLOCS },
+	{ .id = OPT_BASELINE },
+	{ .id = OPT_TOLERANCE },
+	{ .id = OPT_TOP, .help = "with a --baseline saved with its stacks: the stacks listed that "
+	  "grew since it (default: {})" },
+	{ .id = OPT_PLACEMENT },
+	{ .id = OPT_PLACEMENTS, .help = "require --capacity, --must-fit and --max-peak-reserved to hold "
 	  "under every one of n placements: the model's and n - 1 with hidden reservations "
-	  "(library workspaces, buffers; doc/placement.md)", NULL },
-	{ OPT_JOBS, "placements replayed at once (default: the cores)", NULL },
-	{ OPT_FORMAT, "output format: text, JSON, or TAP with one test per check "
-	  "(default: text)", check_formats },
-	{ OPT_NONE, NULL, NULL },
+	  "(library workspaces, buffers; doc/placement.md)" },
+	{ .id = OPT_JOBS, .help = "placements replayed at once (default: {})" },
+	{ .id = OPT_FORMAT, .help = "output format: text, JSON, or TAP with one test per check "
+	  "(default: {})", .choices = check_formats },
+	{ .id = OPT_NONE },
 };
 
 static const struct cli_use plan_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job, each on a GPU of its "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job, each on a GPU of its "
 	  "own (files, or directories of them; the rank from each file's name, else their "
 	  "order): every rank's plan, then the job's: the capacity every rank needs and "
-	  "which GPUs fit them all", NULL },
-	{ OPT_AT, SCALED_AT, NULL },
-	{ OPT_VALUE, SCALED_VALUE("plan") "; without it, the largest value that fits each GPU",
-	  NULL },
-	{ OPT_GPUS, NULL, NULL },
-	{ OPT_GPU, "the one GPU model to tabulate (--gpus for several)", NULL },
-	{ OPT_CONTEXT_OVERHEAD, "taken off each GPU's memory for the CUDA context and "
-	  "libraries (default: 512MiB)", NULL },
-	{ OPT_PLACEMENT, NULL, NULL },
-	{ OPT_PLACEMENTS, "also the smallest capacity that fits under every one of n "
+	  "which GPUs fit them all" },
+	{ .id = OPT_AT, .help = SCALED_AT },
+	{ .id = OPT_VALUE, .help = SCALED_VALUE("plan") "; without it, the largest value that fits each GPU" },
+	{ .id = OPT_GPUS },
+	{ .id = OPT_GPU, .help = "the one GPU model to tabulate (--gpus for several)" },
+	{ .id = OPT_CONTEXT_OVERHEAD, .help = "taken off each GPU's memory for the CUDA context and "
+	  "libraries (default: {})" },
+	{ .id = OPT_PLACEMENT },
+	{ .id = OPT_PLACEMENTS, .help = "also the smallest capacity that fits under every one of n "
 	  "placements: the model's and n - 1 with hidden reservations (library "
-	  "workspaces, buffers; doc/placement.md); the GPU table stays the model's", NULL },
-	{ OPT_JOBS, NULL, NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "workspaces, buffers; doc/placement.md); the GPU table stays the model's" },
+	{ .id = OPT_JOBS },
+	{ .id = OPT_NONE },
 };
 
 static const struct cli_use scale_opts[] = {
-	{ OPT_AT, "the value (batch, sequence length, ...) the trace after it was recorded at; "
-	  "one for each trace, in their order", NULL },
-	{ OPT_VALUE, NULL, NULL },
-	{ OPT_OUTPUT, "write the trace built at the one --value to this file (.json, .jsonl, "
-	  "either .gz; '-': JSON Lines to standard output, the report to standard error)", NULL },
-	{ OPT_PLOT, "draw the curve: peak reserved and allocated against the value, the "
-	  "capacity and the largest value that fits it (needs gnuplot)", NULL },
-	{ OPT_NONE, NULL, NULL },
+	{ .id = OPT_AT, .help = "the value (batch, sequence length, ...) the trace after it was recorded at; "
+	  "one for each trace, in their order" },
+	{ .id = OPT_VALUE },
+	{ .id = OPT_OUTPUT, .help = "write the trace built at the one --value to this file (.json, .jsonl, "
+	  "either .gz; '-': JSON Lines to standard output, the report to standard error)" },
+	{ .id = OPT_PLOT, .help = "draw the curve: peak reserved and allocated against the value, the "
+	  "capacity and the largest value that fits it (needs gnuplot)" },
+	{ .id = OPT_NONE },
 };
 
 static const struct cli_use plot_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job (files, or "
 	  "directories of them; the rank from each file's name, rank3; else a profile's "
 	  "own distributedInfo; else _3 before the extension; else their order): each "
 	  "rank's reserved and allocated bytes (the first policy's) on one timeline, "
-	  "against the share of its recording (ranks advance together)", NULL },
-	{ OPT_OUTPUT, "where to draw: file.svg or file.png (required; '-' writes SVG to "
-	  "standard output)", NULL },
-	{ OPT_PLACEMENT, NULL, NULL },
-	{ OPT_POINTS, "timeline rows kept, peaks included (default: 2000)", NULL },
-	{ OPT_MAP, NULL, NULL },
-	{ OPT_FLAME, NULL, NULL },
-	{ OPT_DEPTH, NULL, NULL },
-	{ OPT_FRAMES, NULL, NULL },
-	{ OPT_AT, "--map, --flame: at this event (0-based) instead", NULL },
-	{ OPT_TITLE, NULL, NULL },
-	{ OPT_JOBS, NULL, NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "against the share of its recording (ranks advance together)" },
+	{ .id = OPT_OUTPUT, .help = "where to draw: file.svg or file.png (required; '-' writes SVG to "
+	  "standard output)" },
+	{ .id = OPT_PLACEMENT },
+	{ .id = OPT_POINTS, .help = "timeline rows kept, peaks included (default: {})", .dflt = "2000" },
+	{ .id = OPT_MAP },
+	{ .id = OPT_FLAME },
+	{ .id = OPT_DEPTH },
+	{ .id = OPT_FRAMES },
+	{ .id = OPT_AT, .help = "--map, --flame: at this event (0-based) instead" },
+	{ .id = OPT_TITLE },
+	{ .id = OPT_JOBS },
+	{ .id = OPT_NONE },
 };
 
 static const struct cli_use report_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job (files, or "
 	  "directories of them; the rank from each file's name, rank3; else a profile's "
 	  "own distributedInfo; else _3 before the extension; else their order): the "
 	  "page is the worst rank's (the first to run out, else the largest peak), with a "
-	  "table of every rank and a comparison with the least rank, by call stack", NULL },
-	{ OPT_OUTPUT, "where to write the page, e.g. report.html (required; '-': standard "
-	  "output)", NULL },
-	{ OPT_PLACEMENT, NULL, NULL },
-	{ OPT_POINTS, "timeline points kept per series, peaks included (default: 1000)", NULL },
-	{ OPT_TOP, "call sites listed in each table before the rest are folded into one row "
-	  "(default: 10)", NULL },
-	{ OPT_TITLE, "the page's title (default: the trace's name)", NULL },
-	{ OPT_AT, "the allocator's state after this event (0-based) too, for every policy: "
+	  "table of every rank and a comparison with the least rank, by call stack" },
+	{ .id = OPT_OUTPUT, .help = "where to write the page, e.g. report.html (required; '-': standard "
+	  "output)" },
+	{ .id = OPT_PLACEMENT },
+	{ .id = OPT_POINTS, .help = "timeline points kept per series, peaks included (default: {})",
+	  .dflt = "1000" },
+	{ .id = OPT_TOP, .help = "call sites listed in each table before the rest are folded into one row "
+	  "(default: {})" },
+	{ .id = OPT_TITLE, .help = "the page's title (default: the trace's name)" },
+	{ .id = OPT_AT, .help = "the allocator's state after this event (0-based) too, for every policy: "
 	  "its map, and what it did with the event's request (which free block it took, or "
-	  "why none served it); up to 13 times", NULL },
-	{ OPT_JOBS, NULL, NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "why none served it); up to 13 times" },
+	{ .id = OPT_JOBS },
+	{ .id = OPT_NONE },
 };
 
 static const struct cli_use tune_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job (files, or "
 	  "directories of them; the rank from each file's name, else their order): the "
 	  "setting is tuned on the worst rank under the recorded settings, then every rank "
 	  "runs with it (JSON: {schema, ranks_from, tuned_rank, tune: tune's object, "
-	  "job_before, alloc_conf, job_after}; exit 1 when a rank still runs out)", NULL },
-	{ OPT_AT, SCALED_AT, NULL },
-	{ OPT_VALUE, SCALED_VALUE("tune"), NULL },
-	{ OPT_JOBS, NULL, NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "job_before, alloc_conf, job_after}; exit 1 when a rank still runs out)" },
+	{ .id = OPT_AT, .help = SCALED_AT },
+	{ .id = OPT_VALUE, .help = SCALED_VALUE("tune") },
+	{ .id = OPT_JOBS },
+	{ .id = OPT_NONE },
 };
 static const struct cli_use info_opts[] = {
-	{ OPT_RANKS, "the traces are the ranks of one distributed job (files, or "
+	{ .id = OPT_RANKS, .help = "the traces are the ranks of one distributed job (files, or "
 	  "directories of them; the rank from each file's name, rank3; else a profile's "
 	  "own distributedInfo; else _3 before the extension; else their order): each "
 	  "rank's counts and live peak side by side, and which rank's live memory peaks "
-	  "highest", NULL },
-	{ OPT_TOP, "call sites listed at the live peak before the rest are folded into "
-	  "one row (default: 10)", NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "highest" },
+	{ .id = OPT_TOP, .help = "call sites listed at the live peak before the rest are folded into "
+	  "one row (default: {})" },
+	{ .id = OPT_NONE },
 };
-static const struct cli_use policies_opts[] = { { OPT_NONE, NULL, NULL } };
+static const struct cli_use policies_opts[] = { { .id = OPT_NONE } };
 
-static const struct cli_use convert_opts[] = { { OPT_NONE, NULL, NULL } };
+static const struct cli_use convert_opts[] = { { .id = OPT_NONE } };
 
 static const struct cli_use share_opts[] = {
-	{ OPT_JOB, NULL, NULL },
-	{ OPT_SCENARIO, NULL, NULL },
-	{ OPT_CAPACITY, "the GPU's whole memory, e.g. 80GiB (or --gpu); every job's CUDA "
-	  "context comes out of it", NULL },
-	{ OPT_GPU, "the GPU, a catalogued model (its memory and compute capability)", NULL },
-	{ OPT_CONTEXT_OVERHEAD, "each job's CUDA context and libraries, taken from the GPU "
-	  "when the job starts (default: 512MiB; the H200 measured 526.8 MiB)", NULL },
-	{ OPT_TIMELINE, "write each job's reservation, the GPU's use and its free memory at "
-	  "every change as CSV (t_us,<job>...,used,free)", NULL },
-	{ OPT_PLOT, NULL, NULL },
-	{ OPT_SCHEDULE, NULL, NULL },
-	{ OPT_FAIL_ON_OOM, "exit 1 when a job runs out of memory", NULL },
-	{ OPT_OFFSETS, NULL, NULL },
-	{ OPT_SEED, NULL, NULL },
-	{ OPT_RECOMMEND, NULL, NULL },
-	{ OPT_JOBS, NULL, NULL },
-	{ OPT_NONE, NULL, NULL },
+	{ .id = OPT_JOB },
+	{ .id = OPT_SCENARIO },
+	{ .id = OPT_CAPACITY, .help = "the GPU's whole memory, e.g. 80GiB (or --gpu); every job's CUDA "
+	  "context comes out of it" },
+	{ .id = OPT_GPU, .help = "the GPU, a catalogued model (its memory and compute capability)" },
+	{ .id = OPT_CONTEXT_OVERHEAD, .help = "each job's CUDA context and libraries, taken from the GPU "
+	  "when the job starts (default: {}; the H200 measured 526.8 MiB)" },
+	{ .id = OPT_TIMELINE, .help = "write each job's reservation, the GPU's use and its free memory at "
+	  "every change as CSV (t_us,<job>...,used,free)" },
+	{ .id = OPT_PLOT },
+	{ .id = OPT_SCHEDULE },
+	{ .id = OPT_FAIL_ON_OOM, .help = "exit 1 when a job runs out of memory" },
+	{ .id = OPT_OFFSETS },
+	{ .id = OPT_SEED },
+	{ .id = OPT_RECOMMEND },
+	{ .id = OPT_JOBS },
+	{ .id = OPT_NONE },
 };
 
 static const struct cli_use replay_opts[] = {
-	{ OPT_CAPACITY, "the most the allocator may reserve, enforced as PyTorch enforces "
+	{ .id = OPT_CAPACITY, .help = "the most the allocator may reserve, enforced as PyTorch enforces "
 	  "its memory fraction: a capped replay on a large GPU meets a small GPU's OOM; with "
-	  "a scenario, the GPU's memory the jobs share", NULL },
-	{ OPT_JOB, NULL, NULL },
-	{ OPT_SCENARIO, NULL, NULL },
-	{ OPT_GPU, "with a scenario: the GPU the jobs share, a catalogued model", NULL },
-	{ OPT_CONTEXT_OVERHEAD, "with a scenario: each job's CUDA context in the prediction "
-	  "(the H200 measured 526.8 MiB)", NULL },
-	{ OPT_TOUCH, NULL, NULL },
-	{ OPT_DEVICE_LOG, NULL, NULL },
-	{ OPT_NO_CACHE_BASELINE, NULL, NULL },
-	{ OPT_CUDA_DEVICE, NULL, NULL },
-	{ OPT_FAIL_ON_MISMATCH, NULL, NULL },
-	{ OPT_NONE, NULL, NULL },
+	  "a scenario, the GPU's memory the jobs share" },
+	{ .id = OPT_JOB },
+	{ .id = OPT_SCENARIO },
+	{ .id = OPT_GPU, .help = "with a scenario: the GPU the jobs share, a catalogued model" },
+	{ .id = OPT_CONTEXT_OVERHEAD, .help = "with a scenario: each job's CUDA context in the prediction "
+	  "(the H200 measured 526.8 MiB)" },
+	{ .id = OPT_TOUCH },
+	{ .id = OPT_DEVICE_LOG },
+	{ .id = OPT_NO_CACHE_BASELINE },
+	{ .id = OPT_CUDA_DEVICE },
+	{ .id = OPT_FAIL_ON_MISMATCH },
+	{ .id = OPT_NONE },
 };
 
 const struct cli_command cli_commands[] = {
@@ -1029,4 +1031,14 @@ cli_use_of(const struct cli_command *c, enum cli_opt id)
 		if (u->id == id)
 			return u;
 	return NULL;
+}
+
+const char *
+cli_default_of(const struct cli_command *c, enum cli_opt id)
+{
+	const struct cli_use *u = cli_use_of(c, id);
+
+	if (u != NULL && u->dflt != NULL)
+		return u->dflt;
+	return cli_optdefs[id].dflt;
 }

@@ -181,22 +181,12 @@ add_spec(struct cli_policies *p, const char *opt, const char *spec)
 int
 cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p)
 {
-	char *copy, *tok, *save;
 	size_t i;
 	int rc = 0, several = (a->cmd->groups & G_POLICIES) != 0;
 
 	memset(p, 0, sizeof(*p));
-	if (a->given[OPT_POLICIES]) {
-		copy = gms_strdup(a->v[OPT_POLICIES].s);
-		for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
-		    tok = strtok_r(NULL, ",", &save))
-			rc = add_spec(p, "policies", tok);
-		free(copy);
-		if (rc == 0 && p->n == 0) {
-			cli_error("--policies: no policy named");
-			rc = EXIT_INPUT;
-		}
-	}
+	for (i = 0; rc == 0 && a->given[OPT_POLICIES] && i < a->v[OPT_POLICIES].nspecs; i++)
+		rc = add_spec(p, "policies", a->v[OPT_POLICIES].specs[i]);
 	for (i = 0; rc == 0 && i < (size_t)a->given[OPT_POLICY]; i++)
 		rc = add_spec(p, "policy", a->all[OPT_POLICY][i]);
 	if (rc == 0 && p->n == 0) {
@@ -245,27 +235,25 @@ cli_gpu_list(FILE *f)
 		    (unsigned long long)m->total, (double)m->total / (double)GMS_GiB, m->cc, m->note);
 }
 
+uint64_t
+cli_fit_capacity(const struct cli_val *v, uint64_t overhead)
+{
+	if (v->gpu == NULL)
+		return v->size;
+	return v->gpu->total > overhead ? v->gpu->total - overhead : 0;
+}
+
 int
 cli_target(const struct cli_args *a, struct cli_target *t)
 {
-	char *cause = NULL;
-
 	memset(t, 0, sizeof(*t));
-	t->overhead = a->given[OPT_CONTEXT_OVERHEAD] ? a->v[OPT_CONTEXT_OVERHEAD].size :
-	    GPU_CONTEXT_OVERHEAD;
+	t->overhead = a->v[OPT_CONTEXT_OVERHEAD].size;
 	if (a->given[OPT_GPU] && a->given[OPT_CAPACITY]) {
 		cli_error("give --capacity or --gpu, not both");
 		return EXIT_USAGE;
 	}
 	if (a->given[OPT_GPU]) {
-		/* one command a process: one card given as a size */
-		static struct gpu_model sized;
-
-		if ((t->model = gpu_parse(a->v[OPT_GPU].s, &sized, &cause)) == NULL) {
-			cli_error("--gpu: %s", cause);
-			free(cause);
-			return EXIT_INPUT;
-		}
+		t->model = a->v[OPT_GPU].gpu;
 		if (t->overhead >= t->model->total) {
 			cli_error("--context-overhead is all of the %s's memory", t->model->name);
 			return EXIT_INPUT;
