@@ -1,5 +1,5 @@
 /*
- * scaling.h - `gpumemsim scale`'s answers over the traces sim/scale.h builds:
+ * scaling.h - `gpumemsim scale`'s answers over the traces traces/scale.h builds:
  * the peak at each value asked (the curve), and the largest value that fits
  * a capacity, searched over the integers with every candidate replayed, and
  * the run of the value above it (its OOM).  Then the report, text or JSON,
@@ -15,7 +15,7 @@
 #include <cJSON.h>
 
 #include "sim/run.h"
-#include "sim/scale.h"
+#include "traces/scale.h"
 
 /*
  * One value's run.  In the curve, the peaks are the job's with no limit

@@ -1,5 +1,5 @@
 /*
- * align.c - the alignment of two token sequences (sim/align.h) against the
+ * align.c - the alignment of two token sequences (traces/align.h) against the
  * textbook dynamic programme: on seeded random pairs (small alphabets, so
  * that many tokens repeat, as one site's allocations do; one sequence an
  * edited copy of the other, as two recordings of a job are) every match is
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/align.h"
+#include "traces/align.h"
 #include "sim/gms.h"
 #include "t/tap.h"
 

@@ -93,7 +93,7 @@ ok $? "rank 3 runs out where run --ranks says (event $oom3 of its $n3)"
 grep -q ">each rank's recording, on the longest's $n3 events (ranks advance together)<" "$TMP/ranks.svg"
 ok $? "against the share of each rank's recording, on the longest's events"
 grep -q '>4 ranks, caching in 2.00 GiB a rank<' "$TMP/ranks.svg"; ok $? "a title naming the job"
-check_fail 2 "gpumemsim: error: --ranks draws the ranks' timelines: --map and --flame draw one trace (give one rank's file)" \
+check_fail 2 "gpumemsim: error: --map goes with one trace, not --ranks (give it one rank's file without --ranks)" \
     plot --ranks "$RANKS" --map -o "$TMP/x.svg"
 
 done_testing

@@ -117,7 +117,7 @@ is "$(head -n 1 "$TMP/out")" "check 3 ranks of one job: policy ideal, capacity u
 gms check --ranks "$HAND" --policy=ideal --must-fit=600MiB --max-peak-reserved=600MiB --format=json
 is "$rc $(json_top passed) $(json_top failed) $(grep -c "^$TAB$TAB$TAB\"rank\":" "$TMP/out")" "0 true 0 3" \
     "check: 600 MiB, every rank passes both checks; JSON lists the ranks"
-check_fail 2 "gpumemsim: error: --ranks checks recorded ranks: --baseline and --at take one trace" \
+check_fail 2 "gpumemsim: error: --baseline goes with one trace or --at, not --ranks (give it one rank's file without --ranks)" \
     check --ranks "$HAND" --baseline="$HAND/job-rank0.json"
 
 # Files named in any order, with the rank elsewhere in the name; without a
@@ -138,7 +138,7 @@ check_fail 3 "gpumemsim: error: -: the ranks are files (standard input cannot be
 mkdir "$TMP/empty"
 check_fail 3 "gpumemsim: error: $TMP/empty: no traces in this directory (snapshots .pickle, traces .json or .jsonl, RMM logs .csv, profiles .pb)" \
     run --ranks "$TMP/empty"
-check_fail 2 "gpumemsim: error: --by-site looks at one trace: with --ranks, give it one rank's file without --ranks" \
+check_fail 2 "gpumemsim: error: --by-site goes with one trace, not --ranks (give it one rank's file without --ranks)" \
     run --ranks "$HAND" --by-site
 check_fail 2 "gpumemsim: error: more than one trace given" run "$HAND/job-rank0.json" "$HAND/job-rank1.json"
 printf '{"format":"gpumemsim-trace","version":1,"events":[{"op":"free","id":7}]}\n' >"$TMP/rank_1.json"
@@ -164,7 +164,7 @@ is "$(job fits) / $(job first_oom_rank) $(job oom_event) / $(job headroom)" \
 gms plan --ranks "$HAND" --policies=ideal --gpus=1100MiB,1200MiB
 is "$rc $(grep -c '^  1100MiB .*rank 1 OOM @5$' "$TMP/out") $(grep -c '^  1200MiB .*all fit +88.00 MiB$' "$TMP/out")" \
     "0 1 1" "plan: the GPU table, a cell for the whole job"
-check_fail 2 "gpumemsim: error: --ranks plans recorded ranks: it does not go with --at or --value" \
+check_fail 2 "gpumemsim: error: give --ranks or --at, not both" \
     plan --ranks --at 1 "$HAND/job-rank0.json" --at 2 "$HAND/job-rank1.json"
 
 # A real pipeline-parallel job (4 stages of a 12-layer decoder; rank 3 holds

@@ -18,11 +18,11 @@ check_fail 3 "gpumemsim: error: unknown policy 'fastest' (known: caching, grow-o
 # An option the mode at hand would ignore is refused, built or not.
 for o in --touch --device-log --no-cache-baseline --policy=caching --option=gc=0.5 \
     --alloc-conf=expandable_segments:True; do
-	check_fail 2 "gpumemsim: error: ${o%%=*} goes with a trace, not --job/--scenario" \
+	check_fail 2 "gpumemsim: error: ${o%%=*} goes with one trace, not --job/--scenario" \
 	    replay --job "$RESNET" --job "$RESNET" --capacity=40GiB "$o"
 done
 for o in --gpu=H200 --context-overhead=500MiB; do
-	check_fail 2 "gpumemsim: error: ${o%%=*} goes with --job/--scenario, not a trace" \
+	check_fail 2 "gpumemsim: error: ${o%%=*} goes with --job/--scenario, not one trace" \
 	    replay "$RESNET" "$o"
 done
 check_fail 2 "gpumemsim: error: give a trace or --job/--scenario, not both" \

@@ -237,7 +237,7 @@ check_fail 2 "gpumemsim: error: --at: say the value to check the job at (--value
     check --at 4 "$c4" --at 8 "$c8" --must-fit=1GiB
 check_fail 2 "gpumemsim: error: --at: say the value to tune the job at (--value N)" \
     tune --at 4 "$c4" --at 8 "$c8"
-check_fail 2 "gpumemsim: error: --value builds the job from recordings at other values: give them with --at VALUE TRACE" \
+check_fail 2 "gpumemsim: error: --value goes with --at, not one trace" \
     tune "$c4" --value 8
 check_fail 2 "gpumemsim: error: --value: give one (scale draws the curve over several)" \
     plan --at 4 "$c4" --at 8 "$c8" --value 8 --value 16

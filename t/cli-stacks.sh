@@ -197,11 +197,13 @@ printf '%s\n' '"stacks":{"before":5500,"after":5400,"grew":[{"stack":["a.py:3 in
 cmp -s "$TMP/got" "$TMP/want"; ok $? "compare two traces --format=json: the rows, --top of each, the counts"
 tr -d '\n\t' <"$TMP/out" | grep -q '"after":{"trace":"[^"]*after.jsonl","peak_reserved":5400,"peak_allocated":5400,"peak_live":5400,"fragmentation":0,"device_allocs":5,"oom_event":null,"moment":"peak_reserved","moment_event":5}'
 ok $? "compare two traces --format=json: each side's numbers and moment"
-check_fail 2 "gpumemsim: error: two traces are compared under one policy: give --policy once" \
+check_fail 2 "gpumemsim: error: --policies goes with one trace or --ranks, not two traces (two traces are compared under one policy, by call stack)" \
     compare "$S" "$A" --policies=caching,ideal
-check_fail 2 "gpumemsim: error: --depth, --frames and --folded compare two traces' stacks: give two traces" \
+check_fail 2 "gpumemsim: error: two traces are compared under one policy: give --policy once" \
+    compare "$S" "$A" --policy=caching --policy=ideal
+check_fail 2 "gpumemsim: error: --folded goes with two traces, not one trace" \
     compare "$S" --folded
-check_fail 2 "gpumemsim: error: with two traces, --by-site, --timeline, --by and --time-bound have nothing to rank: the stacks are compared" \
+check_fail 2 "gpumemsim: error: --by-site goes with one trace, not two traces (two traces are compared under one policy, by call stack)" \
     compare "$S" "$A" --by-site
 
 # check --baseline: a baseline saved with its stacks says what grew when a

@@ -1,5 +1,5 @@
 /*
- * scale.c - building a job at a value nobody ran (sim/scale.h), on traces
+ * scale.c - building a job at a value nobody ran (traces/scale.h), on traces
  * worked by hand: each form a size can take (constant, affine, c V^2 from two
  * recordings, any quadratic from three, none from four), an allocation only
  * in the recording followed, sizes that are no tensor's (a library's
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "sim/gms.h"
-#include "sim/scale.h"
+#include "traces/scale.h"
 #include "t/tap.h"
 #include "traces/trace.h"
 #include "traces/tracemem.h"

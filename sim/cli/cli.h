@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "analysis/inputs.h"
 #include "sim/gms.h"
 #include "sim/outfile.h"
 #include "sim/run.h"
@@ -99,12 +100,18 @@ struct cli_optdef {
 
 extern const struct cli_optdef cli_optdefs[];	/* indexed by enum cli_opt */
 
-/* A command's use of an option: its own help, choices or default where they differ. */
+/*
+ * A command's use of an option: its own help, choices or default where they
+ * differ, and the kinds of input it goes with (the option is refused with
+ * another, in the same words in every command: never taken and ignored).
+ */
 struct cli_use {
 	enum cli_opt id;
 	const char *help;		/* NULL: the option's */
 	const char *const *choices;	/* NULL: the option's */
 	const char *dflt;		/* NULL: the option's */
+	unsigned kinds;			/* enum inputs_kind bits; 0: every kind the
+					   command takes */
 };
 
 /* The shared option groups (a command takes a set of them). */
@@ -134,6 +141,9 @@ struct cli_command {
 	const char *more;		/* man page only: more sections, "== TITLE" headed */
 	unsigned groups;
 	const struct cli_use *opts;	/* its own, ended by OPT_NONE */
+	unsigned inputs;		/* the kinds of input it takes (analysis/inputs.h),
+					   resolved before exec runs: cli_args.in */
+	int needs_value;		/* INPUTS_SCALED: --value is required */
 	int min_args, max_args;
 	int own_output;			/* --output is the command's own (not its report) */
 	int (*exec)(struct cli_args *a);
@@ -173,8 +183,7 @@ struct cli_args {
 	int argc;			/* positional arguments */
 	char **argv;
 	FILE *report;			/* stdout, or stderr when --timeline=- has it */
-	const struct cli_scaled *scaled;	/* the trace was built (cli_load_trace):
-					   every report says how */
+	struct inputs *in;		/* what the command reads, resolved */
 };
 
 /* The table's lookups (table.c): does the command take the option?  In a shared group? */
@@ -195,6 +204,15 @@ const char *cli_default_of(const struct cli_command *c, enum cli_opt id);
 
 int cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a);
 void cli_args_free(struct cli_args *a);
+
+/*
+ * The input a parsed command line names (resolve.c): its kind (--ranks, --at,
+ * --job/--scenario, two traces or one), taken by the command or refused,
+ * every option given checked against it (cli_use.kinds), then resolved
+ * (inputs_open) into *in, which a->in points to.  -1 when the command should
+ * run, or the exit status to return now, said; inputs_close either way.
+ */
+int cli_inputs(const struct cli_command *c, struct cli_args *a, struct inputs *in);
 
 /* Help, man pages and completion, all from the table (help.c). */
 void cli_help(FILE *f, const struct cli_command *c);
@@ -262,29 +280,6 @@ uint64_t cli_fit_capacity(const struct cli_val *v, uint64_t overhead);
 struct trace_opts;
 void cli_trace_opts(const struct cli_args *a, struct trace_opts *o);
 
-/*
- * A G_SCALED command's trace: argv[0] read whole, or, with --at, the
- * recordings read and modelled (sim/scale.h) and the job built at the one
- * --value.  need_value 0 (plan): without --value *mem stays NULL and the
- * model is the command's.  Sets a->scaled, so that the report says how
- * the trace was built.  0, or an exit status after saying why.
- */
-struct scale_model;
-struct scale_rec;
-struct scale_built;
-struct trace_mem;
-struct cli_scaled {
-	struct scale_rec *recs;
-	size_t n;
-	struct scale_model *model;
-	struct scale_built *built;	/* how the trace at --value was made */
-};
-int cli_load_trace(struct cli_args *a, const struct trace_opts *topts, int need_value,
-    struct cli_scaled *s, struct trace_mem **mem);
-void cli_scaled_free(struct cli_scaled *s);
-/* How the trace was built, as a paragraph for a text report (NULL: it was read). */
-char *cli_scaled_text(const struct cli_args *a);
-
 /* The trace, target and placement options into a run spec. */
 void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
 /*
@@ -326,9 +321,26 @@ int cli_out_open(const char *path, const char *input, struct cli_out *o);
 int cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o);
 int cli_out_close(struct cli_out *o, int keep);
 
-/* Write timelines as CSV to path, the same way.  0, or an exit status. */
-int write_timeline(const char *path, const char *input, struct timeline *const *tls,
+/* --timeline's file: timelines as CSV, the same way.  0, or an exit status. */
+struct timeline;
+int cli_write_timelines(const struct cli_args *a, struct timeline *const *tls,
     const char *const *labels, size_t n);
+
+/* The command line's words in the library's terms (analysis/entries.h). */
+struct entry_target;
+struct entry_policy;
+struct entry_warnings;
+/* --capacity or --gpu, and --placement: 0, or an exit status after saying what is wrong. */
+int cli_entry_target(const struct cli_args *a, struct entry_target *t);
+struct entry_policy cli_entry_policy(const struct cli_policies *p, size_t i);
+/* Every policy so (the caller frees the array). */
+struct entry_policy *cli_entry_policies(const struct cli_policies *p);
+/* --at's events into at[0..max): how many. */
+size_t cli_events(const struct cli_args *a, uint64_t *at, size_t max);
+/* An answer's warnings, said (unless --quiet). */
+void cli_warnings(const struct entry_warnings *w);
+/* An answer printed: json when not NULL, else text (both consumed). */
+void cli_print(struct cli_args *a, struct cJSON *json, char *text);
 
 /* Print a cJSON document to the report stream (and delete it). */
 struct cJSON;
@@ -354,13 +366,6 @@ int cmd_policies(struct cli_args *a);
 int cmd_share(struct cli_args *a);
 int cmd_report(struct cli_args *a);
 int cmd_scale(struct cli_args *a);
-
-/* share's and replay's scenario: jobs from --job and --scenario, the card (cmd-share.c). */
-struct share_specs;
-struct share_scenario;
-int cli_share_scenario(struct cli_args *a, const char *command, struct share_specs *s,
-    struct share_scenario *sc);
-void cli_share_free(struct share_specs *s, struct share_scenario *sc);
 
 /*
  * The progress line (progress.c): on a terminal, unless --quiet.  Messages

@@ -30,23 +30,18 @@ each(void *arg, uint64_t index, const struct trace_event *ev, char **cause)
 int
 cmd_convert(struct cli_args *a)
 {
-	struct trace_opts topts;
-	struct run_walk w = { .device = -1, .begin = begin, .fn = each };
+	struct run_walk w = { .device = a->in->topts.device, .begin = begin, .fn = each,
+	    .unknown_frees_warn = a->in->topts.unknown_frees_warn, .path = a->in->path };
 	struct trace_writer *tw = NULL;
 	struct sim_result res;
 	char *cause = NULL;
 	int rc;
 
-	cli_trace_opts(a, &topts);
-	w.device = topts.device;
-	w.unknown_frees_warn = topts.unknown_frees_warn;
-	if ((rc = trace_writer_open(a->argv[1], (const char *const *)&a->argv[0], 1, &tw,
-	    &cause)) < 0) {
+	if ((rc = trace_writer_open(a->argv[1], a->in->files, a->in->nfiles, &tw, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(rc);
 	}
-	w.path = a->argv[0];
 	w.arg = tw;
 	if ((rc = run_walk(&w, &res, &cause)) < 0) {
 		cli_error("%s", cause);

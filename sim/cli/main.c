@@ -90,8 +90,7 @@ run_to_file(const struct cli_command *c, struct cli_args *a)
 	char *cause = NULL;
 	int saved, rc, err;
 
-	if ((err = outfile_open(path, (const char *const *)a->argv, (size_t)a->argc, &o,
-	    &cause)) < 0)
+	if ((err = outfile_open(path, a->in->files, a->in->nfiles, &o, &cause)) < 0)
 		return cli_fail(err, cause);
 	fflush(stdout);
 	if ((saved = dup(STDOUT_FILENO)) < 0 || dup2(o.fd, STDOUT_FILENO) < 0) {
@@ -122,6 +121,7 @@ dispatch(int argc, char **argv)
 {
 	const struct cli_command *c;
 	struct cli_args a;
+	struct inputs in;
 	int rc;
 
 	if (argc < 2) {
@@ -163,11 +163,15 @@ dispatch(int argc, char **argv)
 	tmpfiles_install();
 	input_watch(1);
 	cli_progress_start(c->name);
-	if (a.given[OPT_OUTPUT] && !c->own_output && strcmp(a.v[OPT_OUTPUT].s, "-") != 0)
-		rc = run_to_file(c, &a);
-	else
-		rc = c->exec(&a);
+	/* what it reads, resolved before it runs (an output never replaces any of it) */
+	if ((rc = cli_inputs(c, &a, &in)) < 0) {
+		if (a.given[OPT_OUTPUT] && !c->own_output && strcmp(a.v[OPT_OUTPUT].s, "-") != 0)
+			rc = run_to_file(c, &a);
+		else
+			rc = c->exec(&a);
+	}
 	cli_progress_stop();
+	inputs_close(&in);
 	cli_args_free(&a);
 	return rc;
 }

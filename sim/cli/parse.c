@@ -405,42 +405,6 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 		cli_gpu_list(stdout);
 		return EXIT_DONE;
 	}
-	/* recordings at values stand for a G_SCALED command's one trace */
-	if (c->groups & G_SCALED) {
-		if (!a->given[OPT_AT] && a->argc > 1)
-			return cli_usage_error(c, "more than one trace given (recordings of one job "
-			    "at several values: --at VALUE TRACE for each)");
-		if (a->given[OPT_AT] && a->given[OPT_AT] != a->argc)
-			return cli_usage_error(c, "give each trace its value: --at VALUE TRACE "
-			    "(%d traces, %d --at)", a->argc, a->given[OPT_AT]);
-		if (a->given[OPT_AT] == 1)
-			return cli_usage_error(c, "--at: one recording cannot say how the job "
-			    "scales: give two or more (--at VALUE TRACE each)");
-		if (a->given[OPT_VALUE] && !a->given[OPT_AT])
-			return cli_usage_error(c, "--value builds the job from recordings at other "
-			    "values: give them with --at VALUE TRACE");
-		if (a->given[OPT_VALUE] > 1)
-			return cli_usage_error(c, "--value: give one (scale draws the curve over "
-			    "several)");
-	}
-	/* the ranks of one job stand for a command's one trace */
-	if (a->given[OPT_RANKS] && a->argc >= 1 && a->argc <= RANKS_MAX_ARGS)
-		goto counted;
-	if (a->argc < c->min_args || a->argc > c->max_args) {
-		if (c->max_args == 0)
-			return cli_usage_error(c, "unexpected argument '%s'", a->argv[0]);
-		if (c->max_args == 1)
-			return cli_usage_error(c, a->argc == 0 ? "no trace given" :
-			    "more than one trace given");
-		if (a->argc == 0 && c->min_args == 1)
-			return cli_usage_error(c, "no trace given");
-		if (a->argc < c->min_args && c->max_args == 2)
-			return cli_usage_error(c, "%s needs an input and an output", c->name);
-		if (a->argc < c->min_args)
-			return cli_usage_error(c, "%s needs %d traces at least", c->name, c->min_args);
-		return cli_usage_error(c, "too many arguments");
-	}
-counted:
 	if (a->given[OPT_QUIET])
 		cli_quiet = 1;
 	return -1;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "sim/cli/cli.h"
-#include "sim/scale.h"
+#include "traces/scale.h"
 
 static const char *const formats[] = { "text", "json", NULL };
 static const char *const check_formats[] = { "text", "json", "tap", NULL };
@@ -221,16 +221,18 @@ static const struct cli_use run_opts[] = {
 	{ .id = OPT_JOBS, .help = "placements replayed at once (default: {})" },
 	{ .id = OPT_FAIL_ON_OOM, .help = "exit 1 when the run runs out of memory (with --placements: "
 	  "under any placement)" },
-	{ .id = OPT_CHECK },
-	{ .id = OPT_BY_SITE },
-	{ .id = OPT_BY_STACK },
+	{ .id = OPT_CHECK, .kinds = INPUTS_TRACE },
+	{ .id = OPT_BY_SITE, .kinds = INPUTS_TRACE },
+	{ .id = OPT_BY_STACK, .kinds = INPUTS_TRACE },
 	{ .id = OPT_TOP, .help = "call sites listed before the rest are folded into one row; with "
 	  "--by-stack, callees listed under each frame (default: {})" },
-	{ .id = OPT_DEPTH },
-	{ .id = OPT_FRAMES },
-	{ .id = OPT_FOLDED },
+	{ .id = OPT_DEPTH, .kinds = INPUTS_TRACE },
+	{ .id = OPT_FRAMES, .kinds = INPUTS_TRACE },
+	{ .id = OPT_FOLDED, .kinds = INPUTS_TRACE },
 	{ .id = OPT_AT, .help = "with --by-site, --by-stack or --folded: the live memory after this event "
-	  "(0-based) too (twice at most)" },
+	  "(0-based) too (twice at most)", .kinds = INPUTS_TRACE },
+	{ .id = OPT_TIMELINE, .kinds = INPUTS_TRACE },
+	{ .id = OPT_POINTS, .kinds = INPUTS_TRACE },
 	{ .id = OPT_NONE },
 };
 
@@ -244,18 +246,21 @@ static const struct cli_use compare_opts[] = {
 	{ .id = OPT_PLACEMENT },
 	{ .id = OPT_BY_SITE, .help = "say, for each policy, what holds the memory at its peak reservation "
 	  "(and at its OOM): the live bytes by call site beside what it reserved and did not "
-	  "allocate (JSON: \"sites\" in each result, as run's)" },
+	  "allocate (JSON: \"sites\" in each result, as run's)", .kinds = INPUTS_TRACE },
 	{ .id = OPT_TOP, .help = "call sites listed before the rest are folded into one row; with two "
-	  "traces, stacks listed that grew and that shrank (default: {})" },
-	{ .id = OPT_DEPTH, .help = "two traces: stacks compared by their n outermost frames" },
+	  "traces, stacks listed that grew and that shrank (default: {})", .kinds = INPUTS_TRACE | INPUTS_PAIR },
+	{ .id = OPT_DEPTH, .help = "two traces: stacks compared by their n outermost frames", .kinds = INPUTS_PAIR },
 	{ .id = OPT_FRAMES, .help = "two traces: stacks compared by the frames that match this shell pattern "
-	  "alone (fnmatch), e.g. '*/myproject/*'" },
+	  "alone (fnmatch), e.g. '*/myproject/*'", .kinds = INPUTS_PAIR },
 	{ .id = OPT_FOLDED, .help = "two traces: write every stack's bytes before and after, \"outer;...;inner "
 	  "BEFORE AFTER\", instead of the report (flamegraph.pl draws it as a differential "
-	  "flame graph)" },
-	{ .id = OPT_BY },
-	{ .id = OPT_TIME_BOUND },
+	  "flame graph)", .kinds = INPUTS_PAIR },
+	{ .id = OPT_BY, .kinds = INPUTS_TRACE },
+	{ .id = OPT_TIME_BOUND, .kinds = INPUTS_TRACE },
 	{ .id = OPT_JOBS },
+	{ .id = OPT_TIMELINE, .kinds = INPUTS_TRACE },
+	{ .id = OPT_POINTS, .kinds = INPUTS_TRACE },
+	{ .id = OPT_POLICIES, .kinds = INPUTS_TRACE | INPUTS_RANKS },
 	{ .id = OPT_NONE },
 };
 
@@ -270,17 +275,17 @@ static const struct cli_use check_opts[] = {
 	  "own (files, or directories of them; the rank from each file's name, else their "
 	  "order): every check for every rank, named after it (\"rank 3 must_fit\"); "
 	  "exit 1 when any fails" },
-	{ .id = OPT_AT, .help = SCALED_AT },
-	{ .id = OPT_VALUE, .help = SCALED_VALUE("check") },
+	{ .id = OPT_AT, .help = SCALED_AT, .kinds = INPUTS_SCALED },
+	{ .id = OPT_VALUE, .help = SCALED_VALUE("check"), .kinds = INPUTS_SCALED },
 	{ .id = OPT_MAX_PEAK_RESERVED },
 	{ .id = OPT_MAX_FRAGMENTATION },
 	{ .id = OPT_MAX_OVERHEAD },
 	{ .id = OPT_MUST_FIT },
 	{ .id = OPT_MAX_DEVICE_ALLOCS },
-	{ .id = OPT_BASELINE },
-	{ .id = OPT_TOLERANCE },
+	{ .id = OPT_BASELINE, .kinds = INPUTS_TRACE | INPUTS_SCALED },
+	{ .id = OPT_TOLERANCE, .kinds = INPUTS_TRACE | INPUTS_SCALED },
 	{ .id = OPT_TOP, .help = "with a --baseline saved with its stacks: the stacks listed that "
-	  "grew since it (default: {})" },
+	  "grew since it (default: {})", .kinds = INPUTS_TRACE | INPUTS_SCALED },
 	{ .id = OPT_PLACEMENT },
 	{ .id = OPT_PLACEMENTS, .help = "require --capacity, --must-fit and --max-peak-reserved to hold "
 	  "under every one of n placements: the model's and n - 1 with hidden reservations "
@@ -296,8 +301,8 @@ static const struct cli_use plan_opts[] = {
 	  "own (files, or directories of them; the rank from each file's name, else their "
 	  "order): every rank's plan, then the job's: the capacity every rank needs and "
 	  "which GPUs fit them all" },
-	{ .id = OPT_AT, .help = SCALED_AT },
-	{ .id = OPT_VALUE, .help = SCALED_VALUE("plan") "; without it, the largest value that fits each GPU" },
+	{ .id = OPT_AT, .help = SCALED_AT, .kinds = INPUTS_SCALED },
+	{ .id = OPT_VALUE, .help = SCALED_VALUE("plan") "; without it, the largest value that fits each GPU", .kinds = INPUTS_SCALED },
 	{ .id = OPT_GPUS },
 	{ .id = OPT_GPU, .help = "the one GPU model to tabulate (--gpus for several)" },
 	{ .id = OPT_CONTEXT_OVERHEAD, .help = "taken off each GPU's memory for the CUDA context and "
@@ -331,11 +336,11 @@ static const struct cli_use plot_opts[] = {
 	  "standard output)" },
 	{ .id = OPT_PLACEMENT },
 	{ .id = OPT_POINTS, .help = "timeline rows kept, peaks included (default: {})", .dflt = "2000" },
-	{ .id = OPT_MAP },
-	{ .id = OPT_FLAME },
-	{ .id = OPT_DEPTH },
-	{ .id = OPT_FRAMES },
-	{ .id = OPT_AT, .help = "--map, --flame: at this event (0-based) instead" },
+	{ .id = OPT_MAP, .kinds = INPUTS_TRACE },
+	{ .id = OPT_FLAME, .kinds = INPUTS_TRACE },
+	{ .id = OPT_DEPTH, .kinds = INPUTS_TRACE },
+	{ .id = OPT_FRAMES, .kinds = INPUTS_TRACE },
+	{ .id = OPT_AT, .help = "--map, --flame: at this event (0-based) instead", .kinds = INPUTS_TRACE },
 	{ .id = OPT_TITLE },
 	{ .id = OPT_JOBS },
 	{ .id = OPT_NONE },
@@ -368,8 +373,8 @@ static const struct cli_use tune_opts[] = {
 	  "setting is tuned on the worst rank under the recorded settings, then every rank "
 	  "runs with it (JSON: {schema, ranks_from, tuned_rank, tune: tune's object, "
 	  "job_before, alloc_conf, job_after}; exit 1 when a rank still runs out)" },
-	{ .id = OPT_AT, .help = SCALED_AT },
-	{ .id = OPT_VALUE, .help = SCALED_VALUE("tune") },
+	{ .id = OPT_AT, .help = SCALED_AT, .kinds = INPUTS_SCALED },
+	{ .id = OPT_VALUE, .help = SCALED_VALUE("tune"), .kinds = INPUTS_SCALED },
 	{ .id = OPT_JOBS },
 	{ .id = OPT_NONE },
 };
@@ -380,7 +385,7 @@ static const struct cli_use info_opts[] = {
 	  "rank's counts and live peak side by side, and which rank's live memory peaks "
 	  "highest" },
 	{ .id = OPT_TOP, .help = "call sites listed at the live peak before the rest are folded into "
-	  "one row (default: {})" },
+	  "one row (default: {})", .kinds = INPUTS_TRACE },
 	{ .id = OPT_NONE },
 };
 static const struct cli_use policies_opts[] = { { .id = OPT_NONE } };
@@ -413,14 +418,17 @@ static const struct cli_use replay_opts[] = {
 	  "a scenario, the GPU's memory the jobs share" },
 	{ .id = OPT_JOB },
 	{ .id = OPT_SCENARIO },
-	{ .id = OPT_GPU, .help = "with a scenario: the GPU the jobs share, a catalogued model" },
+	{ .id = OPT_GPU, .help = "with a scenario: the GPU the jobs share, a catalogued model", .kinds = INPUTS_JOBS },
 	{ .id = OPT_CONTEXT_OVERHEAD, .help = "with a scenario: each job's CUDA context in the prediction "
-	  "(the H200 measured 526.8 MiB)" },
-	{ .id = OPT_TOUCH },
-	{ .id = OPT_DEVICE_LOG },
-	{ .id = OPT_NO_CACHE_BASELINE },
+	  "(the H200 measured 526.8 MiB)", .kinds = INPUTS_JOBS },
+	{ .id = OPT_TOUCH, .kinds = INPUTS_TRACE },
+	{ .id = OPT_DEVICE_LOG, .kinds = INPUTS_TRACE },
+	{ .id = OPT_NO_CACHE_BASELINE, .kinds = INPUTS_TRACE },
 	{ .id = OPT_CUDA_DEVICE },
 	{ .id = OPT_FAIL_ON_MISMATCH },
+	{ .id = OPT_POLICY, .kinds = INPUTS_TRACE },
+	{ .id = OPT_OPTION, .kinds = INPUTS_TRACE },
+	{ .id = OPT_ALLOC_CONF, .kinds = INPUTS_TRACE },
 	{ .id = OPT_NONE },
 };
 
@@ -492,8 +500,9 @@ const struct cli_command cli_commands[] = {
 	  "[{site, bytes, count, share, first_event, last_event}], other}. At the OOM the "
 	  "request that failed is not live, and the policy's numbers are after its failed "
 	  "retry. A call site is the trace's \"at\"; allocations without one are \"(no call site)\".\n",
-	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_TIMELINE | G_PROGRESS,
-	  run_opts, 1, 1, 0, cmd_run },
+	  .groups = G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_TIMELINE | G_PROGRESS,
+	  .opts = run_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS,
+	  .min_args = 1, .max_args = 1, .exec = cmd_run },
 	{ "compare", "<trace> [<after>] | --ranks <trace|dir>...",
 	  "run several policies on a trace side by side, or two traces, and say what grew",
 	  "Run several allocator policies on one trace, read once and replayed through every "
@@ -542,8 +551,9 @@ const struct cli_command cli_commands[] = {
 	  "change, count_before, count_after, events_of, first_event, last_event}. --folded "
 	  "prints \"outer;...;inner BEFORE AFTER\" for every stack, the differential form "
 	  "flamegraph.pl draws.\n",
-	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_TIMELINE | G_PROGRESS,
-	  compare_opts, 1, 2, 0, cmd_compare },
+	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_TIMELINE | G_PROGRESS,
+	  .opts = compare_opts, .inputs = INPUTS_TRACE | INPUTS_PAIR | INPUTS_RANKS,
+	  .min_args = 1, .max_args = 2, .exec = cmd_compare },
 	{ "check", "<trace> | --ranks <trace|dir>...",
 	  "check a run against thresholds or a baseline, for CI (exit 1 if not)",
 	  "Run a trace and check the result against thresholds, for CI: exit 0 when every "
@@ -568,8 +578,9 @@ const struct cli_command cli_commands[] = {
 	  "check fails, what grew since, by call stack at each run's peak reservation (a "
 	  "second pass over the trace): a table after the checks, diagnostics in TAP, "
 	  "\"stacks_since_baseline\" in JSON (compare's rows).\n",
-	  G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
-	  check_opts, 1, 64, 0, cmd_check },
+	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
+	  .opts = check_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS | INPUTS_SCALED, .needs_value = 1,
+	  .min_args = 1, .max_args = 64, .exec = cmd_check },
 	{ "plan", "<trace> | --ranks <trace|dir>...", "the smallest capacity each policy needs, and which GPUs fit",
 	  "For each policy, the smallest capacity at which the trace runs without running "
 	  "out of memory, to 2 MiB (found by bisection, checked, and probed above: a "
@@ -608,8 +619,9 @@ const struct cli_command cli_commands[] = {
 	  "arena's size), checked as the capacity is (JSON: min_pool, pool_verified). On an "
 	  "RMM log the policies are RMM's resources by default (no-cache, ideal, rmm-pool, "
 	  "rmm-arena, rmm-binning, cuda-async).\n",
-	  G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
-	  plan_opts, 1, 64, 0, cmd_plan },
+	  .groups = G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
+	  .opts = plan_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS | INPUTS_SCALED,
+	  .min_args = 1, .max_args = 64, .exec = cmd_plan },
 	{ "tune", "<trace> | --ranks <trace|dir>...", "find the PyTorch allocator setting that reserves least and fits",
 	  "Search PyTorch's allocator settings (PYTORCH_CUDA_ALLOC_CONF: expandable "
 	  "segments, max_split_size_mb, roundup_power2_divisions and, under a capacity, "
@@ -639,8 +651,9 @@ const struct cli_command cli_commands[] = {
 	  "On an RMM log, --format=json prints {trace, capacity, peak_live, min_pool, "
 	  "min_arena, cuda_async_range {low, high}, fits, rmm}; each of rmm (best first) "
 	  "has {policy, setting, fits, peak_reserved, device_allocs, oom_event}, or error.\n",
-	  G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS | G_SCALED,
-	  tune_opts, 1, 64, 0, cmd_tune },
+	  .groups = G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS | G_SCALED,
+	  .opts = tune_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS | INPUTS_SCALED, .needs_value = 1,
+	  .min_args = 1, .max_args = 64, .exec = cmd_tune },
 	{ "plot", "-o <file.svg|file.png> <trace> | --ranks <trace|dir>...", "draw a run: a timeline per policy, a memory map, or the live memory by stack",
 	  "Draw a run. By default: live bytes and each policy's allocated (dashed) and "
 	  "reserved bytes over the trace's events, with the capacity, the trace's marks "
@@ -661,8 +674,9 @@ const struct cli_command cli_commands[] = {
 	  "--timeline: a column pair per policy): event,t_us,live,allocated,reserved at "
 	  "every change, or with --points=N an envelope of about N rows that keeps every "
 	  "bucket's maxima, in memory proportional to N.\n",
-	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
-	  plot_opts, 1, 1, 1, cmd_plot },
+	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
+	  .opts = plot_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS,
+	  .min_args = 1, .max_args = 1, .own_output = 1, .exec = cmd_plot },
 	{ "report", "-o <report.html> <trace> [<after>] | --ranks <trace|dir>...",
 	  "write up a trace (or two, compared) as one self-contained HTML page",
 	  "Run every policy (or --policies) on a trace and write one self-contained HTML "
@@ -696,8 +710,9 @@ const struct cli_command cli_commands[] = {
 	  "gpumemsim report oom-except.pickle.gz --at=894 -o oom.html\n"
 	  "gpumemsim report before.pickle after.pickle -o diff.html\n",
 	  NULL,
-	  G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
-	  report_opts, 1, 2, 1, cmd_report },
+	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
+	  .opts = report_opts, .inputs = INPUTS_TRACE | INPUTS_PAIR | INPUTS_RANKS,
+	  .min_args = 1, .max_args = 2, .own_output = 1, .exec = cmd_report },
 	{ "replay", "[<trace>]", "replay a trace on a real GPU beside the simulation (needs CUDA)",
 	  "Replay a trace on a real GPU: the policy's own code, its segments from cudaMalloc "
 	  "and cudaFree (expandable segments: the driver's virtual memory API). Reports the "
@@ -720,8 +735,9 @@ const struct cli_command cli_commands[] = {
 	  "gpumemsim replay traces/resnet50-train-b32.json --no-cache-baseline\n"
 	  "gpumemsim replay --scenario mix.json --capacity=24GiB --context-overhead=527MiB\n",
 	  NULL,
-	  G_TRACE | G_POLICY | G_OUTPUT | G_PROGRESS,
-	  replay_opts, 0, 1, 0, cmd_replay },
+	  .groups = G_TRACE | G_POLICY | G_OUTPUT | G_PROGRESS,
+	  .opts = replay_opts, .inputs = INPUTS_TRACE | INPUTS_JOBS,
+	  .min_args = 0, .max_args = 1, .exec = cmd_replay },
 	{ "share", "", "several jobs on one GPU: who runs out of memory, when, and safe limits",
 	  "Run several jobs on one GPU: each job a trace replayed through its own allocator "
 	  "policy, in its own process (its own CUDA context, its own address space), all "
@@ -779,8 +795,9 @@ const struct cli_command cli_commands[] = {
 	  "== EXIT STATUS\n"
 	  "0, or 1 with --fail-on-oom when a job runs out of memory; 3 for a bad job or "
 	  "scenario, named in the message.\n",
-	  G_TRACE | G_OUTPUT | G_PROGRESS,
-	  share_opts, 0, 0, 0, cmd_share },
+	  .groups = G_TRACE | G_OUTPUT | G_PROGRESS,
+	  .opts = share_opts, .inputs = INPUTS_JOBS,
+	  .min_args = 0, .max_args = 0, .exec = cmd_share },
 	{ "scale", "<trace>...",
 	  "the job at a batch size or length not recorded: its peak, the largest that fits",
 	  "Build the trace of a run nobody made. Give recordings of one job at two or more "
@@ -819,8 +836,9 @@ const struct cli_command cli_commands[] = {
 	  "== EXIT STATUS\n"
 	  "0; 3 for recordings that cannot be scaled (not one job, cut short, ended by an "
 	  "out-of-memory error) or a value out of range, named in the message.\n",
-	  G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_PROGRESS,
-	  scale_opts, 2, 64, 1, cmd_scale },
+	  .groups = G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_PROGRESS,
+	  .opts = scale_opts, .inputs = INPUTS_SCALED,
+	  .min_args = 2, .max_args = 64, .own_output = 1, .exec = cmd_scale },
 	{ "info", "<trace> | --ranks <trace|dir>...", "describe a trace: counts, live peak, sizes, largest allocations",
 	  "Describe a trace: events, allocations, frees, streams, duration, the live peak "
 	  "and when, a power-of-two size histogram, the largest allocations and where they "
@@ -837,8 +855,9 @@ const struct cli_command cli_commands[] = {
 	  "size_histogram, largest, observed, source, device, sites}.  With --ranks: "
 	  "{schema, ranks_from, ranks: [each rank's object, sites aside, with rank and "
 	  "path], job: {ranks, largest_rank, peak_live, least_rank, spread}}.\n",
-	  G_TRACE | G_OUTPUT | G_PROGRESS,
-	  info_opts, 1, 1, 0, cmd_info },
+	  .groups = G_TRACE | G_OUTPUT | G_PROGRESS,
+	  .opts = info_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS,
+	  .min_args = 1, .max_args = 1, .exec = cmd_info },
 	{ "convert", "<in> <out>",
 	  "convert a trace (snapshot pickle, RMM log, ...) to the native format",
 	  "Convert a trace to gpumemsim's native format. <in> is any trace gpumemsim reads: "
@@ -850,16 +869,18 @@ const struct cli_command cli_commands[] = {
 	  "way: a bad one leaves no output, and the output never replaces the input.",
 	  "gpumemsim convert snapshot.pickle trace.jsonl.gz\n",
 	  NULL,
-	  G_TRACE | G_PROGRESS,
-	  convert_opts, 2, 2, 1, cmd_convert },
+	  .groups = G_TRACE | G_PROGRESS,
+	  .opts = convert_opts, .inputs = INPUTS_TRACE,
+	  .min_args = 2, .max_args = 2, .own_output = 1, .exec = cmd_convert },
 	{ "policies", "", "list the policies, what they model and their options",
 	  "List the allocator policies, the framework setting each stands for, and their "
 	  "settings with defaults: write them after the policy's name in --policy "
 	  "('grow-only flavor=jax') or with --option KEY=VALUE.",
 	  "gpumemsim policies --format=json\n",
 	  NULL,
-	  G_OUTPUT,
-	  policies_opts, 0, 0, 0, cmd_policies },
+	  .groups = G_OUTPUT,
+	  .opts = policies_opts, .inputs = 0,
+	  .min_args = 0, .max_args = 0, .exec = cmd_policies },
 	{ NULL },
 };
 

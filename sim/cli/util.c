@@ -15,6 +15,7 @@
 
 #include <cJSON.h>
 
+#include "analysis/entries.h"
 #include "analysis/report.h"
 #include "analysis/scaling.h"
 #include "analysis/timeline.h"
@@ -26,7 +27,7 @@
 #include "sim/outfile.h"
 #include "sim/policy.h"
 #include "sim/run.h"
-#include "sim/scale.h"
+#include "traces/scale.h"
 #include "traces/tracemem.h"
 
 int cli_quiet;
@@ -275,109 +276,6 @@ cli_trace_opts(const struct cli_args *a, struct trace_opts *o)
 }
 
 int
-cli_load_trace(struct cli_args *a, const struct trace_opts *topts, int need_value,
-    struct cli_scaled *s, struct trace_mem **mem)
-{
-	char *cause = NULL;
-	size_t i;
-	int err;
-
-	memset(s, 0, sizeof(*s));
-	*mem = NULL;
-	if (!a->given[OPT_AT]) {
-		if ((err = trace_mem_load(a->argv[0], topts, mem, &cause)) < 0)
-			goto fail;
-		return 0;
-	}
-	if (need_value && !a->given[OPT_VALUE])
-		return cli_usage_error(a->cmd, "--at: say the value to %s the job at (--value N)",
-		    a->cmd->name);
-	s->n = (size_t)a->argc;
-	s->recs = gms_calloc(s->n, sizeof(*s->recs));
-	for (i = 0; i < s->n; i++) {
-		s->recs[i].path = a->argv[i];
-		s->recs[i].value = strtoull(a->all[OPT_AT][i], NULL, 10);
-		if ((err = trace_mem_load(a->argv[i], topts, &s->recs[i].mem, &cause)) < 0)
-			goto fail;
-	}
-	if ((err = scale_model_new(s->recs, s->n, &s->model, &cause)) < 0)
-		goto fail;
-	a->scaled = s;
-	if (!a->given[OPT_VALUE])
-		return 0;
-	s->built = gms_calloc(1, sizeof(*s->built));
-	if ((err = scale_build(s->model, a->v[OPT_VALUE].n, mem, s->built, &cause)) < 0)
-		goto fail;
-	return 0;
-fail:
-	cli_error("%s", cause);
-	free(cause);
-	a->scaled = NULL;
-	return gms_exit_code(err);
-}
-
-void
-cli_scaled_free(struct cli_scaled *s)
-{
-	size_t i;
-
-	scale_model_free(s->model);
-	for (i = 0; i < s->n; i++)
-		trace_mem_free(s->recs[i].mem);
-	free(s->recs);
-	free(s->built);
-	memset(s, 0, sizeof(*s));
-}
-
-char *
-cli_scaled_text(const struct cli_args *a)
-{
-	const struct cli_scaled *s = a->scaled;
-	char *out = NULL;
-	size_t len = 0, i, n;
-	FILE *f;
-
-	if (s == NULL || s->built == NULL || (f = open_memstream(&out, &len)) == NULL)
-		return NULL;
-	n = scale_nrecs(s->model);
-	fprintf(f, "Built, not recorded: the job at %llu from recordings at",
-	    (unsigned long long)s->built->value);
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s %llu", i == 0 ? "" : i + 1 < n ? "," : " and",
-		    (unsigned long long)scale_rec_at(s->model, i)->value);
-	fprintf(f, ", following the events of %s", scale_rec_at(s->model, s->built->base)->path);
-	if (s->built->beyond > 0)
-		fprintf(f, ",\n  %.1fx beyond the recordings%s", s->built->beyond,
-		    s->built->beyond > 2 ? ": record nearer it to be sure" : "");
-	fprintf(f, " (gpumemsim scale says how each size was fitted)\n");
-	scale_built_text(f, s->model, s->built);
-	fclose(f);
-	return out;
-}
-
-/* JSON reports of a built trace carry how it was built. */
-static void
-scaled_json(const struct cli_args *a, cJSON *o)
-{
-	const struct cli_scaled *s = a->scaled;
-	cJSON *sc, *arr, *it;
-	size_t i;
-
-	if (s == NULL || s->built == NULL || !cJSON_IsObject(o))
-		return;
-	sc = cJSON_AddObjectToObject(o, "scaled");
-	cJSON_AddNumberToObject(sc, "value", (double)s->built->value);
-	arr = cJSON_AddArrayToObject(sc, "recordings");
-	for (i = 0; i < scale_nrecs(s->model); i++) {
-		it = cJSON_CreateObject();
-		cJSON_AddStringToObject(it, "trace", scale_rec_at(s->model, i)->path);
-		cJSON_AddNumberToObject(it, "value", (double)scale_rec_at(s->model, i)->value);
-		cJSON_AddItemToArray(arr, it);
-	}
-	scale_built_json(sc, s->model, s->built);
-}
-
-int
 cli_run_rows(const struct cli_args *a, const struct cli_target *t,
     const struct cli_policies *pols, struct batch_job *jobs, size_t n, int threads,
     struct report_row *rows, const struct report_row **first)
@@ -449,7 +347,7 @@ cli_print_report(struct cli_args *a, cJSON *json, char *text, const struct trace
 	}
 	fputs(text, a->report);
 	free(text);
-	if ((note = cli_scaled_text(a)) != NULL)
+	if ((note = inputs_scaled_text(a->in)) != NULL)
 		fprintf(a->report, "\n%s", note);
 	free(note);
 	if ((note = report_incomplete_text(hdr)) != NULL)
@@ -463,7 +361,8 @@ cli_print_json(struct cli_args *a, cJSON *o)
 	cJSON *schema;
 	char *text;
 
-	scaled_json(a, o);
+	if (a->in != NULL)
+		inputs_scaled_json(a->in, o);
 	/* first, so that a script can check it before reading the rest (doc/JSON.md) */
 	if (cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "schema") == NULL) {
 		schema = cJSON_CreateNumber(CLI_JSON_SCHEMA);
@@ -538,13 +437,14 @@ cli_out_close(struct cli_out *o, int keep)
 }
 
 int
-write_timeline(const char *path, const char *input, struct timeline *const *tls,
+cli_write_timelines(const struct cli_args *a, struct timeline *const *tls,
     const char *const *labels, size_t n)
 {
+	const char *path = a->v[OPT_TIMELINE].s;
 	struct cli_out o;
 	int rc;
 
-	if ((rc = cli_out_open(path, input, &o)) != 0)
+	if ((rc = cli_out_open_n(path, a->in->files, a->in->nfiles, &o)) != 0)
 		return rc;
 	if (timeline_write_csv(o.f, tls, labels, n) < 0) {
 		cli_error("cannot write '%s': %s", path, strerror(errno));
@@ -552,4 +452,66 @@ write_timeline(const char *path, const char *input, struct timeline *const *tls,
 		return EXIT_SYSTEM;
 	}
 	return cli_out_close(&o, 1);
+}
+
+int
+cli_entry_target(const struct cli_args *a, struct entry_target *t)
+{
+	struct cli_target ct;
+	int rc;
+
+	if ((rc = cli_target(a, &ct)) != 0)
+		return rc;
+	*t = (struct entry_target){ .capacity = ct.capacity, .gpu = ct.model,
+	    .placement = cli_placement(a) };
+	return 0;
+}
+
+struct entry_policy
+cli_entry_policy(const struct cli_policies *p, size_t i)
+{
+	return (struct entry_policy){ .ops = p->ents[i].ops, .opts = p->ents[i].opts,
+	    .nopts = p->ents[i].nopts, .label = p->ents[i].label };
+}
+
+struct entry_policy *
+cli_entry_policies(const struct cli_policies *p)
+{
+	struct entry_policy *e = gms_calloc(p->n + 1, sizeof(*e));
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		e[i] = cli_entry_policy(p, i);
+	return e;
+}
+
+size_t
+cli_events(const struct cli_args *a, uint64_t *at, size_t max)
+{
+	size_t i, n = (size_t)a->given[OPT_AT];
+
+	for (i = 0; i < n && i < max; i++)
+		at[i] = strtoull(a->all[OPT_AT][i], NULL, 10);
+	return i;
+}
+
+void
+cli_warnings(const struct entry_warnings *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		cli_warning("%s", w->w[i]);
+}
+
+void
+cli_print(struct cli_args *a, cJSON *json, char *text)
+{
+	if (json != NULL) {
+		cli_print_json(a, json);
+		return;
+	}
+	if (text != NULL)
+		fputs(text, a->report);
+	free(text);
 }

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/align.h"
+#include "traces/align.h"
 #include "sim/gms.h"
-#include "sim/scale.h"
+#include "traces/scale.h"
 #include "t/fuzz/fuzz.h"
 #include "traces/trace.h"
 #include "traces/tracemem.h"

@@ -2,14 +2,14 @@
  * scale.h - the trace of a run nobody made: from recordings of one job at
  * several values of one size (batch, sequence length, image side), the
  * allocations it would make at another value.  The recordings' events are
- * aligned (same op, same site, same stream, in the same order: sim/align.h);
+ * aligned (same op, same site, same stream, in the same order: traces/align.h);
  * each aligned allocation's size is fitted as a function of the value, in
  * the simplest form the recordings support; the trace at V follows the
  * recording nearest V event for event (its frees, times, streams, marks),
  * with every size taken from its fit.
  */
-#ifndef SIM_SCALE_H
-#define SIM_SCALE_H
+#ifndef TRACES_SCALE_H
+#define TRACES_SCALE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -100,4 +100,4 @@ uint64_t scale_event_of(const struct scale_model *m, size_t base, uint64_t i);
 size_t scale_nrecs(const struct scale_model *m);
 const struct scale_rec *scale_rec_at(const struct scale_model *m, size_t i);
 
-#endif /* SIM_SCALE_H */
+#endif /* TRACES_SCALE_H */

@@ -1,6 +1,6 @@
 /*
  * scale.c - the trace at a value nobody ran (scale.h): the recordings'
- * input events as tokens, their alignment (sim/align.c, kept per pair as it
+ * input events as tokens, their alignment (traces/align.c, kept per pair as it
  * is needed), each allocation's size fitted over the values, and the trace
  * at V built after the recording nearest V.
  */
@@ -13,9 +13,9 @@
 
 #include <uthash.h>
 
-#include "sim/align.h"
+#include "traces/align.h"
 #include "sim/gms.h"
-#include "sim/scale.h"
+#include "traces/scale.h"
 #include "traces/trace.h"
 #include "traces/tracemem.h"
 

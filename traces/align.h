@@ -4,8 +4,8 @@
  * element of a is the same event as.  scale aligns two recordings of one job
  * with it, each event a token (its op, its site, its stream).
  */
-#ifndef SIM_ALIGN_H
-#define SIM_ALIGN_H
+#ifndef TRACES_ALIGN_H
+#define TRACES_ALIGN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,4 +20,4 @@
 long align_tokens(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, size_t max_d,
     int32_t *a_to_b);
 
-#endif /* SIM_ALIGN_H */
+#endif /* TRACES_ALIGN_H */

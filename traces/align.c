@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#include "sim/align.h"
+#include "traces/align.h"
 #include "sim/gms.h"
 
 struct aligner {
