@@ -104,6 +104,7 @@ entry_run(const struct inputs *in, const struct run_request *rq, struct run_answ
 		.trace = ans->out.hdr->name,
 		.path = spec.path,
 		.policy = ans->out.policy ? ans->out.policy->name : spec.policy->name,
+		.ops = ans->out.policy ? ans->out.policy : spec.policy,
 		.opts = ans->out.opts ? ans->out.opts : rq->policy.opts,
 		.nopts = ans->out.opts ? ans->out.nopts : rq->policy.nopts,
 		.recorded_conf = ans->out.recorded_conf,

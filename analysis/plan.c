@@ -697,7 +697,7 @@ plan_text(const struct plan_report *rep)
 	for (i = 0; i < rep->npols; i++)
 		width = GMS_MAX(width, strlen(rep->pols[i].label));
 	for (i = 0; rep->recorded_conf != NULL && i < rep->npols; i++)
-		if (rep->pols[i].ops == &policy_caching &&
+		if ((rep->pols[i].ops->traits & POLICY_ALLOC_CONF) &&
 		    policy_opt(&(struct policy_args){ .opts = rep->pols[i].opts,
 		    .nopts = rep->pols[i].nopts }, "alloc_conf") == NULL) {
 			fprintf(f, "%s: recorded with PYTORCH_CUDA_ALLOC_CONF=%s, which %s simulates "

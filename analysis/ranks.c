@@ -232,6 +232,7 @@ rank_report(const struct ranks_job *job, size_t i)
 		.trace = j->out.hdr ? j->out.hdr->name : j->spec.path,
 		.path = j->spec.path,
 		.policy = j->out.policy ? j->out.policy->name : j->spec.policy->name,
+		.ops = j->out.policy ? j->out.policy : j->spec.policy,
 		.opts = j->out.opts ? j->out.opts : j->spec.opts,
 		.nopts = j->out.opts ? j->out.nopts : j->spec.nopts,
 		.recorded_conf = j->out.recorded_conf,
@@ -506,7 +507,7 @@ ranks_winner(const struct ranks_row *rows, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct ranks_job *j = &rows[i].job, *b = best >= 0 ? &rows[best].job : NULL;
 
-		if (rows[i].not_run != NULL || j->jobs[0].spec.policy == &policy_ideal)
+		if (rows[i].not_run != NULL || (j->jobs[0].spec.policy->traits & POLICY_BOUND))
 			continue;
 		if (b == NULL || (b->ooms > 0 && j->ooms == 0) ||
 		    (b->ooms == 0 && j->ooms == 0 && j->jobs[j->worst].out.res.peak_reserved <

@@ -38,6 +38,7 @@ report_rows_run(struct batch_job *jobs, size_t n, int threads,
 			continue;
 		rows[i].run = (struct report_run){ .trace = jobs[i].out.hdr->name,
 		    .path = of->path, .gpu = of->gpu, .policy = jobs[i].spec.policy->name,
+		    .ops = jobs[i].spec.policy,
 		    .opts = jobs[i].out.opts ? jobs[i].out.opts : jobs[i].spec.opts,
 		    .nopts = jobs[i].out.opts ? jobs[i].out.nopts : jobs[i].spec.nopts,
 		    .recorded_conf = jobs[i].out.recorded_conf,

@@ -38,7 +38,7 @@ needs_capacity(const struct report_row *row)
 		    strstr(row->cause, POLICY_NEEDS_SIZE) != NULL;
 	if (row->run.capacity != 0 || (ops = policy_find(row->run.policy, NULL)) == NULL)
 		return 0;
-	if (ops == &policy_preallocate) {
+	if (ops->traits & POLICY_WHOLE_POOL) {
 		for (i = 0; i < row->run.nopts; i++)
 			if (strcmp(row->run.opts[i].key, "limit") == 0)
 				return 0;
@@ -63,7 +63,7 @@ row_policy(const struct report_row *row)
 static int
 candidate(const struct report_row *row)
 {
-	return row->err == 0 && strcmp(row->run.policy, "ideal") != 0 && !row->run.res->oomed &&
+	return row->err == 0 && !(row->run.ops->traits & POLICY_BOUND) && !row->run.res->oomed &&
 	    !needs_capacity(row);
 }
 

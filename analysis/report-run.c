@@ -300,7 +300,7 @@ report_settings_text(const struct report_run *run)
 	uint64_t limit;
 
 	if (run_recorded_bfc(run->hdr, &mode, &fw, &limit) && mode == NULL && run->as_recorded &&
-	    strcmp(run->policy, "preallocate") == 0) {
+	    (run->ops->traits & POLICY_WHOLE_POOL)) {
 		why = cJSON_GetObjectItemCaseSensitive(src, "mode_unknown");
 		return gms_asprintf("  %s: preallocate is simulated, the framework's default "
 		    "(--policy=grow-only for a job run with %s)\n", cJSON_IsString(why) ?
@@ -309,7 +309,7 @@ report_settings_text(const struct report_run *run)
 		    "memory growth on");
 	}
 
-	if (strcmp(run->policy, "caching") != 0 || src == NULL || policy_opt(&(struct policy_args){
+	if (!(run->ops->traits & POLICY_ALLOC_CONF) || src == NULL || policy_opt(&(struct policy_args){
 	    .opts = run->opts, .nopts = run->nopts }, "alloc_conf") != NULL)
 		return NULL;
 	from = cJSON_GetObjectItemCaseSensitive(src, "from");
@@ -341,7 +341,7 @@ oom_story(FILE *f, const struct report_run *run)
 	fprintf(f, "  capacity %s: reserved %s after releasing the cache, "
 	    "allocated %s, live %s\n", cap ? SZ(cap) : "unlimited",
 	    SZ(r->oom.reserved), SZ(r->oom.allocated), SZ(r->oom.live));
-	if (!cap && strcmp(run->policy, "caching") == 0)
+	if (!cap && (run->ops->traits & POLICY_ALLOC_CONF))
 		fprintf(f, "  with no capacity set, no expandable segment can hold this "
 		    "request: one spans the device's memory (%s)\n",
 		    run->hdr->device_total ? SZ(run->hdr->device_total) :

@@ -20,6 +20,7 @@ struct report_run {
 	const char *trace;		/* the trace's name */
 	const char *path;		/* the file as given */
 	const char *policy;
+	const struct policy_ops *ops;	/* ... the policy that ran */
 	const struct policy_kv *opts;	/* the policy's options as it ran */
 	size_t nopts;
 	const char *recorded_conf;	/* the alloc_conf among them came from the

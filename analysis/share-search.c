@@ -176,9 +176,9 @@ struct need {
 static enum term
 term_of(const struct share_job *j)
 {
-	if (j->ops == &policy_caching)
+	if (j->ops->traits & POLICY_ALLOC_CONF)
 		return T_FRACTION_TORCH;
-	if (j->ops != &policy_grow_only && j->ops != &policy_preallocate)
+	if (!(j->ops->traits & POLICY_BFC))
 		return T_NONE;
 	return share_job_is_jax(j) ? T_FRACTION_JAX : T_MEMORY_LIMIT;
 }

@@ -1078,6 +1078,8 @@ caching_empty_cache(void *state)
 
 const struct policy_ops policy_caching = {
 	.name = "caching",
+	.frameworks = POLICY_FW_PYTORCH,
+	.traits = POLICY_ALLOC_CONF,
 	.models = "PyTorch's native CUDA caching allocator (PYTORCH_CUDA_ALLOC_CONF settings "
 	    "included)",
 	.options = caching_options,

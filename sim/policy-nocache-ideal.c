@@ -205,6 +205,7 @@ direct_set_capacity(void *state, const struct policy_args *args, uint64_t capaci
 
 const struct policy_ops policy_no_cache = {
 	.name = "no-cache",
+	.frameworks = POLICY_FW_PYTORCH | POLICY_FW_TENSORFLOW | POLICY_FW_JAX | POLICY_FW_RMM,
 	.models = "no caching: one device allocation per request (PyTorch "
 	    "PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA_PYTHON_CLIENT_ALLOCATOR=platform)",
 	.options = no_options,
@@ -224,6 +225,8 @@ const struct policy_ops policy_no_cache = {
 
 const struct policy_ops policy_ideal = {
 	.name = "ideal",
+	.frameworks = 0,
+	.traits = POLICY_BOUND,
 	.models = "the lower bound: a perfect allocator that reserves exactly the live bytes",
 	.options = no_options,
 	.sets = POLICY_SET_FRAMEWORKS | POLICY_SET_RMM,

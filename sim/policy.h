@@ -102,6 +102,29 @@ struct policy_ops {
 #define POLICY_SET_FRAMEWORKS 0x1
 #define POLICY_SET_RMM 0x2
 	/*
+	 * Whose allocator it is, or stands for (POLICY_FW_*): the frameworks
+	 * whose users can set it.  0: nobody's own (a bound).
+	 */
+	unsigned frameworks;
+#define POLICY_FW_PYTORCH 0x1
+#define POLICY_FW_TENSORFLOW 0x2
+#define POLICY_FW_JAX 0x4
+#define POLICY_FW_RMM 0x8
+	/*
+	 * What kind of allocator it is, for the code that treats a family alike
+	 * (never by its name or its address).
+	 */
+	unsigned traits;
+#define POLICY_BOUND 0x1	/* a bound nobody runs (ideal): never a winner */
+#define POLICY_BFC 0x2		/* TensorFlow's and JAX's BFC allocator: a memory
+				   limit (limit=, a fraction of the card), a flavor,
+				   and a profile's recorded mode and limit */
+#define POLICY_WHOLE_POOL 0x4	/* reserves its whole pool at its first request
+				   (preallocation): without a size, the card's */
+#define POLICY_ALLOC_CONF 0x8	/* PyTorch's caching allocator: takes
+				   PYTORCH_CUDA_ALLOC_CONF (alloc_conf, --alloc-conf),
+				   a recording's settings and its memory fraction */
+	/*
 	 * Who enforces --capacity: the policy itself (its limit check is part
 	 * of what it models), the device on reserved bytes, or the device on
 	 * what the driver backs (no pool of its own: reports then take the

@@ -86,8 +86,7 @@ effective_opts(const struct run_spec *spec, const struct trace_header *hdr,
 	const char *conf = run_recorded_conf(hdr), *mode, *fw;
 	uint64_t limit;
 
-	if ((pol == &policy_grow_only || pol == &policy_preallocate) &&
-	    run_recorded_bfc(hdr, &mode, &fw, &limit)) {
+	if ((pol->traits & POLICY_BFC) && run_recorded_bfc(hdr, &mode, &fw, &limit)) {
 		if (policy_opt(args, "flavor") == NULL)
 			add_opt(spec, out, args, "flavor", fw);
 		if (policy_opt(args, "limit") == NULL && policy_opt(args, "fraction") == NULL &&
@@ -96,7 +95,8 @@ effective_opts(const struct run_spec *spec, const struct trace_header *hdr,
 			    (unsigned long long)limit);
 			add_opt(spec, out, args, "limit", out->recorded_limit);
 		}
-	} else if (pol == &policy_caching && conf != NULL && policy_opt(args, "alloc_conf") == NULL) {
+	} else if ((pol->traits & POLICY_ALLOC_CONF) && conf != NULL &&
+	    policy_opt(args, "alloc_conf") == NULL) {
 		add_opt(spec, out, args, "alloc_conf", conf);
 		out->recorded_conf = conf;
 	}
@@ -119,7 +119,8 @@ static int
 recorded_settings(const struct policy_ops *pol, const struct policy_args *args,
     const struct trace_header *hdr)
 {
-	return pol == &policy_caching && run_conf_recorded(hdr, policy_opt(args, "alloc_conf"));
+	return (pol->traits & POLICY_ALLOC_CONF) &&
+	    run_conf_recorded(hdr, policy_opt(args, "alloc_conf"));
 }
 
 int

@@ -390,7 +390,7 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
 		if (parse_time(val, &j->duration_us) < 0 || j->duration_us == 0)
 			return 1;
 	} else if (strcmp(k, "limit") == 0) {
-		if (j->ops != &policy_grow_only && j->ops != &policy_preallocate)
+		if (!(j->ops->traits & POLICY_BFC))
 			return gms_fail(cause, GMS_ECONFIG, "%s: limit= is BFC's memory_limit "
 			    "(grow-only, preallocate); for caching give fraction= "
 			    "(set_per_process_memory_fraction)", js->where);
@@ -408,8 +408,7 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
 		j->fraction = strtod(val, &end);
 		if (end == val || *end != '\0' || errno != 0 || !(j->fraction > 0) || j->fraction > 1)
 			return 1;
-		if (j->ops != &policy_caching && j->ops != &policy_grow_only &&
-		    j->ops != &policy_preallocate)
+		if (!(j->ops->traits & (POLICY_ALLOC_CONF | POLICY_BFC)))
 			return gms_fail(cause, GMS_ECONFIG, "%s: fraction= is a framework's limit; "
 			    "%s has none", js->where, j->ops->name);
 	} else if (strcmp(k, "after") == 0) {

@@ -235,12 +235,6 @@ share_check(const struct share_scenario *sc, char **cause)
 
 /* --- starting and ending jobs ------------------------------------------- */
 
-static int
-is_bfc(const struct policy_ops *ops)
-{
-	return ops == &policy_grow_only || ops == &policy_preallocate;
-}
-
 int
 share_job_is_jax(const struct share_job *j)
 {
@@ -266,7 +260,7 @@ bfc_limit(const struct share_scenario *sc, const struct share_job *j, uint64_t f
 		 * attempts back off by 10% until one fits), it does not fail; the
 		 * card hands it out in whole pages
 		 */
-		if (j->ops == &policy_preallocate && share_job_is_jax(j) && l > free_bytes)
+		if ((j->ops->traits & POLICY_WHOLE_POOL) && share_job_is_jax(j) && l > free_bytes)
 			l = free_bytes / PAGE * PAGE;
 		return l;
 	}
@@ -276,7 +270,8 @@ bfc_limit(const struct share_scenario *sc, const struct share_job *j, uint64_t f
 int
 share_pool_fits(const struct share_job *j, const struct share_settings *st, uint64_t free_bytes)
 {
-	return j->ops != &policy_preallocate || (st->limit + PAGE - 1) / PAGE * PAGE <= free_bytes;
+	return !(j->ops->traits & POLICY_WHOLE_POOL) ||
+	    (st->limit + PAGE - 1) / PAGE * PAGE <= free_bytes;
 }
 
 int
@@ -287,7 +282,7 @@ share_preallocate(const struct share_job *j, struct sim *sim)
 	uint64_t block;
 	void *h;
 
-	if (j->ops != &policy_preallocate)
+	if (!(j->ops->traits & POLICY_WHOLE_POOL))
 		return 0;
 	/* a byte's request makes BFC reserve its whole pool: in one piece, or not at all */
 	if (ops->alloc(st, 1, 0, &h, &block) < 0 || sim_device(sim)->c.refusals > 0)
@@ -358,15 +353,15 @@ share_settings(const struct share_scenario *sc, const struct share_job *j, uint6
 	memset(st, 0, sizeof(*st));
 	st->opts = gms_calloc(j->nopts + 1, sizeof(*st->opts));
 	for (i = 0; i < j->nopts; i++)
-		if (strcmp(j->opts[i].key, "alloc_conf") != 0 || j->ops != &policy_caching ||
+		if (strcmp(j->opts[i].key, "alloc_conf") != 0 || !(j->ops->traits & POLICY_ALLOC_CONF) ||
 		    j->fraction == 0)
 			st->opts[st->nopts++] = j->opts[i];
-	if (is_bfc(j->ops)) {
+	if ((j->ops->traits & POLICY_BFC)) {
 		st->limit = bfc_limit(sc, j, free_bytes);
 		snprintf(st->limit_text, sizeof(st->limit_text), "%lluB",
 		    (unsigned long long)st->limit);
 		st->opts[st->nopts++] = (struct policy_kv){ "limit", st->limit_text };
-	} else if (j->ops == &policy_caching && j->fraction > 0) {
+	} else if ((j->ops->traits & POLICY_ALLOC_CONF) && j->fraction > 0) {
 		const char *conf = policy_opt(&(struct policy_args){ .opts = j->opts,
 		    .nopts = j->nopts }, "alloc_conf");
 

@@ -138,7 +138,7 @@ apply_global(struct cli_entry *e, const struct cli_args *a, int several)
 		e->keys[e->nkeys++] = key;
 		add_kv(e, key, eq + 1);
 	}
-	if (a->given[OPT_ALLOC_CONF] && (!several || e->ops == &policy_caching))
+	if (a->given[OPT_ALLOC_CONF] && (!several || (e->ops->traits & POLICY_ALLOC_CONF)))
 		add_kv(e, "alloc_conf", a->v[OPT_ALLOC_CONF].s);
 }
 
