@@ -135,7 +135,7 @@ entry_tune_json(const struct tune_answer *ans)
 		    trace_mem_header(ans->mem));
 	o = cJSON_CreateObject();
 	t = tune_json(&ans->rep);
-	cJSON_AddNumberToObject(o, "schema", 1);
+	cJSON_AddNumberToObject(o, "schema", REPORT_JSON_SCHEMA);
 	cJSON_AddStringToObject(o, "ranks_from", ans->in->ranks.from);
 	cJSON_AddNumberToObject(o, "tuned_rank", ans->in->ranks.f[ans->worst].rank);
 	cJSON_DeleteItemFromObjectCaseSensitive(t, "schema");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/ranks.h"
+#include "analysis/report.h"
 #include "sim/gms.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
@@ -74,7 +75,7 @@ ranks_info_json(const struct ranks_info *ri)
 	cJSON *o = cJSON_CreateObject(), *a, *r, *job;
 	size_t i, w = extreme(ri, 1), l = extreme(ri, 0);
 
-	cJSON_AddNumberToObject(o, "schema", 1);
+	cJSON_AddNumberToObject(o, "schema", REPORT_JSON_SCHEMA);
 	cJSON_AddStringToObject(o, "ranks_from", set->from);
 	a = cJSON_AddArrayToObject(o, "ranks");
 	for (i = 0; i < set->n; i++) {

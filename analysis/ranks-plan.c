@@ -10,6 +10,7 @@
 
 #include "analysis/plan.h"
 #include "analysis/ranks.h"
+#include "analysis/report.h"
 #include "sim/gms.h"
 #include "traces/tracemem.h"
 
@@ -203,7 +204,7 @@ ranks_plan_json(const struct ranks_plan *rp)
 	size_t i, g, r, w;
 	uint64_t need;
 
-	cJSON_AddNumberToObject(o, "schema", 1);
+	cJSON_AddNumberToObject(o, "schema", REPORT_JSON_SCHEMA);
 	cJSON_AddStringToObject(o, "ranks_from", set->from);
 	a = cJSON_AddArrayToObject(o, "ranks");
 	for (r = 0; r < set->n; r++) {

@@ -456,7 +456,7 @@ ranks_json(const struct ranks_job *job, const char *policy, size_t top)
 	struct report_run rep;
 	size_t i;
 
-	cJSON_AddNumberToObject(o, "schema", 1);
+	cJSON_AddNumberToObject(o, "schema", REPORT_JSON_SCHEMA);
 	cJSON_AddStringToObject(o, "policy", policy);
 	if (job->capacity)
 		cJSON_AddNumberToObject(o, "capacity", (double)job->capacity);
@@ -576,7 +576,7 @@ ranks_compare_json(const struct ranks_row *rows, size_t n)
 	int win = ranks_winner(rows, n);
 	size_t i;
 
-	cJSON_AddNumberToObject(o, "schema", 1);
+	cJSON_AddNumberToObject(o, "schema", REPORT_JSON_SCHEMA);
 	if (rows[0].job.capacity)
 		cJSON_AddNumberToObject(o, "capacity", (double)rows[0].job.capacity);
 	else

@@ -15,6 +15,12 @@
 #include "sim/sim.h"
 #include "traces/trace.h"
 
+/*
+ * The version of every command's JSON (its first key, "schema"; doc/JSON.md):
+ * raised when a key is taken away or changes its meaning, not when one is added.
+ */
+#define REPORT_JSON_SCHEMA 1
+
 /* What was run, beside what came out of it. */
 struct report_run {
 	const char *trace;		/* the trace's name */

@@ -241,7 +241,7 @@ int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
  * the --option and --alloc-conf values that apply to it (KEY=VALUE to every
  * policy that has the key, POLICY.KEY=VALUE to one; --alloc-conf to caching).
  */
-struct cli_entry {
+struct cli_policy {
 	const struct policy_ops *ops;
 	char *label;			/* "caching", "caching expandable_segments:True" */
 	char *store;			/* owns the strings opts point to */
@@ -251,7 +251,7 @@ struct cli_entry {
 	size_t nkeys;
 };
 struct cli_policies {
-	struct cli_entry *ents;
+	struct cli_policy *list;
 	size_t n;
 	int defaulted;		/* none was named: the command's default one
 				   (a recording that says its mode runs that) */
@@ -283,7 +283,7 @@ void cli_trace_opts(const struct cli_args *a, struct trace_opts *o);
 /* The trace, target and placement options into a run spec. */
 void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
 /*
- * Run every policy's job (jobs[i] for pols->ents[i]; the trace read once
+ * Run every policy's job (jobs[i] for pols->list[i]; the trace read once
  * unless the specs hold it in memory) and fill rows[i] for the report.  A
  * broken trace is said once, as `run` says it; so is a batch in which no
  * policy could run.  0 (*first: the first row that ran), or an exit status.
@@ -312,11 +312,6 @@ struct cli_out {
 };
 int cli_out_open(const char *path, const char *input, struct cli_out *o);
 
-/*
- * The version of every command's JSON (its first key, "schema"; doc/JSON.md):
- * raised when a key is taken away or changes its meaning, not when one is added.
- */
-#define CLI_JSON_SCHEMA 1
 /* The same, never over any of n inputs. */
 int cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o);
 int cli_out_close(struct cli_out *o, int keep);

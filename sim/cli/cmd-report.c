@@ -27,7 +27,7 @@ command_line(const struct cli_args *a, const struct cli_policies *pols,
 	size_t i;
 
 	for (i = 0; i < pols->n; i++) {
-		n = gms_asprintf("%s %s%s", s, i ? "" : "--policies=", pols->ents[i].label);
+		n = gms_asprintf("%s %s%s", s, i ? "" : "--policies=", pols->list[i].label);
 		free(s);
 		s = n;
 		if (i + 1 < pols->n) {

@@ -104,7 +104,7 @@ has_option(const struct policy_ops *ops, const char *key)
 }
 
 static void
-add_kv(struct cli_entry *e, const char *key, const char *value)
+add_kv(struct cli_policy *e, const char *key, const char *value)
 {
 	e->opts = gms_realloc(e->opts, (e->nopts + 1) * sizeof(*e->opts));
 	e->opts[e->nopts].key = key;
@@ -117,7 +117,7 @@ add_kv(struct cli_entry *e, const char *key, const char *value)
  * to those that have KEY and POLICY.KEY=VALUE to that one.
  */
 static void
-apply_global(struct cli_entry *e, const struct cli_args *a, int several)
+apply_global(struct cli_policy *e, const struct cli_args *a, int several)
 {
 	size_t plen = strlen(e->ops->name);
 	const char *arg, *eq;
@@ -164,11 +164,11 @@ label_of(const char *spec)
 static int
 add_spec(struct cli_policies *p, const char *opt, const char *spec)
 {
-	struct cli_entry *e;
+	struct cli_policy *e;
 	char *cause = NULL;
 
-	p->ents = gms_realloc(p->ents, (p->n + 1) * sizeof(*p->ents));
-	e = memset(&p->ents[p->n], 0, sizeof(*e));
+	p->list = gms_realloc(p->list, (p->n + 1) * sizeof(*p->list));
+	e = memset(&p->list[p->n], 0, sizeof(*e));
 	if (policy_parse_spec(spec, &e->ops, &e->opts, &e->nopts, &e->store, &cause) < 0) {
 		cli_error("--%s: %s", opt, cause);
 		free(cause);
@@ -205,7 +205,7 @@ cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p)
 		}
 	}
 	for (i = 0; i < p->n && rc == 0; i++)
-		apply_global(&p->ents[i], a, several);
+		apply_global(&p->list[i], a, several);
 	return rc;
 }
 
@@ -215,14 +215,14 @@ cli_policies_free(struct cli_policies *p)
 	size_t i;
 
 	for (i = 0; i < p->n; i++) {
-		free(p->ents[i].label);
-		free(p->ents[i].store);
-		free(p->ents[i].opts);
-		while (p->ents[i].nkeys > 0)
-			free(p->ents[i].keys[--p->ents[i].nkeys]);
-		free(p->ents[i].keys);
+		free(p->list[i].label);
+		free(p->list[i].store);
+		free(p->list[i].opts);
+		while (p->list[i].nkeys > 0)
+			free(p->list[i].keys[--p->list[i].nkeys]);
+		free(p->list[i].keys);
 	}
-	free(p->ents);
+	free(p->list);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -288,7 +288,7 @@ cli_run_rows(const struct cli_args *a, const struct cli_target *t,
 	int err;
 
 	for (i = 0; i < n; i++)
-		labels[i] = pols->ents[i].label;
+		labels[i] = pols->list[i].label;
 	err = report_rows_run(jobs, n, threads, &of, rows, first, &cause);
 	free(labels);
 	if (err < 0)
@@ -365,7 +365,7 @@ cli_print_json(struct cli_args *a, cJSON *o)
 		inputs_scaled_json(a->in, o);
 	/* first, so that a script can check it before reading the rest (doc/JSON.md) */
 	if (cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "schema") == NULL) {
-		schema = cJSON_CreateNumber(CLI_JSON_SCHEMA);
+		schema = cJSON_CreateNumber(REPORT_JSON_SCHEMA);
 		schema->string = gms_strdup("schema");
 		cJSON_InsertItemInArray(o, 0, schema);
 	}
@@ -470,8 +470,8 @@ cli_entry_target(const struct cli_args *a, struct entry_target *t)
 struct entry_policy
 cli_entry_policy(const struct cli_policies *p, size_t i)
 {
-	return (struct entry_policy){ .ops = p->ents[i].ops, .opts = p->ents[i].opts,
-	    .nopts = p->ents[i].nopts, .label = p->ents[i].label };
+	return (struct entry_policy){ .ops = p->list[i].ops, .opts = p->list[i].opts,
+	    .nopts = p->list[i].nopts, .label = p->list[i].label };
 }
 
 struct entry_policy *
