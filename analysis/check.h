@@ -34,6 +34,10 @@ void check_le(struct check_list *l, const char *name, enum check_unit unit, doub
 /* Add a "fits in capacity" check from a run's result. */
 void check_fits(struct check_list *l, const char *name, uint64_t capacity,
     const struct sim_result *res);
+/* The same under every placement of p (--placements): it fits when all do. */
+struct placements;
+void check_fits_placements(struct check_list *l, const char *name,
+    const struct placements *p);
 /*
  * Compare with a baseline (a saved `run --format=json` object of the same
  * trace and policy): none of its five metrics may be exceeded by more than
@@ -41,10 +45,6 @@ void check_fits(struct check_list *l, const char *name, uint64_t capacity,
  * or GMS_ETRACE with *cause when the baseline is not such an object (another
  * trace or policy, a metric missing or one no run could give).
  */
-/* The same under every placement of p (--placements): it fits when all do. */
-struct placements;
-void check_fits_placements(struct check_list *l, const char *name,
-    const struct placements *p);
 int check_baseline(struct check_list *l, const cJSON *base, const char *trace,
     const char *policy, const struct sim_result *res, double tolerance, char **cause);
 size_t check_failed(const struct check_list *l);

@@ -30,6 +30,7 @@
 #include "analysis/report.h"
 #include "analysis/scale-plan.h"
 #include "analysis/scaling.h"
+#include "analysis/share-report.h"
 #include "analysis/stackdiff.h"
 #include "analysis/tracediff.h"
 #include "analysis/tune.h"

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/share-report.h"
 #include "sim/share.h"
 #include "sim/gms.h"
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/plan.h"
+#include "analysis/share-report.h"
 #include "sim/share.h"
 #include "sim/batch.h"
 #include "sim/gms.h"

@@ -1,7 +1,7 @@
 /*
  * gms.h - types, error codes and helpers shared by every part of gpumemsim.
  *
- * Library code (sim/, traces/, analysis/) returns 0 or a negative GMS_E* code
+ * Library code (sim/, traces/, replay/, analysis/) returns 0 or a negative GMS_E* code
  * and, where a person needs to know more, fills a heap-allocated "cause"
  * string that the caller frees.  Only the command line (sim/cli/) prints or exits.
  * Sizes and addresses are bytes as uint64_t throughout.

@@ -136,19 +136,25 @@ struct pool {
 };
 
 struct caching {
-	struct device *dev;
-	struct alloc_conf conf;
-	uint64_t capacity;		/* 0: no limit */
+	struct device *dev;		/* every segment's reserve and release */
+	struct alloc_conf conf;		/* fixed from create on */
+	uint64_t capacity;		/* 0: no limit; else reserved never passes it
+					   (a segment that would is refused first) */
 	uint64_t device_total;		/* sizes expandable address ranges */
-	struct pool pools[2];		/* [0] large, [1] small */
-	struct seg_tree segs;
-	uint64_t allocated;
-	uint64_t cached_free;		/* bytes of free mapped blocks */
-	uint64_t alloc_retries, ooms;
-	uint64_t peak_asked;		/* policy_stats */
-	uint64_t largest;		/* policy_stats.largest_size */
+	struct pool pools[2];		/* [0] large, [1] small: each segment's blocks
+					   are filed in its own pool alone (I5) */
+	struct seg_tree segs;		/* every segment held, by address: the device's
+					   reservations, one each */
+	uint64_t allocated;		/* bytes of allocated blocks (I6) */
+	uint64_t cached_free;		/* bytes of mapped free blocks; with allocated,
+					   what the device reserved (I6) */
+	uint64_t alloc_retries, ooms;	/* only ever grow */
+	uint64_t peak_asked;		/* policy_stats: >= every reserved + asked */
+	uint64_t largest;		/* policy_stats.largest_size: the largest segment
+					   so far, never less than any block */
 	struct objpool blocks;		/* struct cblock: no malloc per request */
-	struct cseg **adopted;		/* adopted segments still held, by rec_addr */
+	struct cseg **adopted;		/* adopted segments still held, sorted by
+					   rec_addr, each also in segs */
 	size_t nadopted;
 };
 

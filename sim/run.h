@@ -112,18 +112,18 @@ int run_conf_recorded(const struct trace_header *hdr, const char *alloc_conf);
 int run_recorded_bfc(const struct trace_header *hdr, const char **mode, const char **framework,
     uint64_t *limit);
 /*
- * run_simulate's two ends, for a caller that feeds the events itself
- * (sim_event on out->sim; batch_run_shared): the device and the policy for
- * a trace with header hdr, and after the last event the result.  Both 0 or
- * a GMS_E* code with *cause.
- */
-/*
  * The args spec's policy is created from on a trace with header hdr: its
  * options and the recording's where it sets none (held keeps them: free
  * held->opts after).  pre: spec->policy is the policy that runs.
  */
 void run_policy_args(const struct run_spec *spec, const struct trace_header *hdr,
     struct run_output *held, struct policy_args *args);
+/*
+ * run_simulate's two ends, for a caller that feeds the events itself
+ * (sim_event on out->sim; batch_run_shared): the device and the policy for
+ * a trace with header hdr, and after the last event the result.  Both 0 or
+ * a GMS_E* code with *cause.
+ */
 int run_prepare(const struct run_spec *spec, const struct trace_header *hdr,
     struct run_output *out, char **cause);
 int run_finish(const struct run_spec *spec, struct run_output *out, char **cause);

@@ -22,9 +22,18 @@ wrong_includes() {
 		grep -H '^#include "sim/cli/' "$f"
 	done
 	for f in "$1"/sim/*.[ch] "$1"/sim/cli/*.[ch] "$1"/analysis/*.[ch] "$1"/replay/*.[ch]; do
-		grep -H '^#include "traces/reader.h"' "$f"
+		grep -H '^#include "traces/\(reader\|pickle-snap\)\.h"' "$f"
+	done
+	# the readers stand on the ground alone, and the ground on itself
+	for f in "$1"/traces/*.[ch] $(ground "$1"); do
+		grep -H '^#include "sim/' "$f" | grep -v "\"sim/\($GROUND\)\.h\""
 	done
 } 2>/dev/null
+# The ground (doc/LAYERS.md): what the readers and the engine share.
+GROUND='gms\|outfile\|tmpfiles\|objpool\|progress\|sizeclass'
+ground() {
+	ls "$1"/sim/*.[ch] | grep "/sim/\($GROUND\)\.[ch]$"
+}
 wrong_includes_of() {
 	wrong_includes "$1" | sed "s|^$1/||; s|:#include | includes |"
 }
@@ -59,7 +68,7 @@ command_calls() {
 	calls "$1" | grep '^sim/cli/cmd-[a-z-]*\.c sim/cli/cmd-[a-z-]*\.c$'
 }
 
-wrong_includes_of "$TOP_SRCDIR" >"$TMP/inc"
+wrong_includes_of "$TOP_SRCDIR" | sort -u >"$TMP/inc"
 is "$(cat "$TMP/inc")" "" "no include across the floors the wrong way"
 circles "$TOP_SRCDIR" >"$TMP/loops"
 is "$(tr '\n' ' ' <"$TMP/loops")" "" "no two files call each other, directly or round a circle, anywhere"
@@ -76,13 +85,19 @@ printf '#include "sim/cli/cli.h"\n' >>"$TMP/tree/traces/trace.c"
 printf '#include "analysis/share.h"\n' >>"$TMP/tree/replay/share-gpu.h"
 printf '#include "sim/cli/cli.h"\n' >>"$TMP/tree/analysis/plan.c"
 printf '#include "traces/reader.h"\n' >>"$TMP/tree/sim/scenario.c"
-wrong_includes_of "$TMP/tree" >"$TMP/inc"
-is "$(cat "$TMP/inc")" "sim/run.c includes \"analysis/report.h\"
-traces/trace.c includes \"sim/cli/cli.h\"
-replay/share-gpu.h includes \"analysis/share.h\"
+printf '#include "traces/pickle-snap.h"\n' >>"$TMP/tree/analysis/info.c"
+printf '#include "sim/policy.h"\n' >>"$TMP/tree/traces/kineto.c"
+printf '#include "sim/device.h"\n' >>"$TMP/tree/sim/sizeclass.c"
+wrong_includes_of "$TMP/tree" | sort -u >"$TMP/inc"
+is "$(cat "$TMP/inc")" "analysis/info.c includes \"traces/pickle-snap.h\"
 analysis/plan.c includes \"sim/cli/cli.h\"
-sim/scenario.c includes \"traces/reader.h\"" \
-    "an engine, reader, replay and analysis file including upwards, and the readers' private header outside traces/: each found"
+replay/share-gpu.h includes \"analysis/share.h\"
+sim/run.c includes \"analysis/report.h\"
+sim/scenario.c includes \"traces/reader.h\"
+sim/sizeclass.c includes \"sim/device.h\"
+traces/kineto.c includes \"sim/policy.h\"
+traces/trace.c includes \"sim/cli/cli.h\"" \
+    "an engine, reader, replay and analysis file including upwards, a reader including the engine, the ground including above it, and the readers' private headers outside traces/: each found"
 # help.c calls table.c's lookups; table.c calling back into help.c closes a circle
 printf 'void\nlayers_probe(void)\n{\n\tcli_help_main(stdout);\n}\n' >>"$TMP/tree/sim/cli/table.c"
 circles "$TMP/tree" >"$TMP/loops"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sim/scenario.h"
+#include "analysis/share-report.h"
 #include "sim/share.h"
 #include "replay/share-gpu.h"
 #include "sim/device.h"

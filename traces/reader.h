@@ -52,8 +52,7 @@ struct trace_reader {
 
 /*
  * Validate a header object (format, version, name, device, source, observed)
- * and take ownership of it into r->hdr.  events_key: whether "events" may be
- * present (the document form).
+ * and take ownership of it into r->hdr.  0, or a GMS_E* code with *cause.
  */
 int trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause);
 

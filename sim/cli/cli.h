@@ -194,14 +194,15 @@ const struct cli_use *cli_use_of(const struct cli_command *c, enum cli_opt id);
 /* The default the command gives the option (its use's, else the option's), or NULL. */
 const char *cli_default_of(const struct cli_command *c, enum cli_opt id);
 
-/*
- * Parse argv (argv[0] the command name) for command c into a.  Returns -1
- * when the command should run, or the exit status to return now (--help
- * printed: 0; a usage error said: 2; a bad value said: 3).
- */
 /* --ranks: at most this many traces (or directories) given */
 #define RANKS_MAX_ARGS 4096
 
+/*
+ * Parse argv (argv[0] the command name) for command c into a: every value
+ * checked by its grammar, every default the table gives applied.  Returns
+ * -1 when the command should run, or the exit status to return now (--help
+ * printed: 0; a usage error said: 2; a bad value said: 3).
+ */
 int cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a);
 void cli_args_free(struct cli_args *a);
 
@@ -311,8 +312,7 @@ struct cli_out {
 	int file;			/* not standard output */
 };
 int cli_out_open(const char *path, const char *input, struct cli_out *o);
-
-/* The same, never over any of n inputs. */
+/* The same, never over any of n inputs (a command's: a->in->files). */
 int cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o);
 int cli_out_close(struct cli_out *o, int keep);
 
