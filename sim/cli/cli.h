@@ -6,12 +6,13 @@
  * completion (help.c, written out by gendoc.c at build time) come from the
  * same table, so none of them can drift from what the parser accepts.
  *
- * A command's exec() gets the parsed values and does parse -> one library
- * entry -> print: run_simulate or placements_run (run), report_rows_run
- * (compare, through cli_run_rows), report_page_build (report), plan_run,
- * tune_run, share_run, ...; a run's observers (its timeline, its peak) are
- * attached by run_watch (analysis/watch.h), never wired by hand.  Exit codes
- * are gms.h's enum gms_exit.
+ * The input a command reads (one trace, two, the ranks of a job, recordings
+ * at values, the jobs of a shared card) is a kind the table declares,
+ * resolved once before the command runs (resolve.c, analysis/inputs.h).  A
+ * command's exec() then does parse -> one library entry -> print: its
+ * options into the entry's request, entry_NAME (analysis/entries.h) given
+ * the input, the answer as text or JSON.  Exit codes are gms.h's enum
+ * gms_exit.
  */
 #ifndef SIM_CLI_H
 #define SIM_CLI_H
@@ -222,7 +223,8 @@ void cli_man_main(FILE *f, const char *date);
 void cli_man(FILE *f, const struct cli_command *c, const char *date);
 void cli_completion_bash(FILE *f);
 
-/* Messages, git-style: "gpumemsim: error: ..." on stderr. */
+/* --- msg.c: messages, git-style: "gpumemsim: error: ..." on stderr ------- */
+
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
  * A failed call's end in a command: cause (a GMS_E* error's words, freed
@@ -235,12 +237,18 @@ extern int cli_quiet;
 /* The command's usage and a pointer to --help on stderr; returns EXIT_USAGE. */
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* An answer's warnings, said (unless --quiet). */
+struct entry_warnings;
+void cli_warnings(const struct entry_warnings *w);
+
+/* --- words.c: the command line's words in the library's terms ----------- */
 
 /*
  * The policies the command runs: every --policy (and --policies list) in
  * order, or dflt (a spec; NULL: every policy) when none is given, each with
  * the --option and --alloc-conf values that apply to it (KEY=VALUE to every
- * policy that has the key, POLICY.KEY=VALUE to one; --alloc-conf to caching).
+ * policy that has the key, POLICY.KEY=VALUE to one; --alloc-conf to the
+ * policy that takes PYTORCH_CUDA_ALLOC_CONF).
  */
 struct cli_policy {
 	const struct policy_ops *ops;
@@ -260,6 +268,10 @@ struct cli_policies {
 /* 0, or EXIT_INPUT after saying what is wrong. */
 int cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p);
 void cli_policies_free(struct cli_policies *p);
+/* Each policy as an entry's request names it (the caller frees the array). */
+struct entry_policy;
+struct entry_policy cli_entry_policy(const struct cli_policies *p, size_t i);
+struct entry_policy *cli_entry_policies(const struct cli_policies *p);
 
 /*
  * Where a run happens: --capacity, or --gpu (its memory less
@@ -272,38 +284,34 @@ struct cli_target {
 	const char *gpu_name;
 };
 int cli_target(const struct cli_args *a, struct cli_target *t);
-/* The GPU catalogue, a line a model (--gpu=list). */
-void cli_gpu_list(FILE *f);
-/* A K_FIT value's capacity: its size, or its GPU's memory less overhead (0: none left). */
-uint64_t cli_fit_capacity(const struct cli_val *v, uint64_t overhead);
-
-/* --device and --unknown-frees. */
-struct trace_opts;
-void cli_trace_opts(const struct cli_args *a, struct trace_opts *o);
-
-/* The trace, target and placement options into a run spec. */
-void cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s);
-/*
- * Run every policy's job (jobs[i] for pols->list[i]; the trace read once
- * unless the specs hold it in memory) and fill rows[i] for the report.  A
- * broken trace is said once, as `run` says it; so is a batch in which no
- * policy could run.  0 (*first: the first row that ran), or an exit status.
- */
-struct batch_job;
-struct report_row;
-int cli_run_rows(const struct cli_args *a, const struct cli_target *t,
-    const struct cli_policies *pols, struct batch_job *jobs, size_t n, int threads,
-    struct report_row *rows, const struct report_row **first);
+/* The same and --placement, as an entry's request takes it. */
+struct entry_target;
+int cli_entry_target(const struct cli_args *a, struct entry_target *t);
 /* --placement as a run's placement ("driver" is the model). */
 enum run_placement cli_placement(const struct cli_args *a);
 /* 0, or the usage error of --placement=recorded beside --placements. */
 int cli_placement_usage(const struct cli_args *a);
+/* The GPU catalogue, a line a model (--gpu=list). */
+void cli_gpu_list(FILE *f);
+/* A K_FIT value's capacity: its size, or its GPU's memory less overhead (0: none left). */
+uint64_t cli_fit_capacity(const struct cli_val *v, uint64_t overhead);
+/* --at's events into at[0..max): how many. */
+size_t cli_events(const struct cli_args *a, uint64_t *at, size_t max);
+
+/* --- out.c: what a command writes --------------------------------------- */
+
+/* An answer printed to the report stream: json when not NULL, else text (both consumed). */
+struct cJSON;
+void cli_print(struct cli_args *a, struct cJSON *json, char *text);
+/* A JSON answer, its "schema" first and, for a built job, how it was built (consumed). */
+void cli_print_json(struct cli_args *a, struct cJSON *o);
 
 /*
  * A file a command writes as it goes (path "-": standard output), through
- * sim/outfile.h: never onto the input, never half a file.  cli_out_close
- * puts it in place when keep is set and all was written, else leaves no
- * trace of it.  Both: 0, or an exit status after saying why.
+ * sim/outfile.h: never onto one of inputs (a command's: a->in->files), never
+ * half a file.  cli_out_close puts it in place when keep is set and all was
+ * written, else leaves no trace of it.  Both: 0, or an exit status after
+ * saying why.
  */
 struct cli_out {
 	const char *path;
@@ -311,42 +319,14 @@ struct cli_out {
 	struct outfile of;
 	int file;			/* not standard output */
 };
-int cli_out_open(const char *path, const char *input, struct cli_out *o);
-/* The same, never over any of n inputs (a command's: a->in->files). */
 int cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o);
 int cli_out_close(struct cli_out *o, int keep);
-
 /* --timeline's file: timelines as CSV, the same way.  0, or an exit status. */
 struct timeline;
 int cli_write_timelines(const struct cli_args *a, struct timeline *const *tls,
     const char *const *labels, size_t n);
 
-/* The command line's words in the library's terms (analysis/entries.h). */
-struct entry_target;
-struct entry_policy;
-struct entry_warnings;
-/* --capacity or --gpu, and --placement: 0, or an exit status after saying what is wrong. */
-int cli_entry_target(const struct cli_args *a, struct entry_target *t);
-struct entry_policy cli_entry_policy(const struct cli_policies *p, size_t i);
-/* Every policy so (the caller frees the array). */
-struct entry_policy *cli_entry_policies(const struct cli_policies *p);
-/* --at's events into at[0..max): how many. */
-size_t cli_events(const struct cli_args *a, uint64_t *at, size_t max);
-/* An answer's warnings, said (unless --quiet). */
-void cli_warnings(const struct entry_warnings *w);
-/* An answer printed: json when not NULL, else text (both consumed). */
-void cli_print(struct cli_args *a, struct cJSON *json, char *text);
-
-/* Print a cJSON document to the report stream (and delete it). */
-struct cJSON;
-void cli_print_json(struct cli_args *a, struct cJSON *o);
-/*
- * A report of one trace, JSON (with its "incomplete" key) or text (with its
- * line on an incomplete trace after it): whichever is not NULL, consumed.
- */
-struct trace_header;
-void cli_print_report(struct cli_args *a, struct cJSON *json, char *text,
-    const struct trace_header *hdr);
+/* --- cmd-*.c: the commands, each parse -> one library entry -> print ----- */
 
 int cmd_run(struct cli_args *a);
 int cmd_convert(struct cli_args *a);

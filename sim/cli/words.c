@@ -1,95 +1,21 @@
 /*
- * util.c - what the commands share once their options are parsed:
- * git-style messages, the policies to run with their settings, the target
- * (--capacity or --gpu), the trace (read, or built from recordings at other
- * values), the run spec from the trace options, timelines as CSV and JSON
- * reports.
+ * words.c - the command line's words in the library's terms: the policies a
+ * command runs with their settings (--policy, --policies, --option,
+ * --alloc-conf), where they run (--capacity or --gpu, --placement), a fit's
+ * capacity, --at's events; the GPU catalogue for --gpu=list.
  */
 #include "config.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
 #include "analysis/entries.h"
-#include "analysis/report.h"
-#include "analysis/scaling.h"
-#include "analysis/timeline.h"
-#include "traces/trace.h"
-#include "sim/batch.h"
 #include "sim/cli/cli.h"
 #include "sim/gms.h"
 #include "sim/gpus.h"
-#include "sim/outfile.h"
 #include "sim/policy.h"
-#include "sim/run.h"
-#include "traces/scale.h"
-#include "traces/tracemem.h"
-
-int cli_quiet;
-
-static void
-vmsg(const char *kind, const char *fmt, va_list ap)
-{
-	cli_progress_clear();
-	fprintf(stderr, "gpumemsim: %s: ", kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void
-cli_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("error", fmt, ap);
-	va_end(ap);
-}
-
-int
-cli_fail(int err, char *cause)
-{
-	cli_error("%s", cause);
-	free(cause);
-	return gms_exit_code(err);
-}
-
-void
-cli_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cli_quiet)
-		return;
-	va_start(ap, fmt);
-	vmsg("warning", fmt, ap);
-	va_end(ap);
-}
-
-int
-cli_usage_error(const struct cli_command *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (fmt != NULL) {
-		va_start(ap, fmt);
-		vmsg("error", fmt, ap);
-		va_end(ap);
-	}
-	if (c == NULL) {
-		fprintf(stderr, "usage: gpumemsim <command> [options] <trace>\n"
-		    "Try 'gpumemsim --help'.\n");
-		return EXIT_USAGE;
-	}
-	fprintf(stderr, "usage: gpumemsim %s [options]%s%s\nTry 'gpumemsim %s --help'.\n",
-	    c->name, c->args[0] ? " " : "", c->args, c->name);
-	return EXIT_USAGE;
-}
+#include "traces/trace.h"
 
 /* Does the policy have a setting named key? */
 static int
@@ -267,35 +193,6 @@ cli_target(const struct cli_args *a, struct cli_target *t)
 	return 0;
 }
 
-void
-cli_trace_opts(const struct cli_args *a, struct trace_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->device = a->given[OPT_DEVICE] ? (int)a->v[OPT_DEVICE].n : -1;
-	o->unknown_frees_warn = a->given[OPT_UNKNOWN_FREES] && a->v[OPT_UNKNOWN_FREES].choice == 1;
-}
-
-int
-cli_run_rows(const struct cli_args *a, const struct cli_target *t,
-    const struct cli_policies *pols, struct batch_job *jobs, size_t n, int threads,
-    struct report_row *rows, const struct report_row **first)
-{
-	const char **labels = gms_calloc(n + 1, sizeof(*labels));
-	struct report_rows_of of = { .path = a->argv[0], .gpu = t->gpu_name,
-	    .capacity = t->capacity, .labels = labels };
-	char *cause = NULL;
-	size_t i;
-	int err;
-
-	for (i = 0; i < n; i++)
-		labels[i] = pols->list[i].label;
-	err = report_rows_run(jobs, n, threads, &of, rows, first, &cause);
-	free(labels);
-	if (err < 0)
-		return cli_fail(err, cause);
-	return 0;
-}
-
 enum run_placement
 cli_placement(const struct cli_args *a)
 {
@@ -315,143 +212,6 @@ cli_placement_usage(const struct cli_args *a)
 		return cli_usage_error(a->cmd, "--placements samples the placement model's "
 		    "placements: it does not go with --placement=recorded");
 	return 0;
-}
-
-void
-cli_run_spec(const struct cli_args *a, const struct cli_target *t, struct run_spec *s)
-{
-	struct trace_opts o;
-
-	cli_trace_opts(a, &o);
-	s->device = o.device;
-	s->unknown_frees_warn = o.unknown_frees_warn;
-	s->placement = cli_placement(a);
-	if (t != NULL) {
-		s->capacity = t->capacity;
-		if (t->model != NULL) {
-			s->gpu_total = t->model->total;
-			s->gpu_cc = t->model->cc;
-		}
-	}
-}
-
-void
-cli_print_report(struct cli_args *a, cJSON *json, char *text, const struct trace_header *hdr)
-{
-	char *note;
-
-	if (json != NULL) {
-		cJSON_AddItemToObject(json, "incomplete", report_incomplete_json(hdr));
-		cli_print_json(a, json);
-		return;
-	}
-	fputs(text, a->report);
-	free(text);
-	if ((note = inputs_scaled_text(a->in)) != NULL)
-		fprintf(a->report, "\n%s", note);
-	free(note);
-	if ((note = report_incomplete_text(hdr)) != NULL)
-		fprintf(a->report, "\n%s", note);
-	free(note);
-}
-
-void
-cli_print_json(struct cli_args *a, cJSON *o)
-{
-	cJSON *schema;
-	char *text;
-
-	if (a->in != NULL)
-		inputs_scaled_json(a->in, o);
-	/* first, so that a script can check it before reading the rest (doc/JSON.md) */
-	if (cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "schema") == NULL) {
-		schema = cJSON_CreateNumber(REPORT_JSON_SCHEMA);
-		schema->string = gms_strdup("schema");
-		cJSON_InsertItemInArray(o, 0, schema);
-	}
-	text = cJSON_Print(o);
-
-	fprintf(a->report, "%s\n", text);
-	free(text);
-	cJSON_Delete(o);
-}
-
-int
-cli_out_open(const char *path, const char *input, struct cli_out *o)
-{
-	return cli_out_open_n(path, &input, 1, o);
-}
-
-int
-cli_out_open_n(const char *path, const char *const *inputs, size_t n, struct cli_out *o)
-{
-	char *cause = NULL;
-	int err;
-
-	memset(o, 0, sizeof(*o));
-	o->path = path;
-	if (strcmp(path, "-") == 0) {
-		o->f = stdout;
-		return 0;
-	}
-	if ((err = outfile_open(path, inputs, n, &o->of, &cause)) < 0)
-		return cli_fail(err, cause);
-	if ((o->f = fdopen(o->of.fd, "w")) == NULL) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		outfile_abort(&o->of);
-		return EXIT_SYSTEM;
-	}
-	o->of.fd = -1;	/* the stream owns it now */
-	o->file = 1;
-	return 0;
-}
-
-int
-cli_out_close(struct cli_out *o, int keep)
-{
-	char *cause = NULL;
-	int err, bad;
-
-	if (o->f == NULL)
-		return 0;
-	bad = fflush(o->f) != 0 || ferror(o->f);
-	if (o->file && fclose(o->f) != 0)
-		bad = 1;
-	o->f = NULL;
-	if (!o->file) {
-		if (bad && keep) {
-			cli_error("cannot write '%s': %s", o->path, strerror(errno));
-			return EXIT_SYSTEM;
-		}
-		return 0;
-	}
-	if (bad || !keep) {
-		if (bad && keep)
-			cli_error("cannot write '%s': %s", o->path, strerror(errno));
-		outfile_abort(&o->of);
-		return bad && keep ? EXIT_SYSTEM : 0;
-	}
-	if ((err = outfile_commit(&o->of, &cause)) < 0)
-		return cli_fail(err, cause);
-	return 0;
-}
-
-int
-cli_write_timelines(const struct cli_args *a, struct timeline *const *tls,
-    const char *const *labels, size_t n)
-{
-	const char *path = a->v[OPT_TIMELINE].s;
-	struct cli_out o;
-	int rc;
-
-	if ((rc = cli_out_open_n(path, a->in->files, a->in->nfiles, &o)) != 0)
-		return rc;
-	if (timeline_write_csv(o.f, tls, labels, n) < 0) {
-		cli_error("cannot write '%s': %s", path, strerror(errno));
-		cli_out_close(&o, 0);
-		return EXIT_SYSTEM;
-	}
-	return cli_out_close(&o, 1);
 }
 
 int
@@ -493,25 +253,4 @@ cli_events(const struct cli_args *a, uint64_t *at, size_t max)
 	for (i = 0; i < n && i < max; i++)
 		at[i] = strtoull(a->all[OPT_AT][i], NULL, 10);
 	return i;
-}
-
-void
-cli_warnings(const struct entry_warnings *w)
-{
-	size_t i;
-
-	for (i = 0; i < w->n; i++)
-		cli_warning("%s", w->w[i]);
-}
-
-void
-cli_print(struct cli_args *a, cJSON *json, char *text)
-{
-	if (json != NULL) {
-		cli_print_json(a, json);
-		return;
-	}
-	if (text != NULL)
-		fputs(text, a->report);
-	free(text);
 }
