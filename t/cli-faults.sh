@@ -221,4 +221,20 @@ else
 	ok 0 "# SKIP no gnuplot"
 fi
 
+## An output that names a file an input directory expands to (a rank of
+# --ranks DIR) is an input too: refused before anything is written, the
+# recording left as it was (issue 55: it was replaced by the report).
+mkdir -p "$TMP/job"
+cp "$TOP_SRCDIR"/t/data/ranks/pp-rank*.pickle.gz "$TMP/job/"
+cp "$TMP/job/pp-rank1.pickle.gz" "$TMP/rank1.kept"
+for c in run info check plan report; do
+	extra=
+	[ "$c" = check ] && extra=--capacity=2GiB
+	[ "$c" = plan ] && extra=--gpus=T4
+	check_fail 3 "gpumemsim: error: '$TMP/job/pp-rank1.pickle.gz' is the input '$TMP/job/pp-rank1.pickle.gz' (the same file): write somewhere else" \
+	    $c --ranks "$TMP/job" $extra -o "$TMP/job/pp-rank1.pickle.gz"
+done
+cmp -s "$TMP/job/pp-rank1.pickle.gz" "$TMP/rank1.kept"
+ok $? "... and rank 1's recording is as it was"
+
 done_testing

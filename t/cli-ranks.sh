@@ -91,6 +91,12 @@ is "$rc $(grep -c '^  [a-z-]* *1 *600.00 MiB  300.00 MiB  none$' "$TMP/out") $(g
 gms compare --ranks "$PP"
 grep -q '^  preallocate  not run: rank 0: preallocate needs a limit to reserve' "$TMP/out"
 ok $? "compare: a policy the recordings cannot run is a row that says why"
+# how the winner of one trace is picked has nothing to pick among the ranks'
+# worst: refused, never taken and ignored (it once answered alike, exit 0)
+for o in --by=memory --by=balanced --time-bound=1%; do
+	check_fail 2 "gpumemsim: error: ${o%%=*} goes with one trace, not --ranks (give it one rank's file without --ranks)" \
+	    compare --ranks "$HAND" "$o"
+done
 
 # tune --ranks: tuned on the worst rank (1, here), every rank then run with
 # the setting: what tune says of rank 1's file alone, and what run --ranks

@@ -201,6 +201,8 @@ check_fail 2 "gpumemsim: error: --policies goes with one trace or --ranks, not t
     compare "$S" "$A" --policies=caching,ideal
 check_fail 2 "gpumemsim: error: two traces are compared under one policy: give --policy once" \
     compare "$S" "$A" --policy=caching --policy=ideal
+check_fail 2 "gpumemsim: error: standard input can be one of the traces, not both" \
+    compare - - </dev/null
 check_fail 2 "gpumemsim: error: --folded goes with two traces, not one trace" \
     compare "$S" --folded
 check_fail 2 "gpumemsim: error: --by-site goes with one trace, not two traces (two traces are compared under one policy, by call stack)" \
