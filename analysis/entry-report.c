@@ -42,7 +42,8 @@ build(const struct inputs *in, const struct report_request *rq, struct report_on
 		o->labels[i] = rq->pols[i].label;
 	}
 	of = (struct report_rows_of){ .path = o->path, .capacity = rq->target.capacity,
-	    .gpu = rq->target.gpu ? rq->target.gpu->name : NULL, .labels = o->labels };
+	    .gpu = rq->target.gpu ? rq->target.gpu->name : NULL, .labels = o->labels,
+	    .framework = in->framework };
 	if ((err = report_page_build(jobs, n, &of, o->mem, &in->topts, rq->points, rq->top,
 	    rq->at, rq->nat, rq->threads, &o->page, cause)) < 0)
 		return err;

@@ -58,13 +58,14 @@ entry_tune(const struct inputs *in, const struct tune_request *rq, struct tune_a
 		return tune_ranks(in, ans, cause);
 	if ((err = inputs_mem(in, &ans->mem, &ans->owned, cause)) < 0)
 		return err;
-	if (trace_is_rmm_log(in->files[0])) {
+	if (in->framework == TRACE_FW_RMM) {
 		ans->rmm = 1;
 		return tune_rmm_run(ans->mem, rq->target.capacity, rq->threads, &ans->rrep, cause);
 	}
 	if ((err = tune_run(ans->mem, rq->target.capacity, rq->threads, &ans->rep, cause)) < 0)
 		return err;
 	ans->tuned = 1;
+	ans->rep.framework = in->framework;
 	return 0;
 }
 

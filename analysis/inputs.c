@@ -142,24 +142,34 @@ inputs_open(const struct inputs_req *rq, struct inputs *in, char **cause)
 	case INPUTS_TRACE:
 		in->path = rq->args[0];
 		add_file(in, in->path);
+		in->framework = rq->framework ? trace_framework(in->path, &in->topts) : 0;
 		return 0;
 	case INPUTS_PAIR:
 		in->paths[0] = rq->args[0];
 		in->paths[1] = in->path = rq->args[1];
 		add_file(in, in->paths[0]);
 		add_file(in, in->paths[1]);
+		in->framework = rq->framework ? trace_framework(in->path, &in->topts) : 0;
 		return 0;
 	case INPUTS_RANKS: {
 		int err = ranks_collect(rq->args, (int)rq->nargs, &in->ranks, cause);
 
 		for (i = 0; err == 0 && i < in->ranks.n; i++)
 			add_file(in, in->ranks.f[i].path);
+		if (err == 0 && rq->framework)
+			in->framework = trace_framework(in->ranks.f[0].path, &in->topts);
 		return err;
 	}
-	case INPUTS_SCALED:
+	case INPUTS_SCALED: {
+		int err;
+
 		for (i = 0; i < rq->nargs; i++)
 			add_file(in, rq->args[i]);
-		return open_scaled(rq, in, cause);
+		if ((err = open_scaled(rq, in, cause)) == 0 || in->nrecs > 0)
+			in->framework = in->recs[0].mem != NULL ?
+			    trace_header_framework(trace_mem_header(in->recs[0].mem)) : 0;
+		return err;
+	}
 	case INPUTS_JOBS:
 		return open_jobs(rq, in, cause);
 	}

@@ -39,6 +39,8 @@ struct inputs_req {
 	char *const *args;		/* the positional arguments */
 	size_t nargs;
 	struct trace_opts topts;	/* --device, --unknown-frees: every read */
+	int framework;			/* find whose the trace is (inputs.framework):
+					   a command that picks policies by it */
 	/* INPUTS_SCALED */
 	const uint64_t *at;		/* each recording's value (args[i] at at[i]) */
 	uint64_t value;			/* build the job here; 0: the model alone */
@@ -57,6 +59,10 @@ struct inputs_req {
 struct inputs {
 	enum inputs_kind kind;
 	struct trace_opts topts;
+	unsigned framework;		/* whose allocator recorded it (TRACE_FW_*; the
+					   first trace's, the after's of two, the first
+					   rank's or recording's); 0: it does not say.
+					   What a command runs when none is named. */
 	const char *path;		/* TRACE: the trace; PAIR: the after; SCALED:
 					   the recording the built job follows */
 	const char *paths[2];		/* PAIR: before and after */

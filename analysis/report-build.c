@@ -145,7 +145,8 @@ report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of 
 	for (i = 0; i < n; i++)
 		p->hp[i] = (struct html_policy){ .row = &p->rows[i], .tl = &p->watch[i].tl,
 		    .at = &p->ats[i], .segs = &p->watch[i].segs };
-	how = (struct report_compare){ .capacity = of->capacity, .time_bound = 1.0 };
+	how = (struct report_compare){ .capacity = of->capacity, .time_bound = 1.0,
+	    .framework = of->framework };
 	p->hr = (struct html_report){ .hdr = first->run.hdr, .res = whole,
 	    .capacity = of->capacity, .gpu = of->gpu, .pols = p->hp, .n = n, .live = &p->live,
 	    .top = top, .points = points };

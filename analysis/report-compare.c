@@ -60,11 +60,36 @@ row_policy(const struct report_row *row)
 	return name;
 }
 
+/* A row whose policy the trace's framework's users cannot set (fw 0: any can). */
 static int
-candidate(const struct report_row *row)
+foreign(const struct report_row *row, unsigned fw)
+{
+	return fw != 0 && row->err == 0 && !(row->run.ops->traits & POLICY_BOUND) &&
+	    !(row->run.ops->frameworks & fw);
+}
+
+static int
+candidate(const struct report_row *row, unsigned fw)
 {
 	return row->err == 0 && !(row->run.ops->traits & POLICY_BOUND) && !row->run.res->oomed &&
-	    !needs_capacity(row);
+	    !needs_capacity(row) && !foreign(row, fw);
+}
+
+/* The rows of other frameworks' allocators, as "grow-only, preallocate", or NULL. */
+static char *
+foreigners(const struct report_row *rows, size_t n, unsigned fw)
+{
+	char *s = NULL, *t;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!foreign(&rows[i], fw))
+			continue;
+		t = gms_asprintf("%s%s%s", s ? s : "", s ? ", " : "", rows[i].label);
+		free(s);
+		s = t;
+	}
+	return s;
 }
 
 /* "12.3 ms" */
@@ -110,11 +135,11 @@ report_winner(const struct report_row *rows, size_t n, const struct report_compa
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (candidate(&rows[i]) && (fastest < 0 ||
+		if (candidate(&rows[i], how->framework) && (fastest < 0 ||
 		    rows[i].run.res->steady_driver_ns < rows[fastest].run.res->steady_driver_ns))
 			fastest = (int)i;
 	for (i = 0; i < n; i++) {
-		if (!candidate(&rows[i]))
+		if (!candidate(&rows[i], how->framework))
 			continue;
 		r = rows[i].run.res;
 		if (!how->by_memory && !fast_enough(r->steady_driver_ns,
@@ -230,6 +255,19 @@ report_compare_json(const struct report_row *rows, size_t n, const char *trace,
 		cJSON_AddStringToObject(item, "label", rows[i].label);
 		cJSON_AddItemToArray(arr, item);
 	}
+	if (how->framework && trace_framework_name(how->framework)) {
+		char *other = foreigners(rows, n, how->framework), *tok, *save = NULL;
+		cJSON *fa = cJSON_CreateArray();
+
+		cJSON_AddStringToObject(o, "framework", trace_framework_name(how->framework));
+		for (tok = other ? strtok_r(other, ",", &save) : NULL; tok != NULL;
+		    tok = strtok_r(NULL, ",", &save))
+			cJSON_AddItemToArray(fa, cJSON_CreateString(tok + (*tok == ' ')));
+		cJSON_AddItemToObject(o, "other_frameworks", fa);
+		free(other);
+	} else {
+		cJSON_AddNullToObject(o, "framework");
+	}
 	cJSON_AddStringToObject(o, "by", how->by_memory ? "memory" : "balanced");
 	if (!how->by_memory)
 		cJSON_AddNumberToObject(o, "time_bound", how->time_bound);
@@ -312,6 +350,10 @@ report_compare_text(const struct report_row *rows, size_t n, const char *trace,
 		fprintf(f, "  winner: the least memory among the policies that fit whose steady "
 		    "driver time\n  is within %.0f%% (or 1 ms) of the least (--by=memory: memory "
 		    "alone)\n", 100.0 * how->time_bound);
+	if ((note = foreigners(rows, n, how->framework)) != NULL)
+		fprintf(f, "  not %s's allocators, which its users cannot set (shown beside, never "
+		    "the\n  winner): %s\n", trace_framework_name(how->framework), note);
+	free(note);
 	w = report_winner(rows, n, how, &why);
 	fprintf(f, "\n%s %s\n", w >= 0 ? "winner:" : "no winner:", why);
 	free(why);

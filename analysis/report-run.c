@@ -132,15 +132,53 @@ recorded_limit(const struct report_run *run, uint64_t *lo, uint64_t *hi)
 }
 
 /*
- * Whether the run can be held to what was recorded: under a recorded limit,
- * only at a capacity inside it; else without a capacity, or with one that
- * changed nothing (every number still matches).
+ * Whether the run is the recording's own allocator under its own settings:
+ * PyTorch's caching allocator with the settings the recording was made
+ * under (compared parsed), TensorFlow's or JAX's BFC allocator in the mode
+ * the profile shows; any other is a what-if, not held to the recording.
+ * NULL when it is, else what differs (a static string).
+ */
+static const char *
+what_if(const struct report_run *run)
+{
+	const cJSON *al = cJSON_GetObjectItemCaseSensitive(run->hdr->observed, "allocator");
+	const char *mode, *fw;
+	uint64_t limit;
+	size_t i;
+
+	if (!cJSON_IsString(al) || run->ops == NULL)
+		return NULL;
+	if (strcmp(al->valuestring, "pytorch-caching") == 0) {
+		const char *conf = NULL;
+
+		if (!(run->ops->traits & POLICY_ALLOC_CONF))
+			return "another allocator";
+		for (i = 0; i < run->nopts; i++)
+			if (strcmp(run->opts[i].key, "alloc_conf") == 0)
+				conf = run->opts[i].value;
+		return run_conf_recorded(run->hdr, conf) ? NULL : "another setting";
+	}
+	if (run_recorded_bfc(run->hdr, &mode, &fw, &limit)) {
+		if (!(run->ops->traits & POLICY_BFC))
+			return "another allocator";
+		return mode != NULL && strcmp(mode, run->policy) != 0 ? "another mode" : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Whether the run can be held to what was recorded: the recording's own
+ * allocator and settings (what_if); under a recorded limit, only at a
+ * capacity inside it; else without a capacity, or with one that changed
+ * nothing (every number still matches).
  */
 static int
 comparable(const struct report_run *run, int all_match)
 {
 	uint64_t lo, hi, cap = report_capacity(run);
 
+	if (what_if(run) != NULL)
+		return 0;
 	if (recorded_limit(run, &lo, &hi))
 		return cap >= lo && cap <= hi;
 	return cap == 0 || all_match;
@@ -456,7 +494,11 @@ report_run_text(const struct report_run *run)
 
 		fprintf(f, "\nobserved (%s, as recorded): ",
 		    cJSON_IsString(al) ? al->valuestring : "recording allocator");
-		if (limited && !comparable(run, all)) {
+		if (what_if(run) != NULL) {
+			fprintf(f, "a what-if (%s than the recording's): not comparable\n",
+			    what_if(run));
+			n = 0;
+		} else if (limited && !comparable(run, all)) {
 			fprintf(f, "recorded under a limit between %llu and %llu B (the job reached "
 			    "it: %s): %s\n", (unsigned long long)lo, (unsigned long long)hi,
 			    r->recorded_ooms ? "it ran out of memory" : "it released its cache to "

@@ -116,6 +116,7 @@ struct report_rows_of {
 	const char *gpu;		/* --gpu, or NULL */
 	uint64_t capacity;		/* 0: unlimited */
 	const char *const *labels;	/* labels[i]: job i's policy as the user named it */
+	unsigned framework;		/* the trace's, for the winner (report_compare) */
 };
 
 struct batch_job;
@@ -133,6 +134,9 @@ int report_rows_run(struct batch_job *jobs, size_t n, int threads,
 /* How a comparison picks its winner. */
 struct report_compare {
 	uint64_t capacity;		/* 0: unlimited */
+	unsigned framework;		/* the trace's (TRACE_FW_*): only its users'
+					   allocators can win, the others are shown
+					   beside them; 0: any */
 	int by_memory;			/* memory alone */
 	double time_bound;		/* else: driver time at most (1 + this) times the
 					   fastest's (or 1 ms more) */
@@ -140,7 +144,8 @@ struct report_compare {
 
 /*
  * The winner of a comparison: among the rows that ran, are not `ideal` (the
- * bound), have a size (not preallocate without a capacity), fit and, unless
+ * bound), are the trace's framework's own (how->framework), have a size (not
+ * preallocate without a capacity), fit and, unless
  * by memory, spend no more than the bound over the fastest driver time, the
  * one that reserves least, ties broken by fewer device calls (then by order).
  * Returns its index or -1, and *why (caller frees): a sentence saying why,

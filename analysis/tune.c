@@ -650,17 +650,15 @@ tune_json(const struct tune_report *rep)
 	return o;
 }
 
-char *
-tune_text(const struct tune_report *rep)
+/* PyTorch's settings: the best, how it compares with the baseline, the runner-ups. */
+static void
+pytorch_text(FILE *f, const struct tune_report *rep)
 {
 	const struct tune_candidate *best = rep->ncands ? &rep->cands[0] : NULL;
 	const struct tune_candidate *def = rep->ncands ? &rep->cands[rep->default_index] : NULL;
-	char *out = NULL, result[64], base[256];
-	size_t len = 0, i, shown, width;
-	FILE *f = open_memstream(&out, &len);
+	char result[64], base[256];
+	size_t i, shown, width;
 
-	if (f == NULL)
-		return gms_strdup("(out of memory)\n");
 	fprintf(f, "%s: capacity %s, peak live %s; %zu PyTorch settings tried\n", rep->trace,
 	    rep->capacity ? SZ(rep->capacity) : "unlimited", SZ(rep->peak_live), rep->ncands);
 	if (rep->recorded)
@@ -712,6 +710,15 @@ tune_text(const struct tune_report *rep)
 		fprintf(f, "  %-*s  %13s  %s\n", (int)width, c->conf[0] ? c->conf : "(default)",
 		    c->err ? "-" : SZ(c->res.peak_reserved), result);
 	}
+}
+
+/* TensorFlow's and JAX's BFC allocator: growth, preallocation and the limits that fit. */
+static void
+bfc_text(FILE *f, const struct tune_report *rep)
+{
+	char result[64];
+	size_t i;
+
 	fprintf(f, "\n  TensorFlow / JAX (BFC allocator)\n");
 	for (i = 0; i < 3; i++) {
 		const struct tune_bfc *t = &rep->bfc[i];
@@ -738,6 +745,30 @@ tune_text(const struct tune_report *rep)
 		fprintf(f, "  growth does not fit in %s with any limit\n", SZ(rep->capacity));
 	if (rep->bfc_min_prealloc)
 		fprintf(f, "  preallocated, it fits in %s\n", SZ(rep->bfc_min_prealloc));
+}
+
+char *
+tune_text(const struct tune_report *rep)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		return gms_strdup("(out of memory)\n");
+	if (rep->framework == TRACE_FW_TENSORFLOW || rep->framework == TRACE_FW_JAX) {
+		/* the job's own framework first: its modes and limits are what its users set */
+		fprintf(f, "%s: capacity %s, peak live %s; a %s profile: %s's BFC allocator first\n",
+		    rep->trace, rep->capacity ? SZ(rep->capacity) : "unlimited", SZ(rep->peak_live),
+		    trace_framework_name(rep->framework), trace_framework_name(rep->framework));
+		bfc_text(f, rep);
+		fprintf(f, "\nFor comparison, PyTorch's caching allocator (not an allocator this "
+		    "job can use):\n");
+		pytorch_text(f, rep);
+	} else {
+		pytorch_text(f, rep);
+		bfc_text(f, rep);
+	}
 	fclose(f);
 	return out;
 }

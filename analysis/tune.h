@@ -35,6 +35,9 @@ struct tune_bfc {
 
 struct tune_report {
 	const char *trace;
+	unsigned framework;		/* the trace's (TRACE_FW_*): a TensorFlow or JAX
+					   profile leads with the BFC allocator's answer;
+					   set by the caller (0: PyTorch's first) */
 	uint64_t capacity;		/* 0: unlimited */
 	uint64_t card;			/* the GPU's memory for fractions: capacity, else
 					   the trace's device, else 0 */

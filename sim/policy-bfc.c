@@ -655,12 +655,11 @@ static const struct policy_option preallocate_options[] = {
 
 const struct policy_ops policy_grow_only = {
 	.name = "grow-only",
-	.frameworks = POLICY_FW_TENSORFLOW | POLICY_FW_JAX,
+	.frameworks = TRACE_FW_TENSORFLOW | TRACE_FW_JAX,
 	.traits = POLICY_BFC,
 	.models = "TensorFlow set_memory_growth / JAX XLA_PYTHON_CLIENT_PREALLOCATE=false "
 	    "(the BFC allocator, regions doubling from 2 MiB, never returned)",
 	.options = grow_only_options,
-	.sets = POLICY_SET_FRAMEWORKS,
 	.limit = POLICY_LIMIT_RESERVED,	/* the GPU: a limit above it backpedals */
 	.create = grow_only_create,
 	.alloc = bfc_alloc,
@@ -676,12 +675,11 @@ const struct policy_ops policy_grow_only = {
 
 const struct policy_ops policy_preallocate = {
 	.name = "preallocate",
-	.frameworks = POLICY_FW_TENSORFLOW | POLICY_FW_JAX,
+	.frameworks = TRACE_FW_TENSORFLOW | TRACE_FW_JAX,
 	.traits = POLICY_BFC | POLICY_WHOLE_POOL,
 	.models = "TensorFlow's and JAX's default (the BFC allocator with its whole limit "
 	    "reserved at the first allocation; TensorFlow memory_limit)",
 	.options = preallocate_options,
-	.sets = POLICY_SET_FRAMEWORKS,
 	.limit = POLICY_LIMIT_RESERVED,
 	.create = preallocate_create,
 	.pool_at = preallocate_pool_at,

@@ -1084,12 +1084,11 @@ caching_empty_cache(void *state)
 
 const struct policy_ops policy_caching = {
 	.name = "caching",
-	.frameworks = POLICY_FW_PYTORCH,
+	.frameworks = TRACE_FW_PYTORCH,
 	.traits = POLICY_ALLOC_CONF,
 	.models = "PyTorch's native CUDA caching allocator (PYTORCH_CUDA_ALLOC_CONF settings "
 	    "included)",
 	.options = caching_options,
-	.sets = POLICY_SET_FRAMEWORKS,
 	.limit = POLICY_LIMIT_SELF,
 	.create = caching_create,
 	.alloc = caching_alloc,

@@ -277,12 +277,11 @@ static const struct policy_option async_options[] = {
 
 const struct policy_ops policy_cuda_async = {
 	.name = "cuda-async",
-	.frameworks = POLICY_FW_PYTORCH | POLICY_FW_TENSORFLOW | POLICY_FW_JAX | POLICY_FW_RMM,
+	.frameworks = TRACE_FW_PYTORCH | TRACE_FW_TENSORFLOW | TRACE_FW_RMM,
 	.models = "cudaMallocAsync's pool (RMM's cuda_async_memory_resource, PyTorch's "
 	    "backend:cudaMallocAsync), as measured on an H200: best fit in one range mapped "
 	    "in 32 MiB granules; a model within the range bound=low .. bound=high",
 	.options = async_options,
-	.sets = POLICY_SET_RMM,
 	.limit = POLICY_LIMIT_RESERVED,
 	.create = async_create,
 	.alloc = async_alloc,

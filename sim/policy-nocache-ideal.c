@@ -205,11 +205,10 @@ direct_set_capacity(void *state, const struct policy_args *args, uint64_t capaci
 
 const struct policy_ops policy_no_cache = {
 	.name = "no-cache",
-	.frameworks = POLICY_FW_PYTORCH | POLICY_FW_TENSORFLOW | POLICY_FW_JAX | POLICY_FW_RMM,
+	.frameworks = TRACE_FW_PYTORCH | TRACE_FW_TENSORFLOW | TRACE_FW_JAX | TRACE_FW_RMM,
 	.models = "no caching: one device allocation per request (PyTorch "
 	    "PYTORCH_NO_CUDA_MEMORY_CACHING=1, XLA_PYTHON_CLIENT_ALLOCATOR=platform)",
 	.options = no_options,
-	.sets = POLICY_SET_FRAMEWORKS | POLICY_SET_RMM,
 	.limit = POLICY_LIMIT_PHYSICAL,
 	.create = direct_create,
 	.alloc = direct_alloc,
@@ -229,7 +228,6 @@ const struct policy_ops policy_ideal = {
 	.traits = POLICY_BOUND,
 	.models = "the lower bound: a perfect allocator that reserves exactly the live bytes",
 	.options = no_options,
-	.sets = POLICY_SET_FRAMEWORKS | POLICY_SET_RMM,
 	.create = direct_create,
 	.alloc = direct_alloc,
 	.free = direct_free,

@@ -567,11 +567,10 @@ static const char *const arena_keys[] = { "size", NULL };
 
 const struct policy_ops policy_rmm_arena = {
 	.name = "rmm-arena",
-	.frameworks = POLICY_FW_RMM,
+	.frameworks = TRACE_FW_RMM,
 	.models = "RAPIDS RMM's arena_memory_resource: an arena per stream taking 1 MiB "
 	    "superblocks from one global arena, first fit by address",
 	.options = arena_options,
-	.sets = POLICY_SET_RMM,
 	.limit = POLICY_LIMIT_RESERVED,
 	.pool_keys = arena_keys,
 	.create = rarena_create,

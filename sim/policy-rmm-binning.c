@@ -283,11 +283,10 @@ static const char *const binning_keys[] = { "initial", "maximum", NULL };
 
 const struct policy_ops policy_rmm_binning = {
 	.name = "rmm-binning",
-	.frameworks = POLICY_FW_RMM,
+	.frameworks = TRACE_FW_RMM,
 	.models = "RAPIDS RMM's binning_memory_resource: fixed-size bins of 256 KiB to 4 MiB "
 	    "over a pool, larger requests to the pool",
 	.options = binning_options,
-	.sets = POLICY_SET_RMM,
 	.limit = POLICY_LIMIT_RESERVED,
 	.pool_keys = binning_keys,
 	.create = binning_create,

@@ -336,7 +336,7 @@ static const struct policy_option fixed_options[] = {
 
 const struct policy_ops policy_rmm_fixed = {
 	.name = "rmm-fixed",
-	.frameworks = POLICY_FW_RMM,
+	.frameworks = TRACE_FW_RMM,
 	.models = "RAPIDS RMM's fixed_size_memory_resource: blocks of one size in FIFO lists "
 	    "per stream, chunks of 128 from cudaMalloc",
 	.options = fixed_options,

@@ -446,11 +446,10 @@ static const char *const pool_keys[] = { "initial", "maximum", NULL };
 
 const struct policy_ops policy_rmm_pool = {
 	.name = "rmm-pool",
-	.frameworks = POLICY_FW_RMM,
+	.frameworks = TRACE_FW_RMM,
 	.models = "RAPIDS RMM's pool_memory_resource (rmm.reinitialize(pool_allocator=True)): "
 	    "coalescing best fit per stream, growing by the pool's size, never shrinking",
 	.options = pool_options,
-	.sets = POLICY_SET_RMM,
 	.limit = POLICY_LIMIT_RESERVED,
 	.pool_keys = pool_keys,
 	.create = pool_create,

@@ -26,6 +26,41 @@ const struct policy_ops *const policy_table[] = {
 	NULL,
 };
 
+const char *const *
+policy_defaults(unsigned fw)
+{
+	static const char *const pytorch[] = { "caching",
+	    "caching alloc_conf=expandable_segments:True", "cuda-async", "no-cache", "ideal",
+	    NULL };
+	static const char *const tensorflow[] = { "grow-only", "preallocate", "cuda-async",
+	    "no-cache", "ideal", NULL };
+	static const char *const jax[] = { "grow-only", "preallocate", "no-cache", "ideal",
+	    NULL };
+	static const char *const rmm[] = { "no-cache", "ideal", "rmm-pool", "rmm-arena",
+	    "rmm-binning", "cuda-async", NULL };
+	static const char *const unknown[] = { "caching", "grow-only", "preallocate",
+	    "no-cache", "ideal", NULL };
+
+	switch (fw) {
+	case TRACE_FW_PYTORCH:
+		return pytorch;
+	case TRACE_FW_TENSORFLOW:
+		return tensorflow;
+	case TRACE_FW_JAX:
+		return jax;
+	case TRACE_FW_RMM:
+		return rmm;
+	}
+	return unknown;
+}
+
+const char *
+policy_default(unsigned fw)
+{
+	/* RMM's own default resource is cuda_memory_resource: no caching */
+	return fw == TRACE_FW_RMM ? "no-cache" : "caching";
+}
+
 const struct policy_ops *
 policy_find(const char *name, char **cause)
 {

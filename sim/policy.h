@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "traces/trace.h"
+
 struct device;
 
 /* One tunable, for `gpumemsim policies` and option validation. */
@@ -94,22 +96,10 @@ struct policy_ops {
 	 */
 	const char *const *pool_keys;
 	/*
-	 * The sets of policies a command runs when none is named: the
-	 * frameworks' (a PyTorch, TensorFlow or JAX trace) and RMM's (an RMM
-	 * log).  0: only when named.
-	 */
-	unsigned sets;
-#define POLICY_SET_FRAMEWORKS 0x1
-#define POLICY_SET_RMM 0x2
-	/*
-	 * Whose allocator it is, or stands for (POLICY_FW_*): the frameworks
-	 * whose users can set it.  0: nobody's own (a bound).
+	 * Whose allocator it is, or stands for (TRACE_FW_*, traces/trace.h):
+	 * the frameworks whose users can set it.  0: nobody's own (a bound).
 	 */
 	unsigned frameworks;
-#define POLICY_FW_PYTORCH 0x1
-#define POLICY_FW_TENSORFLOW 0x2
-#define POLICY_FW_JAX 0x4
-#define POLICY_FW_RMM 0x8
 	/*
 	 * What kind of allocator it is, for the code that treats a family alike
 	 * (never by its name or its address).
@@ -220,6 +210,18 @@ struct policy_ops {
 
 /* Every policy, NULL-terminated, in the order `gpumemsim policies` lists them. */
 extern const struct policy_ops *const policy_table[];
+
+/*
+ * The policies a command compares when none is named, for a trace of
+ * framework fw (TRACE_FW_*): that framework's allocator and its settings
+ * worth trying, what else its users can set, and ideal, the bound; for RMM
+ * its memory resources; for a trace that does not say, the frameworks'
+ * (caching, grow-only, preallocate, no-cache, ideal).  NULL-terminated
+ * specs, as --policy takes them.
+ */
+const char *const *policy_defaults(unsigned fw);
+/* The one policy a command runs when none is named (run, check, plot, ...). */
+const char *policy_default(unsigned fw);
 
 /* Find a policy by name or unique prefix; NULL with *cause otherwise. */
 const struct policy_ops *policy_find(const char *name, char **cause);

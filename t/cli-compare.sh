@@ -24,29 +24,50 @@ gms policies --format=json
 grep -q '"name":.*"preallocate"' "$TMP/out"; ok $? "policies --format=json"
 is "$(json_keys)" "schema policies" "policies --format=json: an object, its schema and the list"
 
-# Every policy, uncapped.  Real numbers: PyTorch reserved 3703570432 in 118
-# segments; JAX grew its pool to 4292870144 in 11 regions; with caching off
-# the H200 backed 3330277376; the live peak is 3127304348.
+# A PyTorch snapshot: PyTorch's allocators by default (its caching allocator
+# as recorded and with expandable segments, cudaMallocAsync, no caching) and
+# the bound.  Real numbers: PyTorch reserved 3703570432 in 118 segments, and
+# 3177185280 in 110 with expandable segments; with caching off the H200
+# backed 3330277376; the live peak is 3127304348.
 gms compare "$RESNET" --format=json
 is "$rc" 0 "compare exits 0"
-is "$(grep -c '"label":' "$TMP/out")" 5 "compare runs every policy by default"
+is "$(sed -n "s/^$TAB$TAB$TAB\"label\":$TAB//p" "$TMP/out" | tr -d '"' | tr '\n' '|')" \
+    "caching|caching alloc_conf=expandable_segments:True|cuda-async|no-cache|ideal|" \
+    "compare on a PyTorch snapshot runs PyTorch's allocators by default, and the bound"
+is "$(json_top framework) $(json_top other_frameworks)" '"PyTorch" []' \
+    "... and says whose they are, none another framework's"
 cat >"$TMP/expect" <<'X'
 caching 3703570432 118
-grow-only 4292870144 11
+caching_alloc_conf=expandable_segments:True 3177185280 110
 no-cache 3330277376 3836
 ideal 3127304348 3836
 X
 awk -F'\t' '
-	/^\t\t\t"policy":/ { gsub(/[",]/, "", $5); p = $5 }
 	/^\t\t\t"peak_reserved":/ { gsub(/,/, "", $5); r = $5 }
-	/^\t\t\t"device_allocs":/ { gsub(/,/, "", $5); if (p != "preallocate") print p, r, $5 }
+	/^\t\t\t"device_allocs":/ { gsub(/,/, "", $5); d = $5 }
+	/^\t\t\t"label":/ { gsub(/"/, "", $5); gsub(/ /, "_", $5); if ($5 != "cuda-async") print $5, r, d }
 ' "$TMP/out" >"$TMP/got"
 is "$(cat "$TMP/got")" "$(cat "$TMP/expect")" "compare: each policy's peak reserved and device allocations equal the real allocators'"
-is "$(json_top winner)" '"caching"' "balanced: no-cache reserves less (3330277376 < 3703570432) but its driver time rules it out"
+is "$(json_top winner)" '"cuda-async"' "balanced: no-cache reserves less than the recorded setting but its driver time rules it out; cudaMallocAsync's pool reserves least"
 is "$(json_top by)" '"balanced"' "JSON says how the winner was picked"
-gms compare "$RESNET" --format=json --by=memory
-is "$(json_top winner)" '"no-cache"' "--by=memory: the winner fits and reserves least (3330277376 < 3703570432)"
 is "$(json_top peak_live)" 3127304348 "compare reports the live peak"
+# every framework's allocators, one flag away: the others shown, never the winner
+gms compare "$RESNET" --policies=all --format=json
+is "$(grep -c "^$TAB$TAB$TAB\"label\":" "$TMP/out") $(json_top winner)" '10 "cuda-async"' \
+    "--policies=all: every policy side by side; the winner still one this PyTorch job can use"
+tr -d '\n\t' <"$TMP/out" | grep -q '"other_frameworks":\["grow-only", "preallocate", "rmm-pool", "rmm-arena", "rmm-binning", "rmm-fixed"\]'
+ok $? "... and says which are other frameworks'"
+awk -F'\t' '
+	/^\t\t\t"peak_reserved":/ { gsub(/,/, "", $5); r = $5 }
+	/^\t\t\t"device_allocs":/ { gsub(/,/, "", $5); d = $5 }
+	/^\t\t\t"label":/ { gsub(/"/, "", $5); if ($5 == "grow-only") print $5, r, d }
+' "$TMP/out" >"$TMP/got"
+is "$(cat "$TMP/got")" "grow-only 4292870144 11" "... grow-only as JAX grew its pool (4292870144 in 11 regions)"
+gms compare "$RESNET" --policies=all
+grep -q "^  not PyTorch's allocators, which its users cannot set (shown beside, never the\$" "$TMP/out"
+ok $? "text: the other frameworks' rows are said to be so"
+gms compare "$RESNET" --format=json --by=memory --policies=caching,grow-only,no-cache,ideal
+is "$(json_top winner)" '"no-cache"' "--by=memory: the winner fits and reserves least (3330277376 < 3703570432)"
 
 gms compare "$RESNET" --policies=caching,grow-only:flavor=jax,no-cache --by=memory
 grep -q "^  caching  *3.45 GiB  *18.4%  *14.9%  *118 / 0  *[0-9.]* ms  *[0-9.]* ms  *fits\$" "$TMP/out"; ok $? "text: the caching row"

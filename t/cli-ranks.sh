@@ -88,7 +88,7 @@ is "$rc $(rank_vals worst_rank) / $(rank_vals peak_reserved) / $(json_top least_
 gms compare --ranks "$HAND" --policies=ideal,no-cache,caching
 is "$rc $(grep -c '^  [a-z-]* *1 *600.00 MiB  300.00 MiB  none$' "$TMP/out") $(grep '^least memory' "$TMP/out" | cut -d' ' -f3)" \
     "0 2 no-cache" "compare: uncapped, ideal and no-cache reserve rank 1's 600 MiB"
-gms compare --ranks "$PP"
+gms compare --ranks "$PP" --policies=caching,preallocate
 grep -q '^  preallocate  not run: rank 0: preallocate needs a limit to reserve' "$TMP/out"
 ok $? "compare: a policy the recordings cannot run is a row that says why"
 # how the winner of one trace is picked has nothing to pick among the ranks'

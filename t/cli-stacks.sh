@@ -305,7 +305,7 @@ cmp -s "$TMP/out" "$TMP/snap.folded"; ok $? "oom-except: converted to JSON Lines
 
 # report: an icicle graph for each policy's moment, when the trace has stacks
 gms report "$U/oom-except.pickle.gz" -o "$TMP/r.html"
-is "$rc $(grep -c '<svg class="flame"' "$TMP/r.html")" "0 4" "report: an icicle graph for each of the four policies' peaks"
+is "$rc $(grep -c '<svg class="flame"' "$TMP/r.html")" "0 5" "report: an icicle graph for each of the five policies' peaks"
 grep -q '<text x="600" y="20" font-size="15" text-anchor="middle">caching at its peak reservation (event 894)</text>' "$TMP/r.html"
 ok $? "report: each graph says whose and when"
 # under 5000 bytes: ideal's peak at event 3 (2000 live, before the free of

@@ -32,6 +32,68 @@ static struct seen *seen;
 static int watching;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* What was spooled, by the path it came from: read again from the copy. */
+struct spooled {
+	char *path;
+	int fd;				/* the copy, kept open to the end */
+	UT_hash_handle hh;
+};
+static struct spooled *spooled;
+
+/*
+ * The copy of path, if it was spooled: a descriptor of its own (its own
+ * offset: batch threads read at once) at the start.  1 with *out, 0 when
+ * path was never spooled, < 0 with *cause.
+ */
+static int
+respool(const char *path, int *out, char **cause)
+{
+	struct spooled *sp;
+	char proc[64];
+	int fd = -1;
+
+	pthread_mutex_lock(&lock);
+	HASH_FIND_STR(spooled, path, sp);
+	if (sp != NULL) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", sp->fd);
+		if ((fd = open(proc, O_RDONLY | O_CLOEXEC)) < 0 &&
+		    (fd = dup(sp->fd)) >= 0 && lseek(fd, 0, SEEK_SET) != 0) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	if (sp == NULL)
+		return 0;
+	if (fd < 0)
+		return gms_fail(cause, GMS_EIO, "cannot read '%s' again from its copy: %s", path,
+		    strerror(errno));
+	*out = fd;
+	return 1;
+}
+
+/* Keep fd's copy of path (a descriptor of its own) for the next open of it. */
+static void
+keep_spool(const char *path, int fd)
+{
+	struct spooled *sp;
+	int kept = dup(fd);
+
+	if (kept < 0)
+		return;
+	pthread_mutex_lock(&lock);
+	HASH_FIND_STR(spooled, path, sp);
+	if (sp == NULL) {
+		sp = gms_calloc(1, sizeof(*sp));
+		sp->path = gms_strdup(path);
+		sp->fd = kept;
+		HASH_ADD_KEYPTR(hh, spooled, sp->path, strlen(sp->path), sp);
+	} else {
+		close(kept);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 /*
  * All of fd's bytes into an unnamed temporary file (fd is closed): what
  * cannot be read twice, kept so that it can.
@@ -107,11 +169,16 @@ input_open(const char *path, int (*looks_like)(const unsigned char *, size_t), i
 	char *what;
 	int fd, err;
 
+	/* standard input, a pipe or a device is read once: every later open reads its copy */
+	if ((err = respool(path, out, cause)) != 0)
+		return err < 0 ? err : 0;
 	if (strcmp(path, "-") == 0) {
 		if ((fd = dup(STDIN_FILENO)) < 0)
 			return gms_fail(cause, GMS_EIO, "cannot read standard input: %s",
 			    strerror(errno));
-		return spool(fd, "standard input", looks_like, out, cause);
+		if ((err = spool(fd, "standard input", looks_like, out, cause)) == 0)
+			keep_spool(path, *out);
+		return err;
 	}
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return gms_fail(cause, GMS_EIO, "cannot open trace '%s': %s", path, strerror(errno));
@@ -119,9 +186,9 @@ input_open(const char *path, int (*looks_like)(const unsigned char *, size_t), i
 		*out = fd;
 		return 0;
 	}
-	/* a pipe or a device: read once, here, so that it can be read again */
 	what = gms_asprintf("'%s'", path);
-	err = spool(fd, what, looks_like, out, cause);
+	if ((err = spool(fd, what, looks_like, out, cause)) == 0)
+		keep_spool(path, *out);
 	free(what);
 	return err;
 }

@@ -14,7 +14,8 @@
 /*
  * A descriptor open on path's bytes, positioned at the start: the file
  * itself when it is regular, else a temporary copy of all it gave ("-" is
- * standard input).  What is copied is first looked at: its first bytes (up
+ * standard input), made at the first open and read again by every later
+ * one of the same path (each its own descriptor and offset).  What is copied is first looked at: its first bytes (up
  * to INPUT_HEAD) must satisfy looks_like (else GMS_ETRACE, "not a trace",
  * before anything is kept: /dev/zero is not spooled), and at most
  * INPUT_SPOOL_MAX bytes are kept (else GMS_ETRACE: give the file itself).

@@ -537,6 +537,43 @@ trace_peek_rank(const char *path)
 	return rank;
 }
 
+/* Whether s says fw's name, without case: "pytorch 2.11", "jax profiler (xplane)". */
+static unsigned
+framework_in(const cJSON *s)
+{
+	static const struct {
+		const char *word;
+		unsigned fw;
+	} names[] = { { "pytorch", TRACE_FW_PYTORCH }, { "tensorflow", TRACE_FW_TENSORFLOW },
+	    { "jax", TRACE_FW_JAX }, { "rmm", TRACE_FW_RMM } };
+	size_t i;
+
+	if (!cJSON_IsString(s))
+		return 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcasestr(s->valuestring, names[i].word) != NULL)
+			return names[i].fw;
+	return 0;
+}
+
+unsigned
+trace_header_framework(const struct trace_header *hdr)
+{
+	unsigned fw;
+
+	if ((fw = framework_in(cJSON_GetObjectItemCaseSensitive(hdr->source, "framework"))) ||
+	    (fw = framework_in(cJSON_GetObjectItemCaseSensitive(hdr->source, "from"))))
+		return fw;
+	return framework_in(cJSON_GetObjectItemCaseSensitive(hdr->observed, "allocator"));
+}
+
+const char *
+trace_framework_name(unsigned fw)
+{
+	return fw == TRACE_FW_PYTORCH ? "PyTorch" : fw == TRACE_FW_TENSORFLOW ? "TensorFlow" :
+	    fw == TRACE_FW_JAX ? "JAX" : fw == TRACE_FW_RMM ? "RMM" : NULL;
+}
+
 int
 trace_ends_with(const char *s, const char *suffix)
 {
@@ -698,6 +735,46 @@ trace_is_rmm_log(const char *path)
 		return 0;
 	head[got] = '\0';
 	return by_content(head, (size_t)got) == &trace_format_csv;
+}
+
+unsigned
+trace_framework(const char *path, const struct trace_opts *opts)
+{
+	char base[4096], *head, *why = NULL;
+	struct trace_reader *r;
+	struct stat st;
+	unsigned fw = 0;
+	gzFile gz;
+	int got;
+
+	plain_name(path, base, sizeof(base));
+	if (trace_ends_with(base, ".pickle") || trace_ends_with(base, ".pkl"))
+		return TRACE_FW_PYTORCH;
+	if (trace_ends_with(base, ".csv"))
+		return TRACE_FW_RMM;
+	/* a file's first bytes say a snapshot, a log or a profiler trace (a pipe is read whole) */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (gz = gzopen(path, "rb")) != NULL) {
+		head = gms_malloc(PEEK_BYTES + 1);
+		got = gzread(gz, head, PEEK_BYTES);
+		gzclose(gz);
+		head[got > 0 ? got : 0] = '\0';
+		if (got > 0 && by_content(head, (size_t)got) == &trace_format_pickle)
+			fw = TRACE_FW_PYTORCH;
+		else if (got > 0 && by_content(head, (size_t)got) == &trace_format_csv)
+			fw = TRACE_FW_RMM;
+		else if (got > 0 && strstr(head, "\"traceEvents\"") != NULL)
+			fw = TRACE_FW_PYTORCH;
+		free(head);
+		if (fw != 0)
+			return fw;
+	}
+	if (trace_open_opts(path, opts, &r, &why) < 0) {
+		free(why);	/* the command that reads it says why */
+		return 0;
+	}
+	fw = trace_header_framework(trace_header(r));
+	trace_close(r);
+	return fw;
 }
 
 /*

@@ -41,6 +41,29 @@ int trace_is_profile_dir(const char *path);
 int trace_is_rmm_log(const char *path);
 
 /*
+ * Whose allocator a trace was recorded from (TRACE_FW_*, bits so that a
+ * policy can name several): its header's source.framework, else its
+ * source.from, else observed.allocator ("pytorch ...", "jax", "tensorflow",
+ * "rmm ..."); 0 when it does not say (a synthetic trace).
+ */
+#define TRACE_FW_PYTORCH 0x1u
+#define TRACE_FW_TENSORFLOW 0x2u
+#define TRACE_FW_JAX 0x4u
+#define TRACE_FW_RMM 0x8u
+struct trace_header;
+unsigned trace_header_framework(const struct trace_header *hdr);
+/* "PyTorch", "TensorFlow", "JAX", "RMM", or NULL for none of them. */
+const char *trace_framework_name(unsigned fw);
+/*
+ * The same for path, read no further than it must: a snapshot pickle, a
+ * PyTorch profiler trace and an RMM log by their first bytes, the rest by
+ * the header its reader gives.  0 when it does not say or cannot be read
+ * (the command that reads it then says why).
+ */
+struct trace_opts;
+unsigned trace_framework(const char *path, const struct trace_opts *opts);
+
+/*
  * The rank a distributed job's trace says it is, or -1: a PyTorch profiler
  * trace's top-level "distributedInfo": {"rank": N, ...}, which the profiler
  * writes near the start (read from the first MiB only, compressed or not).

@@ -70,7 +70,8 @@ enum cli_kind {
 	K_INDEX,	/* 0 to max */
 	K_CHOICE,	/* one of choices */
 	K_POLICY,	/* "caching alloc_conf=..." (policy_parse_spec) */
-	K_POLICIES,	/* K_POLICY, comma-separated: each in cli_val.specs */
+	K_POLICIES,	/* K_POLICY, comma-separated: each in cli_val.specs ("all":
+			   every policy) */
 	K_KV,		/* KEY=VALUE */
 	K_THREADS,	/* a K_COUNT of threads; by default the cores */
 	K_GPU,		/* a catalogued GPU model, or a size for a card the
@@ -145,6 +146,9 @@ struct cli_command {
 	unsigned inputs;		/* the kinds of input it takes (analysis/inputs.h),
 					   resolved before exec runs: cli_args.in */
 	int needs_value;		/* INPUTS_SCALED: --value is required */
+	int by_framework;		/* what it runs by default follows whose
+					   allocator the trace was recorded from
+					   (inputs.framework: its header is read first) */
 	int min_args, max_args;
 	int own_output;			/* --output is the command's own (not its report) */
 	int (*exec)(struct cli_args *a);
@@ -265,8 +269,14 @@ struct cli_policies {
 	int defaulted;		/* none was named: the command's default one
 				   (a recording that says its mode runs that) */
 };
-/* 0, or EXIT_INPUT after saying what is wrong. */
-int cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p);
+/*
+ * When none is named: the one policy of the trace's framework (its
+ * recorded allocator: policy_default), or its set (policy_defaults).
+ * --policies=all names every framework's.  0, or EXIT_INPUT after saying
+ * what is wrong.
+ */
+enum cli_default { CLI_ONE_POLICY, CLI_POLICY_SET };
+int cli_policies(const struct cli_args *a, enum cli_default dflt, struct cli_policies *p);
 void cli_policies_free(struct cli_policies *p);
 /* Each policy as an entry's request names it (the caller frees the array). */
 struct entry_policy;

@@ -43,7 +43,7 @@ cmd_check(struct cli_args *a)
 	if ((rc = cli_placement_usage(a)) != 0 || (rc = cli_entry_target(a, &rq.target)) != 0)
 		return rc;
 	rq.fit_capacity = cli_fit_capacity(&a->v[OPT_MUST_FIT], a->v[OPT_CONTEXT_OVERHEAD].size);
-	if ((rc = cli_policies(a, "caching", &pols)) != 0)
+	if ((rc = cli_policies(a, CLI_ONE_POLICY, &pols)) != 0)
 		goto out;
 	if (rq.baseline_path != NULL && pols.n > 1) {
 		rc = cli_usage_error(a->cmd, "--baseline is one policy's saved run: give one --policy");

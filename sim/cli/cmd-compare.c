@@ -36,7 +36,8 @@ cmd_compare(struct cli_args *a)
 	if ((rc = cli_entry_target(a, &rq.target)) != 0)
 		return rc;
 	rq.how.capacity = rq.target.capacity;
-	if ((rc = cli_policies(a, pair ? "caching" : NULL, &pols)) != 0)
+	rq.how.framework = a->in->framework;
+	if ((rc = cli_policies(a, pair ? CLI_ONE_POLICY : CLI_POLICY_SET, &pols)) != 0)
 		goto out;
 	rq.pols = ep = cli_entry_policies(&pols);
 	rq.npols = pols.n;

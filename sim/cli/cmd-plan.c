@@ -41,7 +41,7 @@ cmd_plan(struct cli_args *a)
 		for (g = gpu_catalogue; g->name != NULL && rq.ngpus < CLI_GPUS_MAX; g++)
 			gpus[rq.ngpus++] = g;
 	}
-	if ((rc = cli_policies(a, NULL, &pols)) != 0)
+	if ((rc = cli_policies(a, CLI_POLICY_SET, &pols)) != 0)
 		goto out;
 	rq.pols = ep = cli_entry_policies(&pols);
 	rq.npols = pols.n;

@@ -55,7 +55,7 @@ cmd_plot(struct cli_args *a)
 		rq.fd = of.fd;
 	}
 	if ((rc = cli_entry_target(a, &rq.target)) == 0 &&
-	    (rc = cli_policies(a, "caching", &pols)) == 0) {
+	    (rc = cli_policies(a, CLI_ONE_POLICY, &pols)) == 0) {
 		rq.pols = ep = cli_entry_policies(&pols);
 		rq.npols = pols.n;
 		if ((err = entry_plot(a->in, &rq, &cause)) < 0)

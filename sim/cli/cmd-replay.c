@@ -49,7 +49,7 @@ cmd_replay(struct cli_args *a)
 
 	rq.gpu = &gpu;
 	rq.built = replay_cuda_built();
-	if (a->in->kind == INPUTS_TRACE && (rc = cli_policies(a, "caching", &pols)) != 0)
+	if (a->in->kind == INPUTS_TRACE && (rc = cli_policies(a, CLI_ONE_POLICY, &pols)) != 0)
 		goto out;
 	if (a->in->kind == INPUTS_TRACE)
 		rq.policy = cli_entry_policy(&pols, 0);

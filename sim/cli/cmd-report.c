@@ -72,7 +72,7 @@ cmd_report(struct cli_args *a)
 	rq.at = at;
 	if ((rc = cli_target(a, &target)) != 0 || (rc = cli_entry_target(a, &rq.target)) != 0)
 		return rc;
-	if ((rc = cli_policies(a, NULL, &pols)) != 0)
+	if ((rc = cli_policies(a, CLI_POLICY_SET, &pols)) != 0)
 		goto out;
 	rq.pols = ep = cli_entry_policies(&pols);
 	rq.npols = pols.n;

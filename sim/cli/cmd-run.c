@@ -52,7 +52,7 @@ cmd_run(struct cli_args *a)
 	if ((rc = cli_placement_usage(a)) != 0 || (rc = moments_usage(a)) != 0 ||
 	    (rc = cli_entry_target(a, &rq.target)) != 0)
 		return rc;
-	if ((rc = cli_policies(a, "caching", &pols)) != 0)
+	if ((rc = cli_policies(a, CLI_ONE_POLICY, &pols)) != 0)
 		goto out;
 	rq.policy = cli_entry_policy(&pols, 0);
 	rq.as_recorded = pols.defaulted;

@@ -52,7 +52,7 @@ cmd_scale(struct cli_args *a)
 		goto out;
 	}
 	if ((rc = cli_entry_target(a, &rq.target)) != 0 ||
-	    (rc = cli_policies(a, "caching", &pols)) != 0)
+	    (rc = cli_policies(a, CLI_ONE_POLICY, &pols)) != 0)
 		goto out;
 	rq.policy = cli_entry_policy(&pols, 0);
 	if (out != NULL) {

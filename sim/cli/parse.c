@@ -172,18 +172,33 @@ parse_gpus(const struct cli_optdef *d, const char *arg, struct cli_val *v)
 	return 0;
 }
 
-/* --policies: each spec checked as --policy checks it. */
+/* --policies: each spec checked as --policy checks it; "all" is every policy. */
 static int
 parse_policies(const struct cli_optdef *d, const char *arg, struct cli_val *v)
 {
-	char **w;
-	size_t n = split_list(arg, v, &w);
+	const struct policy_ops *ops;
+	struct policy_kv *kv = NULL;
+	char **w, *cause = NULL, *store = NULL;
+	size_t n = split_list(arg, v, &w), i, nkv = 0;
+	int err;
 
 	v->specs = (const char **)w;
 	v->nspecs = n;
 	if (n == 0) {
 		cli_error("--%s: no policy named", d->name);
 		return EXIT_INPUT;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(w[i], "all") == 0)
+			continue;	/* every policy (cli_policies) */
+		err = policy_parse_spec(w[i], &ops, &kv, &nkv, &store, &cause);
+		free(kv);
+		free(store);
+		if (err < 0) {
+			cli_error("--%s: %s", d->name, cause);
+			free(cause);
+			return EXIT_INPUT;
+		}
 	}
 	return 0;
 }

@@ -132,7 +132,7 @@ int
 cli_inputs(const struct cli_command *c, struct cli_args *a, struct inputs *in)
 {
 	struct inputs_req rq = { .args = a->argv, .nargs = (size_t)a->argc,
-	    .command = c->name };
+	    .command = c->name, .framework = c->by_framework };
 	uint64_t *at = NULL;
 	char *cause = NULL;
 	int rc = -1, err, i;

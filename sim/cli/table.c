@@ -502,7 +502,7 @@ const struct cli_command cli_commands[] = {
 	  "retry. A call site is the trace's \"at\"; allocations without one are \"(no call site)\".\n",
 	  .groups = G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_TIMELINE | G_PROGRESS,
 	  .opts = run_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS,
-	  .min_args = 1, .max_args = 1, .exec = cmd_run },
+	  .min_args = 1, .max_args = 1, .by_framework = 1, .exec = cmd_run },
 	{ "compare", "<trace> [<after>] | --ranks <trace|dir>...",
 	  "run several policies on a trace side by side, or two traces, and say what grew",
 	  "Run several allocator policies on one trace, read once and replayed through every "
@@ -553,7 +553,7 @@ const struct cli_command cli_commands[] = {
 	  "flamegraph.pl draws.\n",
 	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_TIMELINE | G_PROGRESS,
 	  .opts = compare_opts, .inputs = INPUTS_TRACE | INPUTS_PAIR | INPUTS_RANKS,
-	  .min_args = 1, .max_args = 2, .exec = cmd_compare },
+	  .min_args = 1, .max_args = 2, .by_framework = 1, .exec = cmd_compare },
 	{ "check", "<trace> | --ranks <trace|dir>...",
 	  "check a run against thresholds or a baseline, for CI (exit 1 if not)",
 	  "Run a trace and check the result against thresholds, for CI: exit 0 when every "
@@ -580,7 +580,7 @@ const struct cli_command cli_commands[] = {
 	  "\"stacks_since_baseline\" in JSON (compare's rows).\n",
 	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  .opts = check_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS | INPUTS_SCALED, .needs_value = 1,
-	  .min_args = 1, .max_args = 64, .exec = cmd_check },
+	  .min_args = 1, .max_args = 64, .by_framework = 1, .exec = cmd_check },
 	{ "plan", "<trace> | --ranks <trace|dir>...", "the smallest capacity each policy needs, and which GPUs fit",
 	  "For each policy, the smallest capacity at which the trace runs without running "
 	  "out of memory, to 2 MiB (found by bisection, checked, and probed above: a "
@@ -621,7 +621,7 @@ const struct cli_command cli_commands[] = {
 	  "rmm-arena, rmm-binning, cuda-async).\n",
 	  .groups = G_TRACE | G_POLICIES | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  .opts = plan_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS | INPUTS_SCALED,
-	  .min_args = 1, .max_args = 64, .exec = cmd_plan },
+	  .min_args = 1, .max_args = 64, .by_framework = 1, .exec = cmd_plan },
 	{ "tune", "<trace> | --ranks <trace|dir>...", "find the PyTorch allocator setting that reserves least and fits",
 	  "Search PyTorch's allocator settings (PYTORCH_CUDA_ALLOC_CONF: expandable "
 	  "segments, max_split_size_mb, roundup_power2_divisions and, under a capacity, "
@@ -653,7 +653,7 @@ const struct cli_command cli_commands[] = {
 	  "has {policy, setting, fits, peak_reserved, device_allocs, oom_event}, or error.\n",
 	  .groups = G_TRACE | G_TARGET | G_OUTPUT | G_PROGRESS | G_SCALED,
 	  .opts = tune_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS | INPUTS_SCALED, .needs_value = 1,
-	  .min_args = 1, .max_args = 64, .exec = cmd_tune },
+	  .min_args = 1, .max_args = 64, .by_framework = 1, .exec = cmd_tune },
 	{ "plot", "-o <file.svg|file.png> <trace> | --ranks <trace|dir>...", "draw a run: a timeline per policy, a memory map, or the live memory by stack",
 	  "Draw a run. By default: live bytes and each policy's allocated (dashed) and "
 	  "reserved bytes over the trace's events, with the capacity, the trace's marks "
@@ -676,7 +676,7 @@ const struct cli_command cli_commands[] = {
 	  "bucket's maxima, in memory proportional to N.\n",
 	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
 	  .opts = plot_opts, .inputs = INPUTS_TRACE | INPUTS_RANKS,
-	  .min_args = 1, .max_args = 1, .own_output = 1, .exec = cmd_plot },
+	  .min_args = 1, .max_args = 1, .own_output = 1, .by_framework = 1, .exec = cmd_plot },
 	{ "report", "-o <report.html> <trace> [<after>] | --ranks <trace|dir>...",
 	  "write up a trace (or two, compared) as one self-contained HTML page",
 	  "Run every policy (or --policies) on a trace and write one self-contained HTML "
@@ -712,7 +712,7 @@ const struct cli_command cli_commands[] = {
 	  NULL,
 	  .groups = G_TRACE | G_TARGET | G_POLICIES | G_PROGRESS,
 	  .opts = report_opts, .inputs = INPUTS_TRACE | INPUTS_PAIR | INPUTS_RANKS,
-	  .min_args = 1, .max_args = 2, .own_output = 1, .exec = cmd_report },
+	  .min_args = 1, .max_args = 2, .own_output = 1, .by_framework = 1, .exec = cmd_report },
 	{ "replay", "[<trace>]", "replay a trace on a real GPU beside the simulation (needs CUDA)",
 	  "Replay a trace on a real GPU: the policy's own code, its segments from cudaMalloc "
 	  "and cudaFree (expandable segments: the driver's virtual memory API). Reports the "
@@ -737,7 +737,7 @@ const struct cli_command cli_commands[] = {
 	  NULL,
 	  .groups = G_TRACE | G_POLICY | G_OUTPUT | G_PROGRESS,
 	  .opts = replay_opts, .inputs = INPUTS_TRACE | INPUTS_JOBS,
-	  .min_args = 0, .max_args = 1, .exec = cmd_replay },
+	  .min_args = 0, .max_args = 1, .by_framework = 1, .exec = cmd_replay },
 	{ "share", "", "several jobs on one GPU: who runs out of memory, when, and safe limits",
 	  "Run several jobs on one GPU: each job a trace replayed through its own allocator "
 	  "policy, in its own process (its own CUDA context, its own address space), all "
@@ -838,7 +838,7 @@ const struct cli_command cli_commands[] = {
 	  "out-of-memory error) or a value out of range, named in the message.\n",
 	  .groups = G_TRACE | G_TARGET | G_POLICY | G_OUTPUT | G_PROGRESS,
 	  .opts = scale_opts, .inputs = INPUTS_SCALED,
-	  .min_args = 2, .max_args = 64, .own_output = 1, .exec = cmd_scale },
+	  .min_args = 2, .max_args = 64, .own_output = 1, .by_framework = 1, .exec = cmd_scale },
 	{ "info", "<trace> | --ranks <trace|dir>...", "describe a trace: counts, live peak, sizes, largest allocations",
 	  "Describe a trace: events, allocations, frees, streams, duration, the live peak "
 	  "and when, a power-of-two size histogram, the largest allocations and where they "

@@ -106,29 +106,33 @@ add_spec(struct cli_policies *p, const char *opt, const char *spec)
 }
 
 int
-cli_policies(const struct cli_args *a, const char *dflt, struct cli_policies *p)
+cli_policies(const struct cli_args *a, enum cli_default dflt, struct cli_policies *p)
 {
+	unsigned fw = a->in != NULL ? a->in->framework : 0;
+	const struct policy_ops *const *every;
+	const char *const *set;
 	size_t i;
 	int rc = 0, several = (a->cmd->groups & G_POLICIES) != 0;
 
 	memset(p, 0, sizeof(*p));
-	for (i = 0; rc == 0 && a->given[OPT_POLICIES] && i < a->v[OPT_POLICIES].nspecs; i++)
-		rc = add_spec(p, "policies", a->v[OPT_POLICIES].specs[i]);
+	for (i = 0; rc == 0 && a->given[OPT_POLICIES] && i < a->v[OPT_POLICIES].nspecs; i++) {
+		if (strcmp(a->v[OPT_POLICIES].specs[i], "all") != 0) {
+			rc = add_spec(p, "policies", a->v[OPT_POLICIES].specs[i]);
+			continue;
+		}
+		/* every framework's, side by side */
+		for (every = policy_table; rc == 0 && *every != NULL; every++)
+			rc = add_spec(p, "policies", (*every)->name);
+	}
 	for (i = 0; rc == 0 && i < (size_t)a->given[OPT_POLICY]; i++)
 		rc = add_spec(p, "policy", a->all[OPT_POLICY][i]);
-	if (rc == 0 && p->n == 0) {
-		if (dflt != NULL) {
-			rc = add_spec(p, "policy", dflt);
-			p->defaulted = 1;
-		} else {
-			/* an RMM log: RMM's resources; else the frameworks' allocators */
-			unsigned set = a->argc > 0 && trace_is_rmm_log(a->argv[0]) ?
-			    POLICY_SET_RMM : POLICY_SET_FRAMEWORKS;
-
-			for (i = 0; policy_table[i] != NULL && rc == 0; i++)
-				if (policy_table[i]->sets & set)
-					rc = add_spec(p, "policy", policy_table[i]->name);
-		}
+	/* none named: the trace's framework's (a recording that says its mode runs that) */
+	if (rc == 0 && p->n == 0 && dflt == CLI_ONE_POLICY) {
+		rc = add_spec(p, "policy", policy_default(fw));
+		p->defaulted = 1;
+	} else if (rc == 0 && p->n == 0) {
+		for (set = policy_defaults(fw); rc == 0 && *set != NULL; set++)
+			rc = add_spec(p, "policy", *set);
 	}
 	for (i = 0; i < p->n && rc == 0; i++)
 		apply_global(&p->list[i], a, several);
