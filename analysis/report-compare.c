@@ -92,11 +92,14 @@ foreigners(const struct report_row *rows, size_t n, unsigned fw)
 	return s;
 }
 
-/* "12.3 ms" */
+/* "12.3 ms"; from 10 s on, "123.9 s" */
 static const char *
 fmt_ms(uint64_t ns, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	if (ns >= 10000000000ull)
+		snprintf(buf, len, "%.1f s", (double)ns / 1e9);
+	else
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
 	return buf;
 }
 #define MS(ns) fmt_ms((ns), (char[32]){ 0 }, 32)
@@ -195,11 +198,12 @@ report_winner(const struct report_row *rows, size_t n, const struct report_compa
 	if (cheaper >= 0 && better(rows[cheaper].run.res, w)) {
 		char *more = gms_asprintf("%s; %s reserves less (%s) but, once its reservation "
 		    "stopped growing, still spends %s in the driver against %s, more than %.0f%% "
-		    "(or 1 ms) over the least (%s, %s); --by=memory ranks by memory alone", *why,
+		    "(or 1 ms) over the least (%s, %s)%s", *why,
 		    rows[cheaper].label, SZ(rows[cheaper].run.res->peak_reserved),
 		    MS(rows[cheaper].run.res->steady_driver_ns), MS(w->steady_driver_ns),
 		    100.0 * how->time_bound, rows[fastest].label,
-		    MS(rows[fastest].run.res->steady_driver_ns));
+		    MS(rows[fastest].run.res->steady_driver_ns),
+		    how->by_option ? "; --by=memory ranks by memory alone" : "");
 
 		free(*why);
 		*why = more;

@@ -34,6 +34,36 @@ extern const char asset_report_js[];
 
 /* --- the summary and the policy table ------------------------------------ */
 
+/*
+ * A recording that ran out of memory leads with it, and with the limit it
+ * ran under as far as it shows it (observed limit_min..limit_max): what
+ * brought its user to the page.
+ */
+static void
+recorded_oom(FILE *f, const struct html_report *r)
+{
+	const struct sim_result *res = r->res;
+	const cJSON *lo = cJSON_GetObjectItemCaseSensitive(r->hdr->observed, "limit_min");
+	const cJSON *hi = cJSON_GetObjectItemCaseSensitive(r->hdr->observed, "limit_max");
+
+	if (res->recorded_ooms == 0)
+		return;
+	fprintf(f, "<p class=\"verdict oom\" id=\"recorded-oom\"><strong>The job ran out of "
+	    "memory</strong> at event %llu, asking for %s (%llu B)",
+	    (unsigned long long)res->recorded_oom_event, SZ(res->recorded_oom_size),
+	    (unsigned long long)res->recorded_oom_size);
+	if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && hi->valuedouble >= lo->valuedouble)
+		fprintf(f, ", under a limit between %s and %s (%.0f to %.0f B: the recording shows "
+		    "it reached one; --capacity in that range replays the recorded run)",
+		    SZ((uint64_t)lo->valuedouble), SZ((uint64_t)hi->valuedouble), lo->valuedouble,
+		    hi->valuedouble);
+	else if (r->hdr->device_total)
+		fprintf(f, ", on a card of %s", SZ(r->hdr->device_total));
+	if (res->recorded_ooms > 1)
+		fprintf(f, "; %llu failures in all", (unsigned long long)res->recorded_ooms);
+	fputs(".</p>\n", f);
+}
+
 static void
 summary(FILE *f, const struct html_report *r)
 {
@@ -43,6 +73,7 @@ summary(FILE *f, const struct html_report *r)
 	    cJSON_GetObjectItemCaseSensitive(r->hdr->device, "name") : NULL;
 
 	fputs("<section id=\"summary\"><h2>Summary</h2>\n", f);
+	recorded_oom(f, r);
 	if (note != NULL) {
 		fputs("<p class=\"note\" id=\"incomplete\"><strong>Incomplete trace.</strong> ", f);
 		page_esc(f, note);
@@ -81,7 +112,7 @@ summary(FILE *f, const struct html_report *r)
 		page_esc(f, r->pols[r->winner].row->label);
 		fputs("</strong>. ", f);
 	} else {
-		fputs("<p class=\"verdict\">No winner. ", f);
+		fputs("<p class=\"verdict\">No winner: ", f);
 	}
 	page_esc(f, r->why);
 	fputs("</p>\n</section>\n", f);
@@ -360,18 +391,75 @@ site_row(FILE *f, const struct attrib_row *row, const char *name, uint64_t of)
 	    (unsigned long long)row->first, (unsigned long long)row->last);
 }
 
-static void
-site_table(FILE *f, const char *who, const struct attrib_moment *m, size_t top)
+/*
+ * The moments the page looks at, each once: policies that peak (or run
+ * out) at the same event see the same live bytes there, which do not
+ * depend on the allocator, so they share its table and its graph.
+ */
+struct moment_of {
+	const struct attrib_moment *m;	/* the first policy's */
+	const struct attrib *at;
+	size_t pols[16];		/* the policies that share it */
+	size_t n;
+};
+
+static size_t
+moments(const struct html_report *r, struct moment_of *out, size_t max)
 {
-	uint64_t of = m->has_policy ? m->reserved : m->live;
+	size_t i, k, j, n = 0;
+
+	for (i = 0; i < r->n; i++) {
+		const struct attrib *at = r->pols[i].at;
+
+		if (!page_run_of(&r->pols[i]) || at == NULL)
+			continue;
+		for (k = 0; k < at->n; k++) {
+			const struct attrib_moment *m = &at->m[k];
+
+			if (!m->taken)
+				continue;
+			for (j = 0; j < n; j++)
+				if (out[j].m->event == m->event && out[j].m->before == m->before &&
+				    strcmp(out[j].m->key, m->key) == 0)
+					break;
+			if (j == n && n < max)
+				out[n++] = (struct moment_of){ .m = m, .at = at };
+			if (j < n && out[j].n < sizeof(out[j].pols) / sizeof(*out[j].pols))
+				out[j].pols[out[j].n++] = i;
+		}
+	}
+	return n;
+}
+
+/* "caching, cuda-async and no-cache" */
+static void
+who(FILE *f, const struct html_report *r, const struct moment_of *mo)
+{
+	size_t i;
+
+	for (i = 0; i < mo->n; i++) {
+		if (i > 0)
+			fputs(i + 1 < mo->n ? ", " : " and ", f);
+		page_esc(f, r->pols[mo->pols[i]].row->label);
+	}
+}
+
+static void
+site_table(FILE *f, const char *who_text, const struct html_report *r,
+    const struct moment_of *mo, const struct attrib_moment *m, size_t top)
+{
+	uint64_t of = m->live;
 	size_t i, shown = GMS_MIN(top, m->nrows);
 
 	fputs("<h3>", f);
-	page_esc(f, who);
-	fprintf(f, " at the %s (event %llu, %s %s)</h3>\n<table class=\"sites\" data-moment=\"%s\">"
-	    "<tr><th class=\"l\">call site</th><th>bytes</th><th>count</th><th>share</th>"
-	    "<th>events</th></tr>\n", m->what, (unsigned long long)m->event, SZ(of),
-	    m->has_policy ? "reserved" : "live", m->key);
+	if (who_text != NULL)
+		page_esc(f, who_text);
+	else
+		who(f, r, mo);
+	fprintf(f, " at the %s (event %llu, %s live)</h3>\n<table class=\"sites\" "
+	    "data-moment=\"%s\"><tr><th class=\"l\">call site</th><th>bytes</th><th>count</th>"
+	    "<th>share</th><th>events</th></tr>\n", m->what, (unsigned long long)m->event,
+	    SZ(of), m->key);
 	for (i = 0; i < shown; i++)
 		site_row(f, &m->rows[i], m->rows[i].site, of);
 	if (m->nrows > shown) {
@@ -387,14 +475,29 @@ site_table(FILE *f, const char *who, const struct attrib_moment *m, size_t top)
 		site_row(f, &rest, name, of);
 		free(name);
 	}
-	if (m->has_policy) {
-		fprintf(f, "<tr><td class=\"l\"><em>block rounding</em></td><td>%s</td><td></td>"
-		    "<td>%.1f%%</td><td></td></tr>\n", SZ(m->allocated - m->live),
-		    of ? 100.0 * (double)(m->allocated - m->live) / (double)of : 0);
-		fprintf(f, "<tr><td class=\"l\"><em>reserved, not allocated</em> (the largest free "
-		    "block %s)</td><td>%s</td><td></td><td>%.1f%%</td><td></td></tr>\n",
-		    SZ(m->largest_free), SZ(m->reserved - m->allocated),
-		    of ? 100.0 * (double)(m->reserved - m->allocated) / (double)of : 0);
+	fputs("</table>\n", f);
+	if (mo == NULL || !m->has_policy)
+		return;
+	/* what each policy holds beside them: the rest of its reservation */
+	fputs("<table class=\"rest\"><tr><th class=\"l\">policy</th><th>reserved</th>"
+	    "<th>block rounding</th><th>reserved, not allocated</th><th>largest free block</th>"
+	    "</tr>\n", f);
+	for (i = 0; i < mo->n; i++) {
+		const struct attrib *at = r->pols[mo->pols[i]].at;
+		const struct attrib_moment *pm = NULL;
+		size_t k;
+
+		for (k = 0; k < at->n && pm == NULL; k++)
+			if (at->m[k].taken && at->m[k].event == m->event &&
+			    strcmp(at->m[k].key, m->key) == 0)
+				pm = &at->m[k];
+		if (pm == NULL)
+			continue;
+		fputs("<tr><td class=\"l\">", f);
+		page_esc(f, r->pols[mo->pols[i]].row->label);
+		fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+		    SZ(pm->reserved), SZ(pm->allocated - pm->live), SZ(pm->reserved - pm->allocated),
+		    SZ(pm->largest_free));
 	}
 	fputs("</table>\n", f);
 }
@@ -402,63 +505,62 @@ site_table(FILE *f, const char *who, const struct attrib_moment *m, size_t top)
 static void
 sites(FILE *f, const struct html_report *r)
 {
-	size_t i, k;
+	struct moment_of mo[ATTRIB_MOMENTS * 16];
+	size_t n = moments(r, mo, sizeof(mo) / sizeof(*mo)), i;
 
 	fputs("<section id=\"sites\"><h2>What holds the memory</h2>\n<p>The live bytes by call "
 	    "site (where the trace says the allocation was made), largest first, with the "
-	    "events that made the oldest and the newest of them; under a policy, the block "
-	    "rounding and what it reserved but had not handed out, which add up to its "
-	    "reservation.</p>\n", f);
-	if (r->live != NULL && r->live->n > 0 && r->live->m[0].taken)
-		site_table(f, "The trace", &r->live->m[0], r->top);
-	for (i = 0; i < r->n; i++) {
-		const struct attrib *at = r->pols[i].at;
-
-		if (!page_run_of(&r->pols[i]) || at == NULL)
-			continue;
-		for (k = 0; k < at->n; k++)
-			if (at->m[k].taken)
-				site_table(f, r->pols[i].row->label, &at->m[k], r->top);
-	}
+	    "events that made the oldest and the newest of them; at each policy's moment the "
+	    "block rounding and what it reserved but had not handed out, which add up to its "
+	    "reservation. Policies whose moments fall on the same event share its table: the "
+	    "live bytes do not depend on the allocator.</p>\n", f);
+	/* the trace's live peak, unless a policy's moment is the same event */
+	for (i = 0; r->live != NULL && r->live->n > 0 && r->live->m[0].taken && i < n; i++)
+		if (mo[i].m->event == r->live->m[0].event && mo[i].m->before == r->live->m[0].before)
+			break;
+	if (r->live != NULL && r->live->n > 0 && r->live->m[0].taken && i == n)
+		site_table(f, "The trace", r, NULL, &r->live->m[0], r->top);
+	for (i = 0; i < n; i++)
+		site_table(f, NULL, r, &mo[i], mo[i].m, r->top);
 	fputs("</section>\n", f);
 }
 
-/*
- * Each policy's live memory by call stack at its moments, as icicle graphs
- * (frames under a pixel left out: the page stays bounded); none when the
- * trace has no stacks.
- */
+/* The live bytes by stack at each moment, once for the policies that share it. */
 static void
 flames(FILE *f, const struct html_report *r)
 {
-	size_t i, k, n = 0;
-	char *title;
+	struct moment_of mo[ATTRIB_MOMENTS * 16];
+	size_t n = moments(r, mo, sizeof(mo) / sizeof(*mo)), i, k = 0;
+	char *title, *whom;
+	size_t len;
+	FILE *w;
 
-	for (i = 0; i < r->n; i++) {
-		const struct attrib *at = r->pols[i].at;
-
-		if (!page_run_of(&r->pols[i]) || at == NULL || !attrib_has_stacks(at))
+	for (i = 0; i < n; i++) {
+		if (!attrib_has_stacks(mo[i].at))
 			continue;
-		for (k = 0; k < at->n; k++) {
-			const struct attrib_moment *m = &at->m[k];
-
-			if (!m->taken)
-				continue;
-			if (n++ == 0)
-				fputs("<section id=\"stacks\"><h2>By call stack</h2>\n<p>The live "
-				    "bytes at each moment by the whole call stack that allocated them, "
-				    "callers above callees, each frame as wide as the bytes under it "
-				    "(frames narrower than a pixel left out). Point at a frame for its "
-				    "bytes.</p>\n", f);
-			title = gms_asprintf("%s at its %s (event %llu)", r->pols[i].row->label,
-			    m->what, (unsigned long long)m->event);
-			fputs("<figure>", f);
-			attrib_flame(f, at, m, NULL, 0, title, 1.0, 1);
-			fputs("</figure>\n", f);
-			free(title);
-		}
+		if (k++ == 0)
+			fputs("<section id=\"stacks\"><h2>By call stack</h2>\n<p>The live "
+			    "bytes at each moment by the whole call stack that allocated them, "
+			    "callers above callees, each frame as wide as the bytes under it "
+			    "(frames narrower than a pixel left out). Point at a frame for its "
+			    "bytes.</p>\n", f);
+		whom = NULL;
+		len = 0;
+		if ((w = open_memstream(&whom, &len)) == NULL)
+			continue;
+		for (size_t j = 0; j < mo[i].n; j++)
+			fprintf(w, "%s%s", j == 0 ? "" : j + 1 < mo[i].n ? ", " : " and ",
+			    r->pols[mo[i].pols[j]].row->label);
+		fclose(w);
+		title = gms_asprintf("%s at %s %s (event %llu)", whom, mo[i].n == 1 ? "its" : "their",
+		    mo[i].m->what, (unsigned long long)mo[i].m->event);
+		fputs("<figure>", f);
+		attrib_flame(f, mo[i].at, mo[i].m, NULL, 0, title, 1.0, 1);
+		fputs("</figure>\n", f);
+		free(title);
+		free(whom);
 	}
-	if (n > 0)
+	if (k > 0)
 		fputs("</section>\n", f);
 }
 

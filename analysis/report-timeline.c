@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,19 @@ tick_step(double max)
 	for (i = 0; i < sizeof(nice) / sizeof(*nice) - 1 && nice[i] * unit < want; i++)
 		;
 	return nice[i] * unit;
+}
+
+/*
+ * An event axis label at v, the ticks step apart: v to two figures of the
+ * step (the 5999999.4 of a 10M-event trace reads 6000000), as report.js
+ * writes it when it zooms.
+ */
+static double
+tick_label(double v, double step)
+{
+	double p = step >= 100 ? pow(10, floor(log10(step)) - 1) : 1;
+
+	return round(v / p) * p;
 }
 
 static const char *
@@ -392,7 +406,7 @@ page_timeline(FILE *f, const struct html_report *r, struct page_stacks *ps)
 	for (i = 0; i <= 5; i++)
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%.0f</text>",
 		    PL + PW * i / 5.0, PT + PH + 16, i == 0 ? "start" : i == 5 ? "end" : "middle",
-		    s.x0 + (s.x1 - s.x0) * (double)i / 5);
+		    tick_label(s.x0 + (s.x1 - s.x0) * (double)i / 5, (s.x1 - s.x0) / 5));
 	fprintf(f, "</g><text id=\"xlabel\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">event</text>\n",
 	    PL + PW / 2, PT + PH + 34);
 	draw(f, r, &s, &lv[0]);

@@ -138,6 +138,7 @@ struct report_compare {
 					   allocators can win, the others are shown
 					   beside them; 0: any */
 	int by_memory;			/* memory alone */
+	int by_option;			/* the command takes --by: the reason names it */
 	double time_bound;		/* else: driver time at most (1 + this) times the
 					   fastest's (or 1 ms more) */
 };

@@ -186,13 +186,19 @@ function initTimeline() {
     });
     ticks.querySelectorAll("text").forEach(function (t, i, all) {
       var ev = evAt(L + W * i / (all.length - 1));
-      t.textContent = st.axis === "s" ? (timeAt(ev) / 1e6).toFixed(3) + " s" : String(Math.round(ev));
+      t.textContent = st.axis === "s" ? (timeAt(ev) / 1e6).toFixed(3) + " s" :
+        String(tickLabel(ev, (st.view[1] - st.view[0]) / (all.length - 1)));
     });
     document.getElementById("xlabel").textContent = st.axis === "s" ? "seconds from the first event" : "event";
     var whole = st.view[0] <= D.x0 && st.view[1] >= D.x1;
     document.getElementById("zoomstate").textContent = whole ? "the whole trace" :
       "events " + Math.round(st.view[0]) + " to " + Math.round(st.view[1]) +
       " (level " + (st.level + 1) + " of " + D.levels.length + ")";
+  }
+  /* an event to two figures of the ticks' step, as report-timeline.c writes it */
+  function tickLabel(ev, step) {
+    var p = step >= 100 ? Math.pow(10, Math.floor(Math.log10(step)) - 1) : 1;
+    return Math.round(Math.round(ev / p) * p);
   }
   function valueAt(e, v, ev) { var i = floorIdx(e, ev); return i < 0 ? null : v[i]; }
   function readout(ev, band) {

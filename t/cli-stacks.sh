@@ -305,9 +305,14 @@ cmp -s "$TMP/out" "$TMP/snap.folded"; ok $? "oom-except: converted to JSON Lines
 
 # report: an icicle graph for each policy's moment, when the trace has stacks
 gms report "$U/oom-except.pickle.gz" -o "$TMP/r.html"
-is "$rc $(grep -c '<svg class="flame"' "$TMP/r.html")" "0 5" "report: an icicle graph for each of the five policies' peaks"
-grep -q '<text x="600" y="20" font-size="15" text-anchor="middle">caching at its peak reservation (event 894)</text>' "$TMP/r.html"
+# (the five policies peak at one event, 894, where the same bytes are live:
+# one graph for them all, and one table of sites)
+is "$rc $(grep -c '<svg class="flame"' "$TMP/r.html") $(grep -c '<table class="sites"' "$TMP/r.html")" \
+    "0 1 1" "report: one icicle graph and one table for the five policies' one moment"
+grep -q '<text x="600" y="20" font-size="15" text-anchor="middle">caching, caching alloc_conf=expandable_segments:True, cuda-async, no-cache and ideal at their peak reservation (event 894)</text>' "$TMP/r.html"
 ok $? "report: each graph says whose and when"
+grep -q '<p class="verdict oom" id="recorded-oom"><strong>The job ran out of memory</strong> at event 894, asking for 40.00 MiB (41943040 B), under a limit between 660.00 MiB and 694.00 MiB (692060160 to 727711743 B' "$TMP/r.html"
+ok $? "report: the page leads with the job's own OOM and the limit it ran under"
 # under 5000 bytes: ideal's peak at event 3 (2000 live, before the free of
 # event 4) and its OOM at event 5; caching's first request takes a 2 MiB
 # segment, out of memory at event 0 with no peak before it: three graphs

@@ -30,11 +30,16 @@ __all__ = ["run", "ranks", "plan_ranks", "compare", "plan", "tune", "check", "sh
 
 
 def _size(v):
-    """A size as the tool reads it: an int is bytes, a string keeps its unit."""
+    """A size as the tool reads it: an int is bytes, a string keeps its unit.
+    An int under 1 MiB is refused, as the command line refuses a number
+    without a unit: capacity=24 meant 24 GiB, not 24 bytes."""
     if v is None:
         return None
     if isinstance(v, bool):
         raise TypeError("a size is bytes (int) or a string with a unit, e.g. '24GiB'")
+    if isinstance(v, int) and 0 < v < 1 << 20:
+        raise ValueError("%d is %d bytes: give the unit ('%dGiB'), or bytes as an int of "
+                         "1 MiB or more" % (v, v, v))
     return "%dB" % v if isinstance(v, int) else str(v)
 
 
@@ -163,15 +168,23 @@ def check(trace, *, capacity=None, gpu=None, policy=None, alloc_conf=None,
     return CheckResult.from_json(_cli.run_json(args, data, ok=(0, 1))[1])
 
 
-def share(jobs, *, gpu=None, capacity=None):
-    """Several jobs on one GPU: each a trace, or (trace, "policy=... after=...")."""
+def share(jobs, *, gpu=None, capacity=None, context_overhead=None, recommend=False,
+          offsets=None, seed=None):
+    """Several jobs on one GPU: each a trace, or (trace, "policy=... after=...").
+    recommend: per-job limits in each framework's terms under which all fit
+    (ShareResult.recommend); offsets: that many runs with the jobs started at
+    random offsets (ShareResult.offsets, the same seed the same offsets);
+    context_overhead: each job's CUDA context."""
     with _cli.Traces() as t:
         args = ["share"] + _target(capacity, gpu)
+        if context_overhead is not None:
+            args.append("--context-overhead=" + _size(context_overhead))
+        args += _flag("recommend", recommend) + _flag("offsets", offsets)
+        args += _flag("seed", seed)
         for j in jobs:
-            if isinstance(j, tuple):
-                args += ["--job", "%s %s" % (t.arg(j[0]), j[1])]
-            else:
-                args += ["--job", t.arg(j)]
+            trace, settings = j if isinstance(j, tuple) else (j, None)
+            arg = t.word(trace)
+            args += ["--job", arg if settings is None else "%s %s" % (arg, settings)]
         return ShareResult.from_json(_cli.run_json(args, t.stdin)[1])
 
 

@@ -51,7 +51,9 @@ def trace_arg(trace):
     if isinstance(trace, dict):
         return "-", pickle.dumps(trace, protocol=4)
     if isinstance(trace, (str, os.PathLike)):
-        return os.fspath(trace), None
+        path = os.fspath(trace)
+        # a path is never taken for an option
+        return ("./" + path if path.startswith("-") and path != "-" else path), None
     raise TypeError("a trace is a path, bytes or a snapshot dict, not %s"
                     % type(trace).__name__)
 
@@ -84,13 +86,26 @@ class Traces:
         self.files.append(p)
         return p
 
+    def word(self, trace):
+        """arg() for a --job's first word: a path with blanks is named by a
+        link without them (the job's settings follow it after a blank)."""
+        a = self.arg(trace)
+        if not any(c.isspace() for c in a):
+            return a
+        import tempfile
+        d = tempfile.mkdtemp(prefix="gpumemsim-")
+        link = os.path.join(d, "".join("_" if c.isspace() else c for c in os.path.basename(a)))
+        os.symlink(os.path.abspath(a), link)
+        self.files += [link, d]
+        return link
+
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         for p in self.files:
             try:
-                os.unlink(p)
+                (os.rmdir if os.path.isdir(p) and not os.path.islink(p) else os.unlink)(p)
             except OSError:
                 pass
 

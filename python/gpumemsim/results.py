@@ -313,6 +313,8 @@ class ShareResult(_Result):
     ooms: List[Dict[str, Any]] = None
     peak_used: int = None
     fits: bool = None
+    offsets: Optional[Dict[str, Any]] = None
+    recommend: Optional[Dict[str, Any]] = None
     raw: Dict[str, Any] = _raw()
 
 

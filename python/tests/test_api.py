@@ -257,3 +257,40 @@ def test_plan_ranks_needs_the_neediest_rank():
     assert p.min_capacity("ideal") == 600 * 2 ** 20
     cells = [g["policies"][0] for g in p.job["gpus"]]
     assert (cells[0]["fits"], cells[0]["first_oom_rank"], cells[1]["fits"]) == (False, 1, True)
+
+
+def test_a_bare_int_under_a_mib_is_refused_as_the_command_line_refuses_it(resnet):
+    # capacity=24 was 24 bytes, silently: the command line refuses "24" without a unit
+    with pytest.raises(ValueError, match="24 is 24 bytes"):
+        gpumemsim.run(resnet[0], capacity=24)
+    # bytes as an int stay bytes: PyTorch's own limit, where it ran out at event 2381
+    r = gpumemsim.run(resnet[0], capacity=3150157824)
+    assert r.oom.event == 2381
+
+
+def test_share_asks_what_the_command_line_asks(resnet, tmp_path):
+    # two growth jobs of ResNet-50 on an 8 GB card, each with a 512 MiB context:
+    # a limit for each that lets both fit, checked by a run (--recommend); and
+    # the same seed gives the same offsets
+    jobs = [(resnet[0], "policy=grow-only"), (resnet[0], "policy=grow-only")]
+    s = gpumemsim.share(jobs, capacity="8GB", recommend=True, offsets=3, seed=7,
+                        context_overhead="512MiB")
+    assert s.context_overhead == 512 << 20
+    assert s.recommend is not None and s.offsets["samples"] == 3 and s.offsets["seed"] == 7
+    again = gpumemsim.share(jobs, capacity="8GB", offsets=3, seed=7)
+    assert again.offsets == s.offsets
+
+
+def test_paths_with_blanks_and_a_leading_dash(resnet, tmp_path):
+    spaced = tmp_path / "a job with blanks.json"
+    dashed = tmp_path / "-dash.json"
+    spaced.write_bytes(open(resnet[0], "rb").read())
+    dashed.write_bytes(open(resnet[0], "rb").read())
+    s = gpumemsim.share([str(spaced), (str(spaced), "policy=caching")], gpu="H200")
+    assert s.fits and len(s.jobs) == 2
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert gpumemsim.run("-dash.json").peak_reserved == 3703570432
+    finally:
+        os.chdir(cwd)

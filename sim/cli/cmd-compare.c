@@ -37,6 +37,7 @@ cmd_compare(struct cli_args *a)
 		return rc;
 	rq.how.capacity = rq.target.capacity;
 	rq.how.framework = a->in->framework;
+	rq.how.by_option = 1;
 	if ((rc = cli_policies(a, pair ? CLI_ONE_POLICY : CLI_POLICY_SET, &pols)) != 0)
 		goto out;
 	rq.pols = ep = cli_entry_policies(&pols);
