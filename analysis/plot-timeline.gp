@@ -4,9 +4,11 @@
 # <p>_reserved per policy), outfile, termtype ("svg" or "png"), npol, label1..labelN
 # (one variable each), title, capacity (bytes, 0: none), annfile (set arrow /
 # label commands for marks), oomfile (CSV: event, reserved bytes), oomplot,
-# xlab (the x axis' name) and liveplot (the live line's clause, or empty:
-# the ranks of a job have no one live line).
+# xlab (the x axis' name), liveplot (the live line's clause, or empty:
+# the ranks of a job have no one live line) and dashed (1: each series'
+# reserved line its own dash, so that ranks alike do not hide each other).
 GiB = 1073741824.0
+dash(k) = dashed ? k : 1
 if (termtype eq "svg") {
 	set terminal svg size 1200,700 dynamic font "sans,11" background rgb "white"
 } else {
@@ -31,6 +33,6 @@ load annfile
 # oomplot: one ", oomfile every ::i::i ..." clause per policy that ran out
 # (a point in its colour, named in the key), or empty.
 plot @liveplot \
-     for [k = 1:npol] datafile using 1:(column(3 + 2 * k) / GiB) with lines lw 1.8 lc k title value(sprintf("label%d", k)) . " reserved", \
+     for [k = 1:npol] datafile using 1:(column(3 + 2 * k) / GiB) with lines lw 1.8 lc k dt dash(k) title value(sprintf("label%d", k)) . " reserved", \
      for [k = 1:npol] datafile using 1:(column(2 + 2 * k) / GiB) with lines lw 1.2 dt 2 lc k title value(sprintf("label%d", k)) . " allocated" \
      @oomplot

@@ -290,6 +290,19 @@ write_script(struct tmp *t, const char *text, char **path, char **cause)
 	return 0;
 }
 
+/* A timeline's row of most reserved (before any OOM), or NULL. */
+static const struct timeline_row *
+peak_row(const struct timeline *tl)
+{
+	const struct timeline_row *best = NULL;
+	size_t r;
+
+	for (r = 0; r < tl->n; r++)
+		if (!tl->rows[r].stopped && (best == NULL || tl->rows[r].reserved > best->reserved))
+			best = &tl->rows[r];
+	return best;
+}
+
 int
 plot_timeline(const struct plot_timeline_args *a, char **cause)
 {
@@ -328,21 +341,35 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 			    "tc rgb \"#666666\" noenhanced\n", ql, (unsigned long long)a->marks[i].event);
 		free(ql);
 	}
-	/* each series' peak, marked and named from the rows drawn: the picture says its extremes */
+	/*
+	 * each series' peak, marked and named from the rows drawn: the picture
+	 * says its extremes; series that peak at one point (two ranks alike)
+	 * share one mark and one label, naming them all
+	 */
 	for (i = 0; i < a->n; i++) {
-		const struct timeline_row *best = NULL;
-		size_t r;
-		char size[32], *ql, *label;
+		const struct timeline_row *best = peak_row(a->tls[i]), *other;
+		char size[32], *ql, *label, *names, *more;
+		size_t j;
 
-		for (r = 0; r < a->tls[i]->n; r++)
-			if (!a->tls[i]->rows[r].stopped &&
-			    (best == NULL || a->tls[i]->rows[r].reserved > best->reserved))
-				best = &a->tls[i]->rows[r];
 		if (best == NULL || best->reserved == 0)
 			continue;
-		label = a->ranks ? gms_asprintf("%s peak %s", a->labels ? a->labels[i] : "reserved",
+		for (j = 0; j < i; j++)
+			if ((other = peak_row(a->tls[j])) != NULL && other->event == best->event &&
+			    other->reserved == best->reserved)
+				break;
+		if (j < i)
+			continue;	/* named with the first */
+		names = gms_strdup(a->labels ? a->labels[i] : "reserved");
+		for (j = i + 1; j < a->n; j++)
+			if ((other = peak_row(a->tls[j])) != NULL && other->event == best->event &&
+			    other->reserved == best->reserved) {
+				more = gms_asprintf("%s, %s", names, a->labels ? a->labels[j] : "reserved");
+				free(names);
+				names = more;
+			}
+		label = a->ranks ? gms_asprintf("%s peak %s", names,
 		    gms_fmt_size(best->reserved, size, sizeof(size))) :
-		    gms_asprintf("%s peak %s at event %llu", a->labels ? a->labels[i] : "reserved",
+		    gms_asprintf("%s peak %s at event %llu", names,
 		    gms_fmt_size(best->reserved, size, sizeof(size)), (unsigned long long)best->event);
 		ql = quoted(label);
 		fprintf(f, "set label %s at first %llu, first %.6f / GiB point pt 6 ps 1.2 lc %zu "
@@ -350,6 +377,7 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 		    (double)best->reserved, i + 1);
 		free(ql);
 		free(label);
+		free(names);
 	}
 	fclose(f);
 	if ((f = tmp_file(&t, "oom.csv", &oom)) == NULL) {
@@ -384,9 +412,9 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	qlive = quoted(a->ranks ? "" : "datafile using 1:($3 / GiB) with lines lw 2.5 lc rgb "
 	    "\"black\" title \"live\", ");
 	assigns = gms_asprintf("datafile=%s; outfile=%s; termtype='%s'; npol=%zu; %s%s"
-	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s; xlab=%s; liveplot=%s",
-	    qd, qo, term, a->n, labels, a->n ? "; " : "", qt, (double)a->capacity, qa, qm, qp, qx,
-	    qlive);
+	    "title=%s; capacity=%.0f; annfile=%s; oomfile=%s; oomplot=%s; xlab=%s; liveplot=%s; "
+	    "dashed=%d", qd, qo, term, a->n, labels, a->n ? "; " : "", qt, (double)a->capacity, qa,
+	    qm, qp, qx, qlive, a->ranks);
 	free(qx);
 	free(qlive);
 	err = gnuplot_in(&t, assigns, script, pic, term, a->fd, a->out, cause);

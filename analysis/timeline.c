@@ -215,6 +215,26 @@ write_row(FILE *f, uint64_t event, const struct timeline_row *cur,
 	fprintf(f, "\n");
 }
 
+/*
+ * Whether envelopes share their buckets, row by row (runs of one trace);
+ * else (the ranks of a job, each on the common clock) they are merged by
+ * event as every-change timelines are.
+ */
+static int
+same_buckets(struct timeline *const *tls, size_t n)
+{
+	size_t k, i;
+
+	for (k = 1; k < n; k++) {
+		if (tls[k]->points == 0 || tls[k]->n != tls[0]->n)
+			return 0;
+		for (i = 0; i < tls[0]->n; i++)
+			if (tls[k]->rows[i].event != tls[0]->rows[i].event)
+				return 0;
+	}
+	return 1;
+}
+
 int
 timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labels, size_t n)
 {
@@ -230,7 +250,7 @@ timeline_write_csv(FILE *f, struct timeline *const *tls, const char *const *labe
 		if (tls[k]->spill != NULL && fseek(tls[k]->spill, 0, SEEK_SET) != 0)
 			failed = 1;
 	}
-	if (n > 0 && tls[0]->points > 0) {
+	if (n > 0 && tls[0]->points > 0 && same_buckets(tls, n)) {
 		/* envelopes of the same trace share their buckets: a row a bucket */
 		for (i = 0; i < tls[0]->n; i++) {
 			for (k = 0; k < n; k++)

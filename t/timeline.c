@@ -142,6 +142,35 @@ out:
 	timeline_free(&env);
 }
 
+/*
+ * Envelopes that do not share their buckets (the ranks of a job, each on the
+ * common clock: plot --ranks) are merged by event, each series carried
+ * forward to the next row of its own, none cut at the other's last row.
+ */
+static void
+check_unshared(void)
+{
+	struct timeline_row ra[] = { { .event = 0, .reserved = 1 }, { .event = 10, .reserved = 2 },
+	    { .event = 20, .reserved = 3 } };
+	struct timeline_row rb[] = { { .event = 0, .reserved = 5 }, { .event = 15, .reserved = 6 },
+	    { .event = 30, .reserved = 7 } };
+	struct timeline a = { .points = 3, .rows = ra, .n = 3 }, b = { .points = 3, .rows = rb,
+	    .n = 3 };
+	struct timeline *tls[2] = { &a, &b };
+	const char *labels[2] = { "a", "b" };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ok(f != NULL && timeline_write_csv(f, tls, labels, 2) == 0, "two envelopes written");
+	fclose(f);
+	is_str(text, "event,t_us,live,a_allocated,a_reserved,b_allocated,b_reserved\n"
+	    "0,,0,0,1,0,5\n10,,0,0,2,0,5\n15,,0,0,2,0,6\n20,,0,0,3,0,6\n30,,0,0,3,0,7\n",
+	    "envelopes of their own buckets: merged by event, each carried to its next row, "
+	    "the longer not cut at the shorter's end");
+	free(text);
+}
+
 int
 main(void)
 {
@@ -150,5 +179,6 @@ main(void)
 	cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(gt, "address_runs"))
 		check_trace(gt, t);
 	cJSON_Delete(gt);
+	check_unshared();
 	return tap_done();
 }
