@@ -14,9 +14,12 @@
 #include "sim/batch.h"
 #include "sim/checkpoint.h"
 #include "sim/gms.h"
+#include "sim/progress.h"
 #include "sim/run.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+/* A pool's search goes by this (bytes). */
+#define POOL_STEP 256
 /* No search goes past this: far beyond any device. */
 #define PLAN_CEILING ((uint64_t)1 << 46)
 
@@ -125,6 +128,7 @@ plan_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capac
 	struct sim_result mine;
 	int rc;
 
+	progress_run();
 	if (gpu == NULL && (rc = ckpt_fits(p->ckpt, capacity, res)) >= 0)
 		return rc;
 	if (pool != 0 && (rc = pool_known(p->pools, pool, res)) >= 0)
@@ -361,8 +365,6 @@ pool_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t pool)
 	return rc;
 }
 
-#define POOL_STEP 256
-
 /* The smallest pool for a policy whose pool the user did not size. */
 static void
 pool_search(void *arg, size_t i)
@@ -428,10 +430,12 @@ uncapped(void *arg, size_t i)
 	struct run_spec spec = uncapped_spec(c->m, p);
 
 	/* with checkpoints: noting what it asked at each of their points */
-	if (!c->rep->checkpoints || (c->rc0[i] = ckpt_first(&spec, &c->first[i])) < 0)
+	if (!c->rep->checkpoints || (c->rc0[i] = ckpt_first(&spec, &c->first[i])) < 0) {
 		c->rc0[i] = plan_fits(c->m, p, 0, NULL, &c->res0[i]);
-	else
+	} else {
 		c->res0[i] = c->first[i].res;
+		progress_run();
+	}
 }
 
 /* Every placement of one policy at one capacity. */
@@ -527,6 +531,53 @@ plan_policy_done(struct plan_policy *p)
 	p->pools = NULL;
 }
 
+uint64_t
+plan_search_runs(uint64_t lo, uint64_t hi, uint64_t step)
+{
+	uint64_t n = 2, d;	/* the first and the check */
+
+	for (d = hi > lo ? hi - lo : 0; d > step; d /= 2)
+		n++;
+	return n;
+}
+
+/*
+ * The runs left for the progress line (plan_fits counts them): the searches
+ * (ranged once the runs without a limit are known), the pools', the cells
+ * whose capacity changes the run (known once the runs without a limit are;
+ * before, guessed as one policy's).
+ */
+static void
+expect_runs(const struct ctx *c, int uncapped_done, int searched)
+{
+	const struct plan_report *rep = c->rep;
+	uint64_t n = uncapped_done ? 0 : rep->ngpus, probes = rep->no_probes ? 0 : PLAN_PROBES;
+	size_t i, g;
+
+	for (i = 0; i < rep->npols; i++) {
+		struct plan_policy p = rep->pols[i];
+
+		if (!uncapped_done)
+			n += 1 + PLAN_GUESS_RUNS + probes;
+		else if (!searched)
+			n += probes + plan_search_runs(rep->peak_live, c->rc0[i] == 1 ?
+			    c->res0[i].peak_reserved : rep->peak_live, PLAN_STEP);
+		if (p.ops->pool_keys != NULL && !policy_pool_sized(p.ops, p.opts, p.nopts))
+			n += uncapped_done ? 1 + plan_search_runs(0, rep->peak_live, POOL_STEP) :
+			    PLAN_GUESS_RUNS;
+		if (!uncapped_done)
+			continue;
+		if (c->rc0[i] == 1) {
+			p.unbounded_peak = c->res0[i].peak_reserved;
+			p.unbounded_asked = c->res0[i].peak_asked;
+		}
+		for (g = 0; g < rep->ngpus; g++)
+			n += !inert_at(c, &p, rep->gpus[g]->total > rep->overhead ?
+			    rep->gpus[g]->total - rep->overhead : 0, rep->gpus[g]);
+	}
+	progress_expect_runs_left(n);
+}
+
 /* The searches are done: their points' processes end. */
 static void
 end_points(struct plan_report *rep)
@@ -557,6 +608,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	c.first = gms_calloc(rep->npols + 1, sizeof(*c.first));
 	for (i = 0; i < rep->npols; i++)
 		plan_policy_share(&rep->pols[i]);
+	expect_runs(&c, 0, 0);
 	batch_map(rep->npols, uncapped, &c, threads);
 	/* forked here, no other thread running */
 	for (i = 0; i < rep->npols && rep->checkpoints; i++) {
@@ -582,8 +634,10 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 		free(c.res0);
 		return rc < 0 ? rc : GMS_ETRACE;
 	}
+	expect_runs(&c, 1, 0);
 	batch_map(rep->npols, search, &c, threads);
 	end_points(rep);
+	expect_runs(&c, 1, 1);
 	batch_map(rep->npols, pool_search, &c, threads);
 	rep->cells = gms_calloc(rep->ngpus * rep->npols + 1, sizeof(*rep->cells));
 	batch_map(rep->ngpus * rep->npols, cell, &c, threads);

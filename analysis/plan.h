@@ -105,6 +105,13 @@ void plan_pools(const struct trace_mem *m, struct plan_report *rep, int threads)
 struct sim_result;
 int plan_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capacity,
     const struct gpu_model *gpu, struct sim_result *res);
+/*
+ * For the progress line (sim/progress.h, where plan_fits counts its runs):
+ * about how many runs a search to step between lo and hi takes, and
+ * PLAN_GUESS_RUNS before its range is known.
+ */
+uint64_t plan_search_runs(uint64_t lo, uint64_t hi, uint64_t step);
+#define PLAN_GUESS_RUNS 12
 void plan_free(struct plan_report *rep);
 cJSON *plan_json(const struct plan_report *rep);
 char *plan_text(const struct plan_report *rep);

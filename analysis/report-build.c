@@ -54,22 +54,15 @@ report_rows_run(struct batch_job *jobs, size_t n, int threads,
 	return 0;
 }
 
-/*
- * The events the policies that ran have replayed (events each), and those
- * attrib_run_jobs will: each policy's to its last moment.
- */
+/* The events attrib_run_jobs will replay: each policy's to its last moment. */
 static uint64_t
-moments_events(const struct batch_job *jobs, const struct run_watch *w, size_t n,
-    uint64_t events)
+moments_events(const struct batch_job *jobs, const struct run_watch *w, size_t n)
 {
 	uint64_t sum = 0, last;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (jobs[i].err != 0)
-			continue;
-		sum += events;
-		if (!w[i].peak.seen && !jobs[i].out.res.oomed)
+		if (jobs[i].err != 0 || (!w[i].peak.seen && !jobs[i].out.res.oomed))
 			continue;
 		last = w[i].peak.seen ? w[i].peak.event : 0;
 		if (jobs[i].out.res.oomed)
@@ -117,8 +110,10 @@ report_page_build(struct batch_job *jobs, size_t n, const struct report_rows_of 
 	if ((err = report_rows_run(jobs, n, threads, of, p->rows, &first, cause)) < 0)
 		return err;
 	whole = first->run.res;
-	/* the events so far and to come (each policy again to its peak and OOM) */
-	progress_expect(moments_events(jobs, p->watch, n, whole->events));
+	/* the events to come: each policy again to its peak and OOM, then the
+	   trace alone to its live peak and whole (its walks count too) */
+	progress_expect_left(moments_events(jobs, p->watch, n) +
+	    (whole->peak_live > 0 ? whole->peak_live_event + 1 + whole->events : 0));
 
 	/* 2. each policy to its peak and OOM */
 	progress_phase("what holds the memory at each peak");

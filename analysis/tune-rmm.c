@@ -24,6 +24,7 @@
 #include "sim/batch.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
+#include "sim/progress.h"
 #include "sim/run.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
@@ -110,8 +111,12 @@ tune_rmm_run(const struct trace_mem *m, uint64_t capacity, int threads,
 	memset(rep, 0, sizeof(*rep));
 	rep->trace = trace_mem_header(m)->name;
 	rep->capacity = capacity;
+	/* the runs to come, for the progress line: the two pool searches, the
+	   candidates (at most 8), cudaMallocAsync's range */
+	progress_expect_runs_left(1 + 2 * PLAN_GUESS_RUNS + 8 + 2);
 	/* the live peak, the floor of the pool searches: an ideal run's */
 	err = run_simulate(&ideal, &out, cause);
+	progress_run();
 	rep->peak_live = plan.peak_live = out.res.peak_live;
 	run_output_free(&out);
 	if (err < 0)
@@ -144,6 +149,7 @@ tune_rmm_run(const struct trace_mem *m, uint64_t capacity, int threads,
 	}
 	add(rep, "cuda-async", "rmm.mr.set_current_device_resource(rmm.mr.CudaAsyncMemoryResource())");
 	add(rep, "no-cache", "rmm.reinitialize() (cudaMalloc and cudaFree for every request)");
+	progress_expect_runs_left(rep->n + 2);
 	tries = gms_calloc(rep->n, sizeof(*tries));
 	for (i = 0; i < rep->n; i++)
 		tries[i] = (struct rmm_try){ .c = &rep->c[i], .m = m, .capacity = capacity };

@@ -21,6 +21,7 @@
 #include "sim/batch.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
+#include "sim/progress.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
 #define MAX_CANDS 512
@@ -116,6 +117,8 @@ struct search {
 	struct side first, second;	/* beside the first batch, and the second */
 	void (*between)(struct search *s);	/* after the first batch: sets second */
 	void *between_arg;
+	uint64_t second_runs;		/* about how many runs second makes (the progress line) */
+	uint64_t after_runs;		/* ... and the caller after the search */
 };
 
 /*
@@ -167,6 +170,7 @@ mixed_job(struct mixed *x, size_t j)
 		recorded = !x->der[d->base].taken &&
 		    x->jobs[d->base].out.placement == RUN_PLACEMENT_RECORDED;
 	}
+	progress_run();
 	/* a base at the recorded addresses is not the model's run this one is */
 	if (base != NULL && err == 0 && !recorded && base->largest_size < d->x) {
 		d->res = *base;
@@ -309,12 +313,18 @@ search_caching(struct search *s, int with_gc)
 			p.v[d] = v;
 			pts[n++] = p;
 		}
+	/* the runs to come, for the progress line: this batch and its side, a
+	   round of the descent, the second side (guessed until between ranges it) */
+	progress_expect_runs_left(n + s->first.n + n / 2 + s->second_runs + s->after_runs);
 	if ((err = run_points(s, dims, pts, n, &s->first)) < 0)
 		return err;
 	s->between(s);
 	/* coordinate descent from the best so far, until nothing improves */
 	for (round = 0; round < 4; round++) {
 		bc = best_of(s);
+		/* from the default a round has nothing new to run: its points ran first */
+		progress_expect_runs_left((bc->point[0] || bc->point[1] || bc->point[2] ||
+		    bc->point[3] ? n / 2 : 0) + (round == 0 ? s->second_runs : 0) + s->after_runs);
 		memcpy(best.v, bc->point, sizeof(best.v));
 		n = 0;
 		for (d = 0; d < NDIMS; d++)
@@ -421,6 +431,7 @@ bfc_mode(void *arg, size_t k)
 {
 	struct bfc_side *b = arg;
 
+	progress_run();
 	if (k != 0 || !tf_is_jax(b))
 		batch_run_one(&b->modes[k]);
 }
@@ -459,8 +470,10 @@ bfc_between(struct search *s)
 			b->l.uncapped[0] = &rep->bfc[1].res;
 	}
 	batch_free(b->modes, 3);
+	s->second_runs = 0;
 	if (hi != 0 && live != 0 && live <= hi) {
 		s->second = (struct side){ .fn = limit_search, .arg = &b->l, .n = 2 };
+		s->second_runs = 2 * plan_search_runs(live, hi, 2 * GMS_MiB);
 		b->searched = 1;
 	}
 }
@@ -501,6 +514,8 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	s.first = (struct side){ .fn = bfc_mode, .arg = &b, .n = 3 };
 	s.between = bfc_between;
 	s.between_arg = &b;
+	s.second_runs = 2 * PLAN_GUESS_RUNS;
+	s.after_runs = rc != NULL;
 	s.cands = gms_calloc(MAX_CANDS, sizeof(*s.cands));
 	err = search_caching(&s, capacity != 0);
 	plan_policy_done(&b.pols[0]);
@@ -522,6 +537,7 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 		    .opts = &kv, .nopts = 1, .capacity = capacity } };
 
 		if (find(&s, rc) == NULL && strlen(rc) < sizeof(s.cands[0].conf)) {
+			progress_run();
 			batch_run_one(&job);
 			snprintf(s.cands[s.n].conf, sizeof(s.cands[0].conf), "%s", rc);
 			s.cands[s.n].err = job.err;

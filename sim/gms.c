@@ -250,7 +250,7 @@ gms_parse_size(const char *s, uint64_t *out, char **cause)
 		    (unsigned __int128)fnum * size_units[i].mult / fden;
 		if (bytes > UINT64_MAX)
 			return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': too large", s);
-		/* "--capacity=24" meant 24 GiB, not 24 bytes: only 0 goes without a unit */
+		/* "--capacity=24" could mean 24 GiB or 24 bytes: only 0 goes without a unit */
 		if (ulen == 0 && bytes != 0)
 			return gms_fail(cause, GMS_ECONFIG, "invalid size '%s': a size needs a unit, "
 			    "e.g. %sGiB or %sGB (or %sB for bytes)", s, s, s, s);

@@ -11,6 +11,7 @@
 #include "sim/device.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
+#include "sim/progress.h"
 #include "sim/run.h"
 #include "traces/tracemem.h"
 
@@ -285,7 +286,7 @@ run_walk(struct run_walk *w, struct sim_result *res, char **cause)
 	struct trace_event ev;
 	char *why = NULL, where[512];
 	unsigned flags = 0;
-	uint64_t i = 0, n = w->mem ? trace_mem_count(w->mem) : 0;
+	uint64_t i = 0, n = w->mem ? trace_mem_count(w->mem) : 0, step = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -322,6 +323,10 @@ run_walk(struct run_walk *w, struct sim_result *res, char **cause)
 			break;
 		if ((rc = w->fn(w->arg, i, &ev, cause)) < 0)
 			goto out;
+		if (++step == PROGRESS_STEP) {
+			progress_add(step);
+			step = 0;
+		}
 		if (rc > 0) {
 			rc = 0;		/* the walk has seen what it wanted */
 			break;
@@ -329,6 +334,7 @@ run_walk(struct run_walk *w, struct sim_result *res, char **cause)
 		if (w->mem != NULL)
 			i++;
 	}
+	progress_add(step);
 	if (rc < 0) {
 		gms_fail(cause, rc, "%s: %s", w->mem ? trace_mem_where(w->mem, (size_t)i, where,
 		    sizeof(where)) : trace_where(r), why);

@@ -333,14 +333,14 @@ sim_replay_upto(struct sim *s, struct trace_reader *r, uint64_t stop_after, char
 	while ((rc = trace_next(r, &ev, &why)) == 1) {
 		if ((rc = sim_event(s, trace_index(r), &ev, &why)) < 0)
 			break;
-		if (s->stopped && (s->flags & SIM_STOP_AT_OOM))
-			break;
-		if (stop_after != 0 && trace_index(r) + 1 >= stop_after)
-			break;
 		if (++step == PROGRESS_STEP) {
 			progress_add(step);
 			step = 0;
 		}
+		if (s->stopped && (s->flags & SIM_STOP_AT_OOM))
+			break;
+		if (stop_after != 0 && trace_index(r) + 1 >= stop_after)
+			break;
 	}
 	progress_add(step);
 	if (rc < 0) {

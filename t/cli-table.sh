@@ -231,10 +231,30 @@ if command -v script >/dev/null 2>&1; then
 			printf "{\"op\":\"alloc\",\"id\":%d,\"size\":%d}\n", i, 512 + (i * 7919) % 4000000;
 			if (i > 50) printf "{\"op\":\"free\",\"id\":%d}\n", i - 50 } }' >"$TMP/long.jsonl"
 	# at once, not after a second: the test must not depend on the machine's speed
-	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 '$GPUMEMSIM' plan '$TMP/long.jsonl' --gpus=T4 >/dev/null" \
+	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 GPUMEMSIM_PROGRESS_EVERY=0.01 '$GPUMEMSIM' plan '$TMP/long.jsonl' --gpus=T4 >/dev/null" \
 	    /dev/null >"$TMP/tty" 2>&1
-	grep -q 'gpumemsim plan: [0-9.]*M events simulated, [0-9.]*M/s, [0-9.]* s' "$TMP/tty"
-	ok $? "on a terminal, plan shows how many events it has simulated"
+	tr '\r' '\n' <"$TMP/tty" >"$TMP/lines"
+	grep -q 'gpumemsim plan: run [0-9]* of about [0-9]* ([0-9]*%), [0-9.]*M events, [0-9.]*M/s, [0-9.]* s, \(about [0-9]* s\|under a second\) left' "$TMP/lines"
+	ok $? "on a terminal, plan shows its runs of about how many, the share done and the time left"
+	# the share shown never falls, though the estimate of the runs is redone
+	sed -n 's/.*run [0-9]* of about [0-9]* (\([0-9]*\)%).*/\1/p' "$TMP/lines" |
+	    awk 'NR > 1 && $1 < last { bad = 1 } { last = $1 } END { exit bad || NR < 2 }'
+	ok $? "... and the share it shows never falls"
+	# an RMM log's tune: its candidates are known once the pools are
+	awk 'BEGIN { print "Thread,Time,Action,Pointer,Size,Stream";
+		for (i = 1; i <= 60000; i++) {
+			printf "1,%d.%06d,allocate,0x%x000000,%d,0x1\n", i / 1000000, i % 1000000, i, 512 + (i * 7919) % 4000000;
+			if (i > 50) printf "1,%d.%06d,free,0x%x000000,%d,0x1\n", i / 1000000, i % 1000000, i - 50, 512 + ((i - 50) * 7919) % 4000000 } }' >"$TMP/long.csv"
+	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 GPUMEMSIM_PROGRESS_EVERY=0.01 '$GPUMEMSIM' tune '$TMP/long.csv' >/dev/null" \
+	    /dev/null >"$TMP/tty" 2>&1
+	tr '\r' '\n' <"$TMP/tty" | grep -q 'gpumemsim tune: run [0-9]* of about [0-9]* ([0-9]*%)'
+	ok $? "tune on an RMM log counts its runs too"
+	# a terminal that cannot erase to the end of a line gets blanks, no escapes
+	script -qec "TERM=dumb GPUMEMSIM_PROGRESS_DELAY=0 '$GPUMEMSIM' run '$TMP/long.jsonl' >/dev/null" \
+	    /dev/null >"$TMP/tty" 2>&1
+	! grep -q "$(printf '\033')" "$TMP/tty" && grep -q 'gpumemsim run: ' "$TMP/tty" &&
+	    tail -c 2 "$TMP/tty" | od -c | grep -q '     \\r'
+	ok $? "TERM=dumb: the line without escapes, erased by blanks"
 	# report: what it is doing, and once it knows, of how many, and the time left.
 	# Its phases after the first must outlast the time between lines, on a
 	# loaded machine too: lines every 0.01 s, and 60000 allocations (about
@@ -246,9 +266,9 @@ if command -v script >/dev/null 2>&1; then
 	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 GPUMEMSIM_PROGRESS_EVERY=0.01 '$GPUMEMSIM' report '$TMP/longer.jsonl' -o '$TMP/r.html' >/dev/null" \
 	    /dev/null >"$TMP/tty" 2>&1
 	tr '\r' '\n' <"$TMP/tty" >"$TMP/lines"
-	grep -q 'gpumemsim report, the policies side by side: [0-9.]*M events simulated' "$TMP/lines" &&
+	grep -q 'gpumemsim report, the policies side by side: [0-9.]*M events, [0-9]*% of the trace read' "$TMP/lines" &&
 	    grep -q 'gpumemsim report, [a-z ]*: [0-9.]*M of [0-9.]*M events ([0-9]*%), [0-9.]*M/s, [0-9.]* s' "$TMP/lines"
-	ok $? "report's progress names its phases, and the total and time left once known"
+	ok $? "report's progress names its phases, the share of the trace read, then the total and time left"
 	tail -c 4 "$TMP/tty" | od -c | grep -q '\[   K'; ok $? "... and erases the line when done"
 	script -qec "GPUMEMSIM_PROGRESS_DELAY=0 '$GPUMEMSIM' plan '$TMP/long.jsonl' --gpus=T4 -q >/dev/null" \
 	    /dev/null >"$TMP/tty" 2>&1

@@ -18,6 +18,7 @@
 #include "sim/batch.h"
 #include "sim/gms.h"
 #include "sim/policy.h"
+#include "sim/progress.h"
 #include "t/tap.h"
 #include "traces/trace.h"
 
@@ -129,10 +130,18 @@ main(void)
 	char *path = tap_srcpath("t/data/sites/handworked.json"), *cause = NULL;
 	const struct attrib_moment *m;
 	struct report_page p;
+	uint64_t before;
 	int err;
 
+	before = progress_events();
 	err = build(path, two, two_labels, 2, 60 * MiB, &p, &cause);
 	ok(err == 0, "caching and no-cache in 60 MiB: the page is built (%s)", cause ? cause : "");
+	/* the progress line's total is what the passes replay: no stall at 100 % */
+	is_u64(progress_events() - before, 2 * 10 + 8 + 8 + 8 + 10,
+	    "progress: the two policies' 10 events, each again to its OOM (event 7), the trace "
+	    "to its live peak (event 7) and whole");
+	is_u64(progress_expected(), progress_events(),
+	    "... all of them expected once the first pass was done");
 	is_u64(p.hr.n, 2, "two policies on the page");
 	is_str(p.rows[0].label, "caching", "the first row is caching's");
 	is_str(p.rows[1].label, "no-cache", "the second no-cache's");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sim/gms.h"
+#include "sim/progress.h"
 #include "traces/input.h"
 #include "traces/reader.h"
 
@@ -859,6 +860,8 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 		trace_close(r);
 		return err;
 	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		r->size = (uint64_t)st.st_size;
 	errno = 0;
 	if ((r->gz = gzdopen(fd, "rb")) == NULL) {
 		fd_err = errno;
@@ -906,6 +909,9 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	if (rc == 1) {
 		const char *at = ev->at;
 
+		/* how far into its file, for a person watching a long read */
+		if ((r->index & (PROGRESS_STEP - 1)) == 0)
+			progress_input((uint64_t)GMS_MAX(gzoffset(r->gz), 0), r->size);
 		r->index++;
 		r->event_stable = r->stable;
 		if (r->printable)

@@ -909,7 +909,7 @@ const char cli_manual_more[] =
     "K, M, G, T the same) or KB, MB, GB, TB (powers of 1000): 24GiB, 1.5GB, 512k, "
     "3150157824B. So 24G is 24 GiB (25769803776 bytes) and 24GB is 24 billion bytes "
     "(22.35 GiB), as GPU makers count. A number without a unit is refused, 0 aside "
-    "(--capacity=24 meant 24 GiB, not 24 bytes), wherever a size is read: options, "
+    "(--capacity=24 could mean 24 GiB or 24 bytes), wherever a size is read: options, "
     "policy and job settings, scenario files.\n\n"
     "Ratios are written 0.2 or 20% alike. A bare number above 1 is refused as "
     "ambiguous (was 20 meant as 20% or as 2000%?); write 150% for more than the whole.\n\n"
