@@ -57,6 +57,32 @@ check_fits(struct check_list *l, const char *name, uint64_t capacity, const stru
 }
 
 void
+check_complete(struct check_list *l, const char *name, const struct trace_header *hdr)
+{
+	struct check_item *c = add(l);
+	const cJSON *bad = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source,
+	    "inconsistent") : NULL;
+	const char *why[4];
+	size_t n = 0, i, len = 0;
+
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->unit = CHECK_COMPLETE;
+	if (hdr->ends_in_oom)
+		why[n++] = "cut short by its out of memory";
+	if (hdr->starts_mid_run)
+		why[n++] = "starts mid-run";
+	if (hdr->cut != NULL && !hdr->ends_in_oom)
+		why[n++] = hdr->cut;
+	if (bad != NULL)
+		why[n++] = "its numbers disagree";
+	c->pass = n == 0;
+	c->value = (double)n;
+	for (i = 0; i < n && len < sizeof(c->detail); i++)
+		len += (size_t)snprintf(c->detail + len, sizeof(c->detail) - len, "%s%s",
+		    i ? "; " : "", why[i]);
+}
+
+void
 check_fits_placements(struct check_list *l, const char *name, const struct placements *p)
 {
 	struct check_item *c = add(l);
@@ -95,9 +121,10 @@ check_baseline(struct check_list *l, const cJSON *base, const char *trace, const
 		    "(no \"peak_reserved\")");
 	/* a baseline of another job, or of another allocator, says nothing about this run */
 	it = cJSON_GetObjectItemCaseSensitive(base, "trace");
-	if (!cJSON_IsString(it) || strcmp(it->valuestring, trace) != 0)
+	if (trace != NULL && (!cJSON_IsString(it) || strcmp(it->valuestring, trace) != 0))
 		return gms_fail(cause, GMS_ETRACE, "the baseline is of trace %s%s%s, this run of "
-		    "'%s'", cJSON_IsString(it) ? "'" : "", cJSON_IsString(it) ? it->valuestring :
+		    "'%s' (--any-trace takes it: the same job recorded under another name)",
+		    cJSON_IsString(it) ? "'" : "", cJSON_IsString(it) ? it->valuestring :
 		    "(none named)", cJSON_IsString(it) ? "'" : "", trace);
 	it = cJSON_GetObjectItemCaseSensitive(base, "policy");
 	if (!cJSON_IsString(it) || strcmp(it->valuestring, policy) != 0)
@@ -126,8 +153,9 @@ check_baseline(struct check_list *l, const cJSON *base, const char *trace, const
 		}
 		lim = was * (1.0 + tolerance);
 		snprintf(name, sizeof(name), "baseline %s", keys[i]);
-		snprintf(detail, sizeof(detail), "the baseline's %.17g plus %g%%", was,
-		    100.0 * tolerance);
+		/* as the value is shown: a fraction to four places, bytes and counts whole */
+		snprintf(detail, sizeof(detail), i == 2 ? "the baseline's %.4f plus %g%%" :
+		    "the baseline's %.0f plus %g%%", was, 100.0 * tolerance);
 		check_le(l, name, i == 2 ? CHECK_RATIO : i == 3 || i == 4 ? CHECK_COUNT : CHECK_BYTES,
 		    cur, lim, detail);
 		n++;
@@ -180,6 +208,9 @@ describe(const struct check_item *c, char *buf, size_t len)
 		break;
 	case CHECK_COUNT:
 		snprintf(buf, len, "%.0f <= %.0f", c->value, floor(c->limit));
+		break;
+	case CHECK_COMPLETE:
+		snprintf(buf, len, "%s", c->pass ? "the whole job" : "incomplete");
 		break;
 	case CHECK_FITS:
 		if (c->limit > 0)
@@ -251,7 +282,9 @@ check_json(const struct check_list *l)
 		it = cJSON_CreateObject();
 		cJSON_AddStringToObject(it, "check", c->name);
 		cJSON_AddBoolToObject(it, "pass", c->pass);
-		if (c->unit == CHECK_FITS) {
+		if (c->unit == CHECK_COMPLETE) {
+			cJSON_AddBoolToObject(it, "complete", c->pass);
+		} else if (c->unit == CHECK_FITS) {
 			cJSON_AddBoolToObject(it, "fits", c->pass);
 			if (c->limit > 0)
 				cJSON_AddNumberToObject(it, "capacity", c->limit);

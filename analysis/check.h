@@ -12,7 +12,7 @@
 
 #include "sim/sim.h"
 
-enum check_unit { CHECK_BYTES, CHECK_RATIO, CHECK_COUNT, CHECK_FITS };
+enum check_unit { CHECK_BYTES, CHECK_RATIO, CHECK_COUNT, CHECK_FITS, CHECK_COMPLETE };
 
 struct check_item {
 	char name[192];		/* "peak_reserved", "baseline peak_reserved", or
@@ -34,13 +34,20 @@ void check_le(struct check_list *l, const char *name, enum check_unit unit, doub
 /* Add a "fits in capacity" check from a run's result. */
 void check_fits(struct check_list *l, const char *name, uint64_t capacity,
     const struct sim_result *res);
+/*
+ * Add a "the trace holds the whole job" check (--must-be-complete): it fails
+ * for a trace cut short by its out of memory, one that starts mid-run, one
+ * cut off, one whose numbers disagree, and says which.
+ */
+struct trace_header;
+void check_complete(struct check_list *l, const char *name, const struct trace_header *hdr);
 /* The same under every placement of p (--placements): it fits when all do. */
 struct placements;
 void check_fits_placements(struct check_list *l, const char *name,
     const struct placements *p);
 /*
  * Compare with a baseline (a saved `run --format=json` object of the same
- * trace and policy): none of its five metrics may be exceeded by more than
+ * trace, unless trace is NULL, and policy): none of its five metrics may be exceeded by more than
  * tolerance (a ratio: 0.02 is 2%), and a baseline that fitted must still fit.  Returns 0,
  * or GMS_ETRACE with *cause when the baseline is not such an object (another
  * trace or policy, a metric missing or one no run could give).

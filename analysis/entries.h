@@ -142,7 +142,11 @@ struct check_request {
 	const cJSON *baseline;		/* a saved `run --format=json`, or NULL */
 	const char *baseline_path;	/* ... its file, for messages */
 	double tolerance;
+	int any_trace;			/* the baseline may be of a trace of another name */
+	int must_be_complete;		/* a check that each trace holds the whole job */
 	size_t top;			/* stacks listed that grew since the baseline */
+	const char *frames;		/* ... compared by the frames that match, or NULL */
+	unsigned depth;			/* ... by their outermost frames (0: all) */
 };
 
 struct check_answer {

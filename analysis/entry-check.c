@@ -163,7 +163,8 @@ check_policy(const struct check_request *rq, const struct run_spec *tmpl,
 			check_fits(l, name(prefix, "must_fit", buf, sizeof(buf)), rq->fit_capacity,
 			    &fo->res);
 	}
-	if (rq->baseline != NULL && (err = check_baseline(l, rq->baseline, out->hdr->name,
+	if (rq->baseline != NULL && (err = check_baseline(l, rq->baseline,
+	    rq->any_trace ? NULL : out->hdr->name,
 	    out->policy ? out->policy->name : e->ops->name, &out->res, rq->tolerance,
 	    &why)) < 0) {
 		err = gms_fail(cause, GMS_ECONFIG, "%s: %s", rq->baseline_path, why);
@@ -202,7 +203,7 @@ entry_check(const struct inputs *in, const struct check_request *rq,
 	struct trace_mem *held = NULL;
 	const cJSON *bst;
 	size_t i, r, nr = set != NULL ? set->n : 1;
-	char *note, *tmp, prefix[256];
+	char *note, *tmp, prefix[256], buf[300];
 	int err;
 
 	memset(ans, 0, sizeof(*ans));
@@ -239,6 +240,9 @@ entry_check(const struct inputs *in, const struct check_request *rq,
 			free(ans->what);
 			ans->what = tmp;
 		}
+		if (rq->must_be_complete && ro->hdr != NULL)
+			check_complete(&ans->l, name(set != NULL ? prefix : NULL, "complete", buf,
+			    sizeof(buf)), ro->hdr);
 		if (ans->inc == NULL && ro->hdr != NULL &&
 		    (note = report_incomplete_text(ro->hdr)) != NULL) {
 			ans->inc = ro->hdr;
@@ -257,7 +261,8 @@ entry_check(const struct inputs *in, const struct check_request *rq,
 		again.policy = rq->pols[0].ops;
 		again.opts = rq->pols[0].opts;
 		again.nopts = rq->pols[0].nopts;
-		if ((err = trace_diff_baseline(&again, bst, &ans->sd, &why)) < 0) {
+		if ((err = trace_diff_baseline(&again, bst, rq->frames, rq->depth, &ans->sd,
+		    &why)) < 0) {
 			err = gms_fail(cause, err, "%s: %s", rq->baseline_path, why);
 			free(why);
 			return err;

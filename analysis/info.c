@@ -175,9 +175,11 @@ info_text(const struct info *in, const struct trace_header *hdr, const struct si
 	if (f == NULL)
 		return gms_strdup("(out of memory)\n");
 	fprintf(f, "%s (%s)\n\n", hdr->name, hdr->format);
-	fprintf(f, "  events          %llu: %llu allocs, %llu frees, %llu marks, %llu observed\n",
+	fprintf(f, "  events          %llu: %llu alloc%s, %llu free%s, %llu mark%s, %llu observed\n",
 	    (unsigned long long)in->events, (unsigned long long)in->ops[TRACE_ALLOC],
-	    (unsigned long long)in->ops[TRACE_FREE], (unsigned long long)in->ops[TRACE_MARK],
+	    GMS_PLURAL(in->ops[TRACE_ALLOC]), (unsigned long long)in->ops[TRACE_FREE],
+	    GMS_PLURAL(in->ops[TRACE_FREE]), (unsigned long long)in->ops[TRACE_MARK],
+	    GMS_PLURAL(in->ops[TRACE_MARK]),
 	    (unsigned long long)(in->events - in->ops[TRACE_ALLOC] - in->ops[TRACE_FREE] -
 	    in->ops[TRACE_MARK] - in->ops[TRACE_EMPTY_CACHE]));
 	if (in->ops[TRACE_EMPTY_CACHE] > 0)

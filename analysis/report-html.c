@@ -81,10 +81,10 @@ summary(FILE *f, const struct html_report *r)
 		free(note);
 	}
 	fputs("<table>\n", f);
-	fprintf(f, "<tr><th class=\"l\">events</th><td>%llu</td><td class=\"l\">%llu allocs, "
-	    "%llu frees, %llu marks</td></tr>\n", (unsigned long long)res->events,
-	    (unsigned long long)res->allocs, (unsigned long long)res->frees,
-	    (unsigned long long)res->marks);
+	fprintf(f, "<tr><th class=\"l\">events</th><td>%llu</td><td class=\"l\">%llu alloc%s, "
+	    "%llu free%s, %llu mark%s</td></tr>\n", (unsigned long long)res->events,
+	    (unsigned long long)res->allocs, GMS_PLURAL(res->allocs), (unsigned long long)res->frees,
+	    GMS_PLURAL(res->frees), (unsigned long long)res->marks, GMS_PLURAL(res->marks));
 	fprintf(f, "<tr><th class=\"l\">live peak</th><td data-peak-live=\"%llu\">%s</td>"
 	    "<td class=\"l\">at event %llu: what any allocator must hold at least</td></tr>\n",
 	    (unsigned long long)res->peak_live, SZ(res->peak_live),

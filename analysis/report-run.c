@@ -423,9 +423,9 @@ report_run_text(const struct report_run *run)
 
 	if (f == NULL)
 		return gms_strdup("(out of memory)\n");
-	fprintf(f, "%s: %llu events (%llu allocs, %llu frees)\n", run->trace,
-	    (unsigned long long)r->events, (unsigned long long)r->allocs,
-	    (unsigned long long)r->frees);
+	fprintf(f, "%s: %llu event%s (%llu alloc%s, %llu free%s)\n", run->trace,
+	    (unsigned long long)r->events, GMS_PLURAL(r->events), (unsigned long long)r->allocs,
+	    GMS_PLURAL(r->allocs), (unsigned long long)r->frees, GMS_PLURAL(r->frees));
 	fprintf(f, "policy %s", run->policy);
 	for (k = 0; k < run->nopts; k++)
 		fprintf(f, "%s%s=%s", k ? ", " : " (", run->opts[k].key, run->opts[k].value);
@@ -458,9 +458,10 @@ report_run_text(const struct report_run *run)
 	if (r->peak_live > 0 && !r->oomed)
 		fprintf(f, "  overhead        %11.1f%%  peak reserved over the live peak\n",
 		    100.0 * ((double)r->peak_reserved / (double)r->peak_live - 1.0));
-	fprintf(f, "  device calls    %llu allocs, %llu frees, %llu retries\n",
-	    (unsigned long long)r->device_allocs, (unsigned long long)r->device_frees,
-	    (unsigned long long)r->alloc_retries);
+	fprintf(f, "  device calls    %llu alloc%s, %llu free%s, %llu retr%s\n",
+	    (unsigned long long)r->device_allocs, GMS_PLURAL(r->device_allocs),
+	    (unsigned long long)r->device_frees, GMS_PLURAL(r->device_frees),
+	    (unsigned long long)r->alloc_retries, r->alloc_retries == 1 ? "y" : "ies");
 
 	if (r->caught_ooms > 0)
 		fprintf(f, "  caught OOMs     %llu: cuDNN workspaces that did not fit, the first at "

@@ -162,8 +162,8 @@ trace_diff_json(const struct trace_diff *td, const char *const names[2], size_t 
 }
 
 int
-trace_diff_baseline(const struct run_spec *spec, const cJSON *stacks, struct stack_diff *d,
-    char **cause)
+trace_diff_baseline(const struct run_spec *spec, const cJSON *stacks, const char *filter,
+    unsigned depth, struct stack_diff *d, char **cause)
 {
 	const cJSON *m, *tree = NULL, *key;
 	struct stack_tree *bt;
@@ -206,8 +206,8 @@ trace_diff_baseline(const struct run_spec *spec, const cJSON *stacks, struct sta
 		if (strcmp(at.m[i].key, "peak_reserved") == 0 && at.m[i].taken)
 			mo = &at.m[i];
 	if (err == 0) {
-		w[0] = stack_view_new(bt, &bv, NULL, 0);
-		w[1] = stack_view_new(at.stacks, mo ? &mo->stk : &none, NULL, 0);
+		w[0] = stack_view_new(bt, &bv, filter, depth);
+		w[1] = stack_view_new(at.stacks, mo ? &mo->stk : &none, filter, depth);
 		stack_diff_build(w[0], w[1], d);
 		stack_view_free(w[0]);
 		stack_view_free(w[1]);

@@ -40,12 +40,13 @@ cJSON *trace_diff_json(const struct trace_diff *td, const char *const names[2], 
 /*
  * What grew since a baseline, by stack: the saved run's stacks (stacks, the
  * "stacks" list `run --by-stack --format=json` writes) at its peak
- * reservation, against spec's run at its own (a run and a second pass).
+ * reservation, against spec's run at its own (a run and a second pass),
+ * through views with filter and depth (stacks.h) as trace_diff_run's.
  * 0 with d filled; 1 when the baseline holds no stacks at its peak; or a
  * GMS_E* code with *cause (GMS_ETRACE: the baseline's stacks are not such
  * a list).
  */
-int trace_diff_baseline(const struct run_spec *spec, const cJSON *stacks,
-    struct stack_diff *d, char **cause);
+int trace_diff_baseline(const struct run_spec *spec, const cJSON *stacks, const char *filter,
+    unsigned depth, struct stack_diff *d, char **cause);
 
 #endif /* ANALYSIS_TRACEDIFF_H */

@@ -302,8 +302,9 @@ alloc_conf_parse(const char *s, struct alloc_conf *c, char **cause)
 			if ((err = expect(lx, ++i, ':')) < 0)
 				break;
 			if (++i < lx->n && strcmp(lx->tok[i], "cudaMallocAsync") == 0)
-				err = fail(lx, i, "backend:cudaMallocAsync leaves reuse to the driver; "
-				    "it cannot be simulated byte-exactly (use backend:native)");
+				err = fail(lx, i, "backend:cudaMallocAsync is not the caching "
+				    "allocator but the driver's pool, which --policy=cuda-async "
+				    "simulates: the caching policy cannot be simulated under it");
 			else if (i >= lx->n || strcmp(lx->tok[i], "native") != 0)
 				err = fail(lx, i, "Unknown allocator backend, options are native and "
 				    "cudaMallocAsync");

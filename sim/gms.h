@@ -86,6 +86,8 @@ const char *gms_fmt_capacity(uint64_t n, char *buf, size_t len);
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GMS_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define GMS_MIN(a, b) ((a) < (b) ? (a) : (b))
+/* A count's noun: "1 free", "2 frees". */
+#define GMS_PLURAL(n) ((n) == 1 ? "" : "s")
 
 /*
  * Bounds on what reading one input may cost.  gms_mem_limit() is the

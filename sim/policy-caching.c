@@ -1069,7 +1069,7 @@ caching_set_capacity(void *state, const struct policy_args *args, uint64_t capac
 }
 
 static const struct policy_option caching_options[] = {
-	{ "alloc_conf", "\"\"", "PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb, "
+	{ "alloc_conf", "", "PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb, "
 	  "roundup_power2_divisions, garbage_collection_threshold, expandable_segments, ... "
 	  "(also --alloc-conf)" },
 	{ NULL, NULL, NULL },

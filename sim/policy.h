@@ -22,7 +22,7 @@ struct device;
 /* One tunable, for `gpumemsim policies` and option validation. */
 struct policy_option {
 	const char *key;
-	const char *defval;	/* the default, as the user would write it */
+	const char *defval;	/* the default, as the user would write it ("": none) */
 	const char *help;
 };
 

@@ -119,7 +119,7 @@ main(void)
 	refused("max_split_size_mb:abc", "max_split_size_mb takes a whole number, not 'abc'");
 	refused("max_split_size_mb:64;expandable_segments:True", "takes a whole number");
 	refused("expandable_segments:True max_split_size_mb:64", "Expected a single True/False");
-	refused("backend:cudaMallocAsync", "cannot be simulated");
+	refused("backend:cudaMallocAsync", "which --policy=cuda-async simulates");
 	refused("max_split_size_mb:64 expandable", "takes a whole number");
 	return tap_done();
 }

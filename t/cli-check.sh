@@ -67,7 +67,7 @@ is "$rc" 1 "GPT-2 run on a T4 (--gpu) runs out: fails"
 gms check "$TRACES/gpt2-train-varlen-bf16.jsonl.gz" --must-fit=T4
 is "$rc" 1 "GPT-2 (16433283072 B uncapped) must fit on a T4: fails"
 
-check_fail 2 "gpumemsim: error: nothing to check: give a threshold, --must-fit, --capacity, --gpu or --baseline" \
+check_fail 2 "gpumemsim: error: nothing to check: give a threshold, --must-fit, --capacity, --gpu, --baseline or --must-be-complete" \
     check "$RESNET"
 check_fail 4 "gpumemsim: error: cannot open baseline '$TMP/none.json': No such file or directory" \
     check "$RESNET" --baseline="$TMP/none.json"
@@ -134,4 +134,25 @@ gms check "$TH" --capacity=2218786816B --placements=16
 is "$rc" 0 "--placements: in plan's every-placement answer all fit"
 grep -q "under every one of 16 placements" "$TMP/out"; ok $? "--placements: said"
 
+# A recording cut short by its OOM fits where it got to: --must-be-complete
+# makes such a trace fail, and says why; a whole job passes it.
+U=$TOP_SRCDIR/t/data/users
+gms check "$U/oom-except.pickle.gz" --must-fit=80GiB
+is "$rc" 0 "a trace cut short by its OOM passes --must-fit as far as it goes"
+gms check "$U/oom-except.pickle.gz" --must-fit=80GiB --must-be-complete
+is "$rc" 1 "... and fails --must-be-complete: exit 1"
+grep -q '^  FAIL  complete  *incomplete: cut short by its out of memory$' "$TMP/out"
+ok $? "... saying it was cut short by its out of memory"
+gms check "$U/oom-except.pickle.gz" --must-be-complete --format=json
+tr -d '\n\t' <"$TMP/out" | grep -q '"check":"complete","pass":false,"complete":false,"detail":"cut short by its out of memory"'
+ok $? "... in JSON: complete false, and why"
+gms check "$RESNET" --must-be-complete
+is "$rc" 0 "the whole ResNet-50 recording passes --must-be-complete"
+grep -q '^  PASS  complete  *the whole job$' "$TMP/out"; ok $? "... as the whole job"
+check_fail 2 "gpumemsim: error: --frames is for --baseline: give one" \
+    check "$RESNET" --max-fragmentation=50% --frames='*.py*'
+check_fail 2 "gpumemsim: error: --tolerance is for --baseline: give one" \
+    check "$RESNET" --max-fragmentation=50% --tolerance=2%
+
 done_testing
+

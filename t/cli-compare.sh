@@ -23,6 +23,8 @@ grep -q "^    --option flavor=...  (default: tensorflow)\$" "$TMP/out"; ok $? "p
 gms policies --format=json
 grep -q '"name":.*"preallocate"' "$TMP/out"; ok $? "policies --format=json"
 is "$(json_keys)" "schema policies" "policies --format=json: an object, its schema and the list"
+tr -d '\n\t' <"$TMP/out" | grep -q '{"key":"alloc_conf","default":"",'
+ok $? "policies --format=json: caching's alloc_conf defaults to the empty string, not '\"\"'"
 
 # A PyTorch snapshot: PyTorch's allocators by default (its caching allocator
 # as recorded and with expandable segments, cudaMallocAsync, no caching) and

@@ -67,7 +67,13 @@ grep -q "^  peak live       2.91 GiB (3127304348 B) at event 2419\$" "$TMP/out";
 grep -q "^  largest allocations" "$TMP/out"; ok $? "info text: the largest allocations"
 
 # Errors.
-check_fail 2 "gpumemsim: error: convert needs an input and an output" convert "$RESNET.json"
+check_fail 2 "gpumemsim: error: convert needs an output: <out> or -o <out>" convert "$RESNET.json"
+check_fail 2 "gpumemsim: error: give the output once: <out> or -o <out>" \
+    convert "$RESNET.json" "$TMP/a.jsonl" -o "$TMP/b.jsonl"
+# -o is --output in every command: convert's <out> too
+gms convert "$RESNET.json" -o "$TMP/o.jsonl"
+gms convert "$RESNET.json" "$TMP/p.jsonl"
+cmp -s "$TMP/o.jsonl" "$TMP/p.jsonl"; ok $? "convert IN -o OUT writes what convert IN OUT does"
 check_fail 3 "gpumemsim: error: cannot tell the format of '$TMP/x.txt': name it .json, .jsonl, .json.gz or .jsonl.gz" \
     convert "$RESNET.json" "$TMP/x.txt"
 check_fail 3 "gpumemsim: error: $SNAP/proto5.pickle: no device 3: the snapshot has traces for devices 0 to 0" \

@@ -11,6 +11,14 @@ H='{"format":"gpumemsim-trace","version":1}'
 check_fail 2 "usage: gpumemsim <command> [options] <trace>"
 check_fail 2 "gpumemsim: error: unknown command 'walk'" walk x
 check_fail 2 "gpumemsim: error: unknown option '--frobnicate'" run --frobnicate "$RESNET"
+# a slip of a name: the one meant, when one alone is that near
+check_fail 2 "gpumemsim: error: unknown command 'rn' (did you mean 'run'?)" rn "$RESNET"
+check_fail 2 "gpumemsim: error: unknown command 'comapre' (did you mean 'compare'?)" comapre "$RESNET"
+check_fail 2 "gpumemsim: error: unknown option '--capacty=3GiB' (did you mean --capacity?)" \
+    run --capacty=3GiB "$RESNET"
+check_fail 2 "gpumemsim: error: unknown option '--polcies=caching' (did you mean --policies?)" \
+    compare --polcies=caching "$RESNET"
+check_fail 2 "gpumemsim: error: unknown option '--gpus=T4' (did you mean --gpu?)" run --gpus=T4 "$RESNET"
 grep -q "^Try 'gpumemsim run --help'.\$" "$TMP/err"; ok $? "misuse points to run --help"
 check_fail 2 "gpumemsim: error: no trace given" run
 check_fail 2 "gpumemsim: error: more than one trace given" run a b

@@ -170,8 +170,13 @@ sed 's/"policy":[^,]*/"policy":\t"no-cache"/' "$TMP/base.json" >"$TMP/other.json
 check_fail 3 "gpumemsim: error: $TMP/other.json: the baseline is of policy 'no-cache', this run of 'caching'" \
     check "$RESNET" --baseline="$TMP/other.json"
 sed 's/"trace":[^,]*/"trace":\t"gpt2"/' "$TMP/base.json" >"$TMP/other.json"
-check_fail 3 "gpumemsim: error: $TMP/other.json: the baseline is of trace 'gpt2', this run of 'resnet50-train-b32'" \
+check_fail 3 "gpumemsim: error: $TMP/other.json: the baseline is of trace 'gpt2', this run of 'resnet50-train-b32' (--any-trace takes it: the same job recorded under another name)" \
     check "$RESNET" --baseline="$TMP/other.json"
+gms check "$RESNET" --baseline="$TMP/other.json" --any-trace
+is "$rc" 0 "--any-trace: the baseline saved under another trace name is taken (the same numbers pass)"
+sed 's/"trace":[^,]*/"trace":\t"gpt2"/; s/"policy":[^,]*/"policy":\t"no-cache"/' "$TMP/base.json" >"$TMP/other2.json"
+check_fail 3 "gpumemsim: error: $TMP/other2.json: the baseline is of policy 'no-cache', this run of 'caching'" \
+    check "$RESNET" --baseline="$TMP/other2.json" --any-trace
 grep -v '"alloc_retries"' "$TMP/base.json" >"$TMP/other.json"
 check_fail 3 "gpumemsim: error: $TMP/other.json: the baseline has no \"alloc_retries\" (every 'gpumemsim run --format=json' result has)" \
     check "$RESNET" --baseline="$TMP/other.json"

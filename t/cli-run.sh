@@ -193,4 +193,12 @@ cat "$KV" | "$GPUMEMSIM" run - --capacity=1417691136B --placements=16 --format=j
 cmp -s "$TMP/out" "$TMP/p16.json"
 ok $? "--placements: standard input read once for all"
 
+# A count's noun agrees with it: one free, one alloc of the device
+printf '{"format":"gpumemsim-trace","version":1,"name":"one"}\n{"op":"alloc","id":1,"size":512}\n{"op":"alloc","id":2,"size":512}\n{"op":"free","id":1}\n' >"$TMP/one.jsonl"
+gms run "$TMP/one.jsonl"
+is "$(sed -n 1p "$TMP/out")" "one: 3 events (2 allocs, 1 free)" "run: '1 free', not '1 frees'"
+grep -q '^  device calls    1 alloc, 0 frees, 0 retries$' "$TMP/out"; ok $? "... '1 alloc' of the device"
+gms info "$TMP/one.jsonl"
+grep -q '^  events          3: 2 allocs, 1 free, 0 marks, 0 observed$' "$TMP/out"; ok $? "info: '1 free'"
+
 done_testing

@@ -228,6 +228,23 @@ What grew since the baseline, by stack (each at its peak reservation):
 EOF
 cmp -s "$TMP/got" "$TMP/want"; ok $? "check --baseline fails: what grew since, by stack (the baseline's events unknown)"
 [ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
+# --frames: the stacks compared by main.py's frames alone: main.py:1 holds
+# a.py's 1000 -> 3000, its own 300 and d.py's 0 -> 100 (1300 -> 3400),
+# main.py:5 the 4000 of both; --depth=1, the outermost frame, the same
+gms check "$C" --baseline="$TMP/base.json" --policy=ideal --frames='main.py*'
+sed -n '/^What grew since the baseline/,$p' "$TMP/out" >"$TMP/got"
+cat >"$TMP/want" <<'EOF'
+What grew since the baseline, by stack (each at its peak reservation):
+      before      after      change  events                 stack (innermost first)
+    1.27 KiB   3.32 KiB   +2.05 KiB  0-5                    main.py:1 <module>
+       200 B        0 B      -200 B                         (no stack)
+  (1 stack the same)
+EOF
+cmp -s "$TMP/got" "$TMP/want"; ok $? "check --baseline --frames: compared by the frames kept"
+[ $? -eq 0 ] || diff "$TMP/want" "$TMP/got" | sed 's/^/# /'
+gms check "$C" --baseline="$TMP/base.json" --policy=ideal --depth=1
+sed -n '/^What grew since the baseline/,$p' "$TMP/out" | cmp -s - "$TMP/want"
+ok $? "check --baseline --depth=1: the outermost frame, the same"
 gms check "$C" --baseline="$TMP/base.json" --policy=ideal --format=tap
 grep -q '^#       1000 B   2.93 KiB   +1.95 KiB  0-0  ' "$TMP/out"
 ok $? "check --format=tap: the same, as diagnostics"

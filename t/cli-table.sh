@@ -114,6 +114,22 @@ if command -v bash >/dev/null 2>&1 && [ -f "$COMPLETION" ]; then
 	is "$(complete_words gpumemsim run -f '')" "json text " "completion: run's formats, by its letter"
 	is "$(complete_words gpumemsim run --gpu A10)" "A10 A100-40GB A100-80GB A10G " \
 	    "completion: GPU models"
+	is "$(complete_words gpumemsim plan --gpus = T4,A10)" "T4,A10 T4,A100-40GB T4,A100-80GB T4,A10G " \
+	    "completion: a list's next GPU, after its comma"
+	is "$(complete_words gpumemsim compare --policies = caching,gr)" "caching,grow-only " \
+	    "completion: a list's next policy"
+	is "$(complete_words gpumemsim compare --policies = a)" "all " "completion: --policies=all"
+	# what the completion asks of bash's file name handling (compopt, recorded)
+	complete_opts() {	# complete_opts WORD...: the last compopt call about file names
+		bash -c '. "$1"; shift; compopt() { echo "$*"; }; COMP_WORDS=("$@");
+		    COMP_CWORD=$(($# - 1)); _gpumemsim' complete "$COMPLETION" "$@" |
+		    grep filenames | tail -n 1
+	}
+	is "$(complete_opts gpumemsim rep)" "+o filenames" \
+	    "completion: a command is a word, not a file (no 'replay/' for the directory)"
+	is "$(complete_opts gpumemsim run --capa)" "+o filenames" \
+	    "completion: an option is a word, its '=' not quoted as a file name's"
+	is "$(complete_opts gpumemsim run -o '')" "-o filenames" "completion: -o's value is a file"
 else
 	ok 0 "# SKIP bash or the completion script missing"
 fi
@@ -306,5 +322,26 @@ grep -A1 -- '--points' "$TMP/out" | tr -s ' \n' ' ' | grep -q 'peaks included (d
 ok $? "plot --help: --points' own default, 2000"
 gms check "$RESNET" --baseline="$TMP/none.json" --top=0
 is "$rc" 3 "check --top=0 is refused as a count (check takes --top for its baseline's stacks)"
+
+# The manual cites documents by where `make install` puts them, and puts them
+# there: every path a man page cites is installed, and no page cites a file
+# of the source tree as if it were at hand (doc/..., traces/...).
+BUILDDIR=$(dirname "$GPUMEMSIM")
+if make -C "$BUILDDIR" install-data DESTDIR="$TMP/inst" >"$TMP/install.log" 2>&1; then
+	missing=0 cited=0
+	for p in $(grep -ho '/[A-Za-z0-9_./-]*/doc/gpumemsim/[A-Za-z0-9_.-]*' "$TMP"/inst/*/share/man/man1/*.1 \
+	    "$TMP"/inst/*/*/share/man/man1/*.1 2>/dev/null | sort -u); do
+		cited=$((cited + 1))
+		[ -f "$TMP/inst$p" ] || { missing=$((missing + 1)); echo "# not installed: $p"; }
+	done
+	ok $([ "$cited" -ge 3 ] && [ "$missing" -eq 0 ]; echo $?) \
+	    "the man pages cite $cited installed documents, each installed by make install"
+	grep -l '[ (]doc/[A-Za-z]*\.md\|[ (]traces/FORMAT\.md' "$TMP"/inst/*/share/man/man1/*.1 \
+	    "$TMP"/inst/*/*/share/man/man1/*.1 2>/dev/null >"$TMP/srcrefs"
+	is "$(wc -l <"$TMP/srcrefs")" 0 "no man page cites a document by its place in the source tree"
+else
+	sed 's/^/# /' "$TMP/install.log"
+	ok 1 "make install-data"
+fi
 
 done_testing

@@ -48,7 +48,7 @@ enum cli_opt {
 	/* commands' own */
 	OPT_FAIL_ON_OOM, OPT_CHECK, OPT_BY, OPT_TIME_BOUND, OPT_GPUS,
 	OPT_MAX_PEAK_RESERVED, OPT_MAX_FRAGMENTATION, OPT_MAX_OVERHEAD, OPT_MUST_FIT,
-	OPT_MAX_DEVICE_ALLOCS, OPT_BASELINE, OPT_TOLERANCE,
+	OPT_MAX_DEVICE_ALLOCS, OPT_BASELINE, OPT_TOLERANCE, OPT_ANY_TRACE, OPT_MUST_BE_COMPLETE,
 	OPT_MAP, OPT_AT, OPT_TITLE,
 	OPT_TOUCH, OPT_NO_CACHE_BASELINE, OPT_CUDA_DEVICE, OPT_FAIL_ON_MISMATCH,
 	OPT_JOB, OPT_SCENARIO, OPT_OFFSETS, OPT_SEED, OPT_RECOMMEND, OPT_PLOT, OPT_SCHEDULE,
@@ -241,6 +241,13 @@ extern int cli_quiet;
 /* The command's usage and a pointer to --help on stderr; returns EXIT_USAGE. */
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/*
+ * The one of names[0..n) that word (its first len bytes) is a slip for: the
+ * nearest by edit distance (a letter added, dropped, changed or two
+ * swapped), if near enough for the word's length and nearer than any other;
+ * else NULL.  For "did you mean".
+ */
+const char *cli_nearest(const char *word, size_t len, const char *const *names, size_t n);
 /* An answer's warnings, said (unless --quiet). */
 struct entry_warnings;
 void cli_warnings(const struct entry_warnings *w);

@@ -11,6 +11,8 @@
 #include "analysis/entries.h"
 #include "sim/cli/cli.h"
 
+static const enum cli_opt for_baseline[] = { OPT_TOLERANCE, OPT_ANY_TRACE, OPT_FRAMES, OPT_DEPTH };
+
 int
 cmd_check(struct cli_args *a)
 {
@@ -27,7 +29,11 @@ cmd_check(struct cli_args *a)
 	    .has_max_allocs = a->given[OPT_MAX_DEVICE_ALLOCS] > 0,
 	    .max_device_allocs = a->v[OPT_MAX_DEVICE_ALLOCS].n,
 	    .has_fit = a->given[OPT_MUST_FIT] > 0,
-	    .baseline_path = a->given[OPT_BASELINE] ? a->v[OPT_BASELINE].s : NULL };
+	    .baseline_path = a->given[OPT_BASELINE] ? a->v[OPT_BASELINE].s : NULL,
+	    .any_trace = a->given[OPT_ANY_TRACE] > 0,
+	    .must_be_complete = a->given[OPT_MUST_BE_COMPLETE] > 0,
+	    .frames = a->given[OPT_FRAMES] ? a->v[OPT_FRAMES].s : NULL,
+	    .depth = a->given[OPT_DEPTH] ? (unsigned)a->v[OPT_DEPTH].n : 0 };
 	struct check_answer ans;
 	struct cli_policies pols = { 0 };
 	struct entry_policy *ep = NULL;
@@ -37,9 +43,14 @@ cmd_check(struct cli_args *a)
 
 	if (!rq.has_max_peak && !rq.has_max_frag && !rq.has_max_overhead && !rq.has_fit &&
 	    !rq.has_max_allocs && !rq.baseline_path && !a->given[OPT_CAPACITY] &&
-	    !a->given[OPT_GPU])
+	    !a->given[OPT_GPU] && !rq.must_be_complete)
 		return cli_usage_error(a->cmd, "nothing to check: give a threshold, "
-		    "--must-fit, --capacity, --gpu or --baseline");
+		    "--must-fit, --capacity, --gpu, --baseline or --must-be-complete");
+	/* what only a baseline uses, without one, would be silently nothing */
+	for (size_t i = 0; i < ARRAY_SIZE(for_baseline) && !rq.baseline_path; i++)
+		if (a->given[for_baseline[i]])
+			return cli_usage_error(a->cmd, "--%s is for --baseline: give one",
+			    cli_optdefs[for_baseline[i]].name);
 	if ((rc = cli_placement_usage(a)) != 0 || (rc = cli_entry_target(a, &rq.target)) != 0)
 		return rc;
 	rq.fit_capacity = cli_fit_capacity(&a->v[OPT_MUST_FIT], a->v[OPT_CONTEXT_OVERHEAD].size);

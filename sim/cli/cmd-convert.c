@@ -1,5 +1,5 @@
 /*
- * cmd-convert.c - `gpumemsim convert IN OUT`: any trace gpumemsim reads
+ * cmd-convert.c - `gpumemsim convert IN OUT` (or IN -o OUT): any trace gpumemsim reads
  * (native JSON or JSON Lines, PyTorch snapshot pickles, RMM logs, gzip'd or
  * not) to native .json, .jsonl or their .gz, checked on the way and streamed
  * where the formats allow.
@@ -34,10 +34,14 @@ cmd_convert(struct cli_args *a)
 	    .unknown_frees_warn = a->in->topts.unknown_frees_warn, .path = a->in->path };
 	struct trace_writer *tw = NULL;
 	struct sim_result res;
+	const char *out = a->argc > 1 ? a->argv[1] : a->given[OPT_OUTPUT] ? a->v[OPT_OUTPUT].s : NULL;
 	char *cause = NULL;
 	int rc;
 
-	if ((rc = trace_writer_open(a->argv[1], a->in->files, a->in->nfiles, &tw, &cause)) < 0) {
+	if (out == NULL || (a->argc > 1 && a->given[OPT_OUTPUT]))
+		return cli_usage_error(a->cmd, out == NULL ? "convert needs an output: <out> or "
+		    "-o <out>" : "give the output once: <out> or -o <out>");
+	if ((rc = trace_writer_open(out, a->in->files, a->in->nfiles, &tw, &cause)) < 0) {
 		cli_error("%s", cause);
 		free(cause);
 		return gms_exit_code(rc);

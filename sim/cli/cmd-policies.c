@@ -43,8 +43,8 @@ cmd_policies(struct cli_args *a)
 	for (p = policy_table; *p != NULL; p++) {
 		printf("%s\n    %s\n", (*p)->name, (*p)->models);
 		for (o = (*p)->options; o->key != NULL; o++)
-			printf("    --option %s=...  (default: %s)\n        %s\n", o->key, o->defval,
-			    o->help);
+			printf("    --option %s=...  (default: %s)\n        %s\n", o->key,
+			    *o->defval ? o->defval : "\"\"", o->help);
 		if (p[1] != NULL)
 			printf("\n");
 	}

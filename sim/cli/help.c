@@ -409,7 +409,7 @@ cli_man_main(FILE *f, const char *date)
 			fputs(".RS\n.TP\n\\fI", f);
 			roffs(f, po->key);
 			fputs("\\fR (default: ", f);
-			roffs(f, po->defval);
+			roffs(f, *po->defval ? po->defval : "\"\"");
 			fputs(")\n", f);
 			roffs(f, po->help);
 			fputs("\n.RE\n", f);
@@ -467,9 +467,12 @@ cli_completion_bash(FILE *f)
 			words_of_choices(f, u && u->choices ? u->choices : cli_optdefs[id].choices);
 			fputs("' ;;\n", f);
 		}
-	fputs("\t*:--policy|*:-p|*:--policies) echo '", f);
+	fputs("\t*:--policy|*:-p) echo '", f);
 	for (p = policy_table; *p != NULL; p++)
 		fprintf(f, "%s%s", p == policy_table ? "" : " ", (*p)->name);
+	fputs("' ;;\n\t*:--policies) echo 'all", f);
+	for (p = policy_table; *p != NULL; p++)
+		fprintf(f, " %s", (*p)->name);
 	fputs("' ;;\n\t*:--gpu|*:-g|*:--gpus|*:--must-fit) echo '", f);
 	for (g = gpu_catalogue; g->name != NULL; g++)
 		fprintf(f, "%s%s", g == gpu_catalogue ? "" : " ", g->name);
@@ -496,6 +499,8 @@ cli_completion_bash(FILE *f)
 	    "\tCOMPREPLY=()\n"
 	    "\tcur=${COMP_WORDS[COMP_CWORD]}\n"
 	    "\tprev=${COMP_WORDS[COMP_CWORD-1]}\n"
+	    "\t# words, not files: no quoting of '=', no '/' after a directory's name\n"
+	    "\tcompopt +o filenames 2>/dev/null\n"
 	    "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
 	    "\t\tCOMPREPLY=($(compgen -W '", f);
 	for (c = cli_commands; c->name != NULL; c++)
@@ -515,14 +520,21 @@ cli_completion_bash(FILE *f)
 	    "\t\topt=$prev\n"
 	    "\tfi\n"
 	    "\tif words=$(_gpumemsim_values \"$cmd\" \"$opt\"); then\n"
-	    "\t\tCOMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
+	    "\t\tcase $opt:$cur in\n"
+	    "\t\t--gpus:*,*|--policies:*,*|--must-fit:*,*)\n"
+	    "\t\t\t# a list: the word after its last comma\n"
+	    "\t\t\tCOMPREPLY=($(compgen -P \"${cur%,*},\" -W \"$words\" -- \"${cur##*,}\")) ;;\n"
+	    "\t\t*) COMPREPLY=($(compgen -W \"$words\" -- \"$cur\")) ;;\n"
+	    "\t\tesac\n"
 	    "\t\treturn 0\n"
 	    "\tfi\n"
+	    "\tcompopt -o filenames 2>/dev/null\n"
 	    "\tcase $opt in\n"
-	    "\t--output|-o|--timeline|--baseline)\n"
+	    "\t--output|-o|--timeline|--baseline|--scenario|--job|--plot)\n"
 	    "\t\tCOMPREPLY=($(compgen -f -- \"$cur\")); return 0 ;;\n"
 	    "\tesac\n"
 	    "\tif [[ $cur == -* ]]; then\n"
+	    "\t\tcompopt +o filenames 2>/dev/null\n"
 	    "\t\tCOMPREPLY=($(compgen -W \"$(_gpumemsim_options \"$cmd\") --help\" -- \"$cur\"))\n"
 	    "\t\t[ ${#COMPREPLY[@]} -eq 1 ] && [[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null\n"
 	    "\t\treturn 0\n"

@@ -71,8 +71,18 @@ find(const char *name)
 				fprintf(stderr, " %s", c->name);
 		fputc('\n', stderr);
 	} else {
-		cli_error("unknown command '%s'", name);
-		cli_help_main(stderr);
+		const char *names[64], *near;
+		size_t k = 0;
+
+		for (c = cli_commands; c->name != NULL && k < ARRAY_SIZE(names); c++)
+			names[k++] = c->name;
+		if ((near = cli_nearest(name, strlen(name), names, k)) != NULL) {
+			cli_error("unknown command '%s' (did you mean '%s'?)", name, near);
+			fprintf(stderr, "Try 'gpumemsim --help'.\n");
+		} else {
+			cli_error("unknown command '%s'", name);
+			cli_help_main(stderr);
+		}
 	}
 	return NULL;
 }

@@ -301,6 +301,24 @@ check_value(const struct cli_command *c, const struct cli_optdef *d, const char 
 	return 0;
 }
 
+/* An option the command does not take, and the one of its own it is a slip for. */
+static int
+unknown(const struct cli_command *c, const char *arg)
+{
+	const char *names[OPT__N], *near = NULL;
+	size_t n = 0;
+	int id;
+
+	for (id = 1; id < OPT__N; id++)
+		if (cli_takes(c, id))
+			names[n++] = cli_optdefs[id].name;
+	if (strncmp(arg, "--", 2) == 0)
+		near = cli_nearest(arg + 2, strcspn(arg + 2, "="), names, n);
+	if (near != NULL)
+		return cli_usage_error(c, "unknown option '%s' (did you mean --%s?)", arg, near);
+	return cli_usage_error(c, "unknown option '%s'", arg);
+}
+
 /*
  * getopt_long takes a unique prefix of a long option; but a prefix that is
  * another option's whole name (plan --gpu, for --gpus) means that option
@@ -320,7 +338,7 @@ exact_name(const struct cli_command *c, const char *arg, int id)
 		return 0;
 	for (o = 1; o < OPT__N; o++)
 		if (strlen(cli_optdefs[o].name) == n && strncmp(cli_optdefs[o].name, arg, n) == 0)
-			return cli_usage_error(c, "unknown option '--%s'", arg);
+			return unknown(c, arg - 2);
 	return 0;
 }
 
@@ -383,7 +401,7 @@ cli_parse(const struct cli_command *c, int argc, char **argv, struct cli_args *a
 			return cli_usage_error(c, "option '%s' needs a value", argv[optind - 1]);
 		letter = ch < 256;
 		if (ch == '?' || ch == 0)
-			return cli_usage_error(c, "unknown option '%s'", optopt && optopt < 256 ?
+			return unknown(c, optopt && optopt < 256 ?
 			    (char[3]){ '-', (char)optopt, 0 } : argv[optind - 1]);
 		if (letter) {
 			for (id = 1; id < OPT__N; id++)

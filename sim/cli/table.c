@@ -12,6 +12,15 @@
 #include "sim/cli/cli.h"
 #include "traces/scale.h"
 
+/*
+ * A document `make install` puts in the documentation directory
+ * (dist_doc_DATA): the manual cites it where it is installed.
+ */
+#ifndef GMS_DOCDIR
+#define GMS_DOCDIR "/usr/local/share/doc/gpumemsim"
+#endif
+#define DOC(file) GMS_DOCDIR "/" file
+
 static const char *const formats[] = { "text", "json", NULL };
 static const char *const check_formats[] = { "text", "json", "tap", NULL };
 static const char *const placements[] = { "model", "recorded", "driver", NULL };
@@ -55,7 +64,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "recorded; --alloc-conf= for PyTorch's defaults)", .complete = "conf" },
 	[OPT_PLACEMENT] = { OPT_PLACEMENT, 0, "placement", "model|recorded", K_CHOICE,
 	    "where new segments land: the model of the CUDA driver's rules measured on "
-	    "the H200 (doc/placement.md; 'driver' is another name for it), or the "
+	    "the H200 (" DOC("placement.md") "; 'driver' is another name for it), or the "
 	    "addresses of the trace's segment_alloc events, the model placing what "
 	    "they do not cover (default: recorded for the caching policy under the "
 	    "recording's own settings, on a trace that has them; else model)",
@@ -112,6 +121,14 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "--tolerance", .complete = "file" },
 	[OPT_TOLERANCE] = { OPT_TOLERANCE, 0, "tolerance", "ratio", K_RATIO,
 	    "for --baseline: how much a metric may grow (0.02 or 2%; default: {})", .dflt = "0" },
+	[OPT_ANY_TRACE] = { OPT_ANY_TRACE, 0, "any-trace", NULL, K_FLAG,
+	    "for --baseline: take a baseline saved from a trace of another name (the job's "
+	    "recording named anew on each CI run); its policy must still be this run's" },
+	[OPT_MUST_BE_COMPLETE] = { OPT_MUST_BE_COMPLETE, 0, "must-be-complete", NULL, K_FLAG,
+	    "the trace holds the whole job: one cut short by its out of memory, one that "
+	    "starts mid-run (a ring buffer that dropped its start, a snapshot without "
+	    "history), cut off, or whose numbers disagree fails (without it, such a trace "
+	    "is checked as far as it goes, and said to be incomplete)" },
 	[OPT_MAP] = { OPT_MAP, 0, "map", NULL, K_FLAG,
 	    "draw the memory map instead of the timeline" },
 	[OPT_AT] = { OPT_AT, 0, "at", "n", K_INDEX,
@@ -127,7 +144,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "list every device call the driver answered, in order, with the address it "
 	    "chose: op (a cudaMalloc, f cudaFree; expandable segments: r and R an address "
 	    "range reserved and released, m and u pages mapped and unmapped), address, "
-	    "size (JSON: \"device_calls\" in each result; doc/placement.md)" },
+	    "size (JSON: \"device_calls\" in each result; " DOC("placement.md") ")" },
 	[OPT_NO_CACHE_BASELINE] = { OPT_NO_CACHE_BASELINE, 0, "no-cache-baseline", NULL,
 	    K_FLAG, "replay with no-cache too: the device calls and time caching saves" },
 	[OPT_CUDA_DEVICE] = { OPT_CUDA_DEVICE, 0, "cuda-device", "n", K_INDEX,
@@ -154,7 +171,8 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "and where a job ran out (needs gnuplot)", .complete = "file" },
 	[OPT_SCHEDULE] = { OPT_SCHEDULE, 0, "schedule", "file.csv", K_FILE,
 	    "write the scenario's merged order as CSV (step,job,what,event,pass,t_us), for "
-	    "stepping real frameworks in the same order (replay/share_frameworks.py)",
+	    "stepping real frameworks in the same order (the source's "
+	    "replay/share_frameworks.py)",
 	    .complete = "file" },
 	[OPT_BY_SITE] = { OPT_BY_SITE, 0, "by-site", NULL, K_FLAG,
 	    "say what holds the memory at the peak reservation (and at the OOM): the live "
@@ -167,7 +185,7 @@ const struct cli_optdef cli_optdefs[OPT__N] = {
 	    "replay under n placements: the model's and n - 1 in a process that also "
 	    "reserves what the trace does not show (library workspaces, buffers), drawn "
 	    "from seeds 1 .. n-1; report the range of peak reserved and, under a capacity, "
-	    "how many run out of memory and where (doc/placement.md)", .max = 4096 },
+	    "how many run out of memory and where (" DOC("placement.md") ")", .max = 4096 },
 	[OPT_BY_STACK] = { OPT_BY_STACK, 0, "by-stack", NULL, K_FLAG,
 	    "say what holds the memory at the peak reservation (and at the OOM, and at "
 	    "each --at) as a tree of call stacks, callers above callees, each frame with "
@@ -284,12 +302,19 @@ static const struct cli_use check_opts[] = {
 	{ .id = OPT_MAX_DEVICE_ALLOCS },
 	{ .id = OPT_BASELINE, .kinds = INPUTS_TRACE | INPUTS_SCALED },
 	{ .id = OPT_TOLERANCE, .kinds = INPUTS_TRACE | INPUTS_SCALED },
+	{ .id = OPT_ANY_TRACE, .kinds = INPUTS_TRACE | INPUTS_SCALED },
+	{ .id = OPT_MUST_BE_COMPLETE },
 	{ .id = OPT_TOP, .help = "with a --baseline saved with its stacks: the stacks listed that "
 	  "grew since it (default: {})", .kinds = INPUTS_TRACE | INPUTS_SCALED },
+	{ .id = OPT_DEPTH, .help = "with a --baseline saved with its stacks: stacks compared by their "
+	  "n outermost frames", .kinds = INPUTS_TRACE | INPUTS_SCALED },
+	{ .id = OPT_FRAMES, .help = "with a --baseline saved with its stacks: stacks compared by the "
+	  "frames that match this shell pattern alone (fnmatch), e.g. '*/myproject/*'",
+	  .kinds = INPUTS_TRACE | INPUTS_SCALED },
 	{ .id = OPT_PLACEMENT },
 	{ .id = OPT_PLACEMENTS, .help = "require --capacity, --must-fit and --max-peak-reserved to hold "
 	  "under every one of n placements: the model's and n - 1 with hidden reservations "
-	  "(library workspaces, buffers; doc/placement.md)" },
+	  "(library workspaces, buffers; " DOC("placement.md") ")" },
 	{ .id = OPT_JOBS, .help = "placements replayed at once (default: {})" },
 	{ .id = OPT_FORMAT, .help = "output format: text, JSON, or TAP with one test per check "
 	  "(default: {})", .choices = check_formats },
@@ -310,7 +335,7 @@ static const struct cli_use plan_opts[] = {
 	{ .id = OPT_PLACEMENT },
 	{ .id = OPT_PLACEMENTS, .help = "also the smallest capacity that fits under every one of n "
 	  "placements: the model's and n - 1 with hidden reservations (library "
-	  "workspaces, buffers; doc/placement.md); the GPU table stays the model's" },
+	  "workspaces, buffers; " DOC("placement.md") "); the GPU table stays the model's" },
 	{ .id = OPT_JOBS },
 	{ .id = OPT_NONE },
 };
@@ -390,7 +415,10 @@ static const struct cli_use info_opts[] = {
 };
 static const struct cli_use policies_opts[] = { { .id = OPT_NONE } };
 
-static const struct cli_use convert_opts[] = { { .id = OPT_NONE } };
+static const struct cli_use convert_opts[] = {
+	{ .id = OPT_OUTPUT, .help = "the native trace to write, in place of <out>" },
+	{ .id = OPT_NONE }
+};
 
 static const struct cli_use share_opts[] = {
 	{ .id = OPT_JOB },
@@ -484,7 +512,7 @@ const struct cli_command cli_commands[] = {
 	  "some). --fail-on-oom exits 1 when any rank runs out (under any placement). The JSON is {schema, policy, capacity, ranks_from, ranks: [run's "
 	  "object with rank and path], job: {ranks, worst_rank, peak_reserved, least_rank, "
 	  "spread, ooms, first_oom, observed, reproduced, worst_against_least}} "
-	  "(doc/JSON.md).\n\n"
+	  "(" DOC("JSON.md") ").\n\n"
 	  "With --placements=N the run is the model's placement's, and a PLACEMENTS "
 	  "paragraph gives the range of peak reserved over the N placements and, under a "
 	  "capacity, how many ran out of memory and at which events; the JSON gains "
@@ -510,7 +538,8 @@ const struct cli_command cli_commands[] = {
 	  "peak reservation, overhead over the live peak, fragmentation, device calls, the "
 	  "time those calls take in the driver, and whether each fits.\n\n"
 	  "The driver time is priced from the cudaMalloc, cudaFree and mapping costs "
-	  "measured on an H200 by size (replay/results-h200/drivercost.txt): an estimate "
+	  "measured on an H200 by size (the source's replay/results-h200/drivercost.txt): an "
+	  "estimate "
 	  "of what each policy spends in the driver, which is where turning caching off "
 	  "costs a training job its speed. Its steady part, the calls after the "
 	  "reservation last grew, is what every further iteration of the job pays; the "
@@ -865,13 +894,15 @@ const struct cli_command cli_commands[] = {
 	  "TensorFlow or JAX profile (.xplane.pb), an RMM log (.csv), each "
 	  "optionally gzip'd, or '-' for standard input. <out> is named .json (one "
 	  "document), .jsonl (JSON Lines, for traces too long to hold in memory) or either "
-	  "with .gz; '-' writes JSON Lines to standard output. The trace is checked on the "
-	  "way: a bad one leaves no output, and the output never replaces the input.",
-	  "gpumemsim convert snapshot.pickle trace.jsonl.gz\n",
+	  "with .gz; '-' writes JSON Lines to standard output; -o <out> says the same. The "
+	  "trace is checked on the way: a bad one leaves no output, and the output never "
+	  "replaces the input.",
+	  "gpumemsim convert snapshot.pickle trace.jsonl.gz\n"
+	  "gpumemsim convert snapshot.pickle -o trace.jsonl.gz\n",
 	  NULL,
 	  .groups = G_TRACE | G_PROGRESS,
 	  .opts = convert_opts, .inputs = INPUTS_TRACE,
-	  .min_args = 2, .max_args = 2, .own_output = 1, .exec = cmd_convert },
+	  .min_args = 1, .max_args = 2, .own_output = 1, .exec = cmd_convert },
 	{ "policies", "", "list the policies, what they model and their options",
 	  "List the allocator policies, the framework setting each stands for, and their "
 	  "settings with defaults: write them after the policy's name in --policy "
@@ -898,7 +929,7 @@ const char cli_manual_intro[] =
     "whether a real GPU does the same.\n\n"
     "Every command reads one trace (convert: and writes one) and prints a report, as "
     "text for people or JSON for scripts (--format=json). Every JSON object starts with "
-    "\"schema\": 1, the version of its keys (doc/JSON.md lists them, command by "
+    "\"schema\": 1, the version of its keys (" DOC("JSON.md") " lists them, command by "
     "command), raised only when a key goes away or changes its meaning. Options may "
     "come before or after the trace; a unique prefix of a command's name is enough "
     "(gpumemsim comp).";
@@ -928,7 +959,7 @@ const char cli_manual_more[] =
     "PyTorch profiler traces (.pt.trace.json with profile_memory=True), TensorFlow "
     "and JAX profiles (.xplane.pb, or the profile's log directory), RAPIDS RMM "
     "logs (.csv), each optionally gzip'd, from a file or standard input ('-'). "
-    "traces/FORMAT.md in the source is the native format's specification.\n\n"
+    DOC("FORMAT.md") " is the native format's specification.\n\n"
     "A TensorFlow or JAX user records a trace with the profiler, which writes the BFC "
     "allocator's own record of every allocation (JAX: with jax.profiler.trace(\"/tmp/prof\"): "
     "train(); TensorFlow: tf.profiler.experimental.start(\"/tmp/prof\"), train(), "
