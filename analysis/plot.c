@@ -312,6 +312,7 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	char *labels = NULL, *oomplot = NULL;
 	struct tmp t;
 	size_t i, every;
+	uint64_t xmax = 0;	/* the last event drawn */
 	FILE *f;
 	int err;
 
@@ -346,9 +347,14 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 	 * says its extremes; series that peak at one point (two ranks alike)
 	 * share one mark and one label, naming them all
 	 */
+	for (i = 0; i < a->n; i++)
+		if (a->tls[i]->n > 0)
+			xmax = GMS_MAX(xmax, a->tls[i]->rows[a->tls[i]->n - 1].event);
 	for (i = 0; i < a->n; i++) {
 		const struct timeline_row *best = peak_row(a->tls[i]), *other;
 		char size[32], *ql, *label, *names, *more;
+		/* in the right half the label runs leftwards, inside the picture */
+		int left = best != NULL && best->event > xmax / 2;
 		size_t j;
 
 		if (best == NULL || best->reserved == 0)
@@ -372,9 +378,10 @@ plot_timeline(const struct plot_timeline_args *a, char **cause)
 		    gms_asprintf("%s peak %s at event %llu", names,
 		    gms_fmt_size(best->reserved, size, sizeof(size)), (unsigned long long)best->event);
 		ql = quoted(label);
-		fprintf(f, "set label %s at first %llu, first %.6f / GiB point pt 6 ps 1.2 lc %zu "
-		    "offset 0.8, 0.8 font \",9\" noenhanced\n", ql, (unsigned long long)best->event,
-		    (double)best->reserved, i + 1);
+		fprintf(f, "set label %s at first %llu, first %.6f / GiB %s point pt 6 ps 1.2 "
+		    "lc %zu offset %s0.8, 0.8 font \",9\" noenhanced\n", ql,
+		    (unsigned long long)best->event, (double)best->reserved, left ? "right" : "left",
+		    i + 1, left ? "-" : "");
 		free(ql);
 		free(label);
 		free(names);

@@ -24,15 +24,24 @@ scale_point_run(struct scale_model *m, const struct run_spec *spec, struct scale
 {
 	struct run_spec s = *spec;
 	struct run_output out;
+	const struct scale_rec *rec = NULL;
 	struct trace_mem *t;
+	size_t k;
 	int rc;
 
 	free(p->oom_at);
 	p->oom_at = NULL;
 	if ((rc = scale_build(m, p->value, &t, &p->built, cause)) < 0)
 		return rc;
-	s.mem = t;
-	s.path = scale_rec_at(m, p->built.base)->path;
+	/* at a recorded value the job is its recording, replayed as `run` replays it
+	   (at its own addresses where it has them), not a trace built again */
+	for (k = 0; k < scale_nrecs(m) && rec == NULL; k++)
+		if (scale_rec_at(m, k)->value == p->value)
+			rec = scale_rec_at(m, k);
+	s.mem = rec != NULL ? rec->mem : t;
+	s.path = rec != NULL ? rec->path : scale_rec_at(m, p->built.base)->path;
+	if (rec != NULL)
+		s.placement = RUN_PLACEMENT_AS_RECORDED;
 	s.stop_at_oom = s.capacity != 0;
 	rc = run_simulate(&s, &out, cause);
 	if (rc == 0) {
@@ -41,7 +50,8 @@ scale_point_run(struct scale_model *m, const struct run_spec *spec, struct scale
 		p->peak_live = out.res.peak_live;
 		p->oomed = out.res.oomed;
 		if (p->oomed) {
-			p->oom_event = scale_event_of(m, p->built.base, out.res.oom.event);
+			p->oom_event = rec != NULL ? out.res.oom.event :
+			    scale_event_of(m, p->built.base, out.res.oom.event);
 			p->oom_size = out.res.oom.size;
 			p->oom_at = out.res.oom.at ? gms_strdup(out.res.oom.at) : NULL;
 		}

@@ -28,6 +28,16 @@ grep -q '>caching peak 3.45 GiB at event 1918<' "$TMP/t.svg"
 ok $? "caching's drawn peak is PyTorch's: 3703570432 B at event 1918"
 grep -q '>grow-only peak 4.00 GiB at event [0-9]*<' "$TMP/t.svg"
 ok $? "grow-only's drawn peak is JAX's pool, 4292870144 B (4.00 GiB)"
+# A label is drawn inside the picture: rightwards from a peak in the left
+# half (caching's, event 1918 of 7787), leftwards from one in the right half
+# (a trace that grows to its last event)
+grep -B1 '>caching peak 3.45 GiB at event 1918<' "$TMP/t.svg" | grep -q 'text-anchor="start"'
+ok $? "a peak in the left half: its label runs rightwards"
+awk 'BEGIN { print "{\"format\":\"gpumemsim-trace\",\"version\":1,\"name\":\"rising\"}";
+	for (i = 1; i <= 100; i++) printf "{\"op\":\"alloc\",\"id\":%d,\"size\":%d}\n", i, 2097152 * i }' >"$TMP/rising.jsonl"
+gms plot "$TMP/rising.jsonl" --policy=caching -o "$TMP/rising.svg"
+grep -B1 '>caching peak 9.86 GiB at event 99<' "$TMP/rising.svg" | grep -q 'text-anchor="end"'
+ok $? "a peak at the last event (2 MiB x 5050 = 9.86 GiB): its label runs leftwards, not off the edge"
 
 gms plot "$RESNET" -o "$TMP/t.png" --points=100
 is "$rc" 0 "a timeline as PNG"

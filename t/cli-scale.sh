@@ -140,6 +140,17 @@ is "$outcomes" " 12 16 24 32 48" "... under 310 MiB, every outcome PyTorch's (24
 is "$largest $consistent" "25 yes" \
     "... the largest batch that fits: 25, consistent with every real run (24 fits, 32 runs out)"
 
+# At a recorded value the job is its recording: scale's row there is what
+# `run` replays of it, PyTorch's own reserved_bytes.all.peak (the recording
+# at its own addresses, not a trace built again under the model's)
+gms scale --at 4 "$S/xfmr-batch-4.pickle.gz" --at 8 "$S/xfmr-batch-8.pickle.gz" --format=json
+got=$(points | awk '$1 == 4 || $1 == 8 { printf "%s:%s ", $1, $2 }')
+want=""
+for v in 4 8; do
+	want="$want$v:$(sed -n 's/^  "reserved_bytes.all.peak": \([0-9]*\),\{0,1\}$/\1/p' "$S/xfmr-batch-$v.facts.json") "
+done
+is "$got" "$want" "scale's rows at the recorded values are the recordings' own peaks (PyTorch's)"
+
 # What scale refuses, and the trace it writes
 c4=$S/cnn-batch-4.pickle.gz c8=$S/cnn-batch-8.pickle.gz
 check_fail 2 "gpumemsim: error: give each trace its value: --at VALUE TRACE (2 traces, 1 --at)" \
@@ -149,8 +160,8 @@ check_fail 3 "gpumemsim: error: $c4 and $c8: both at 4 (one recording a value)" 
     scale --at 4 "$c4" --at 4 "$c8"
 check_fail 3 "gpumemsim: error: $c4 (at 4) and $S/xfmr-seq-64.pickle.gz (at 8) are not one job recorded twice: they differ in more events than they share; they part at event 54 (alloc at module.py:1370 convert)" \
     scale --at 4 "$c4" --at 8 "$S/xfmr-seq-64.pickle.gz"
-check_fail 3 "gpumemsim: error: value 600 is outside what the recordings can say (1 to 512: 64 times the largest recorded, 8)" \
-    scale --at 4 "$c4" --at 8 "$c8" --value 600
+check_fail 3 "gpumemsim: error: value 9000 is outside what the recordings can say (1 to 8192: 1024 times the largest recorded, 8)" \
+    scale --at 4 "$c4" --at 8 "$c8" --value 9000
 check_fail 2 "gpumemsim: error: --output writes the trace at one --value: give exactly one" \
     scale --at 4 "$c4" --at 8 "$c8" -o "$TMP/b.jsonl"
 # the trace written at 6 replays to the peak scale reports at 6
@@ -243,7 +254,7 @@ check_fail 2 "gpumemsim: error: --value: give one (scale draws the curve over se
     plan --at 4 "$c4" --at 8 "$c8" --value 8 --value 16
 check_fail 2 "gpumemsim: error: --placements plans one trace: give --value (or run each value's plan)" \
     plan --at 4 "$c4" --at 8 "$c8" --placements=3
-check_fail 3 "gpumemsim: error: value 600 is outside what the recordings can say (1 to 512: 64 times the largest recorded, 8)" \
-    check --at 4 "$c4" --at 8 "$c8" --value 600 --must-fit=1GiB
+check_fail 3 "gpumemsim: error: value 9000 is outside what the recordings can say (1 to 8192: 1024 times the largest recorded, 8)" \
+    check --at 4 "$c4" --at 8 "$c8" --value 9000 --must-fit=1GiB
 
 done_testing

@@ -6,7 +6,7 @@
  * choice), a fit that falls below zero, the recording
  * followed (the nearest), how far beyond the recordings, and what is refused
  * (one recording, a value twice, recordings of two different jobs, a value
- * past 64 times the largest, a recording that ran out of memory).
+ * past 1024 times the largest, a recording that ran out of memory).
  */
 #include "config.h"
 
@@ -141,9 +141,9 @@ main(void)
 		is_str(rc == 0 ? sizes(t) : cause, "1024 1512 256", "at 1: after the recording at 2, no workspace");
 		ok(b.beyond == 2.0 && b.base == 0, "... 2 times below the smallest recording");
 		trace_mem_free(t);
-		ok(scale_build(m, 4 * 64 + 1, &t, &b, &cause) == GMS_ECONFIG && t == NULL &&
-		    strstr(cause, "outside what the recordings can say") != NULL,
-		    "past 64 times the largest recorded value: refused");
+		ok(scale_build(m, 4 * 1024 + 1, &t, &b, &cause) == GMS_ECONFIG && t == NULL &&
+		    strstr(cause, "outside what the recordings can say (1 to 4096: 1024 times") != NULL,
+		    "past 1024 times the largest recorded value: refused");
 		free(cause);
 		cause = NULL;
 		scale_model_free(m);

@@ -18,7 +18,7 @@ struct trace_mem;
 
 /* Values a recording may be made at, and how far beyond them scale goes. */
 #define SCALE_VALUE_MAX 1048576
-#define SCALE_EXTRAPOLATION_MAX 64	/* times the largest recorded value */
+#define SCALE_EXTRAPOLATION_MAX 1024	/* times the largest recorded value */
 
 /* The form an allocation's size took. */
 enum scale_form {

@@ -20,6 +20,8 @@
 #define GMS_DOCDIR "/usr/local/share/doc/gpumemsim"
 #endif
 #define DOC(file) GMS_DOCDIR "/" file
+#define STR_(x) #x
+#define STR(x) STR_(x)	/* a number's digits, for the text */
 
 static const char *const formats[] = { "text", "json", NULL };
 static const char *const check_formats[] = { "text", "json", "tap", NULL };
@@ -839,7 +841,8 @@ const struct cli_command cli_commands[] = {
 	  "its frees, times, streams and marks, every size from its fit. Each trace built "
 	  "is replayed through the policy: the curve of peak reserved against the value.\n\n"
 	  "With --capacity or --gpu, also the largest value that fits, searched over the "
-	  "integers (each candidate replayed) up to 64 times the largest recorded value, "
+	  "integers (each candidate replayed) up to " STR(SCALE_EXTRAPOLATION_MAX) " times the "
+	  "largest recorded value, "
 	  "and how the value above it runs out of memory.\n\n"
 	  "It says how sure it is: allocations found in the recording followed but not in "
 	  "the others (a workspace, a reduction's buffer that the framework adds above "
