@@ -256,6 +256,17 @@ ok $? "Windows paths: the same sites as the same job's Linux paths"
 gms info "$U/compile-ro.pickle.gz"
 grep -Eq 'runtime_wrappers|_functorch|^ .*[a-z0-9]{40,}\.py' "$TMP/out"
 ok $((! $?)) "torch.compile: no site in AOTAutograd's wrappers or inductor's generated code"
+# the user's line first, then the layer of torch.nn it went through; never
+# the layer alone, nor Module's own calling and moving
+gms run "$U/oom-except.pickle.gz" --by-site --top=100
+sed -n '/^       bytes   count   share/,/^  = /p' "$TMP/out" | sed '1d;$d' |
+    sed 's/^ *[0-9.]* [KMG]*i*B  *[0-9]*  *[0-9.]*%  *[0-9]*-[0-9]*  *//' >"$TMP/sites"
+grep -v '^record_users\.py:[0-9]* [a-z_]*\( via [a-z_]*\.py:[0-9]* [a-z_]*\)\{0,1\}$' "$TMP/sites" |
+    grep -v ' (backward)$' >"$TMP/odd"
+is "$(cat "$TMP/odd")" "" "every site is the user's line, or it and the layer (or a backward node)"
+grep -q '^record_users\.py:53 xfmr_job via activation\.py:1492 forward$' "$TMP/sites"
+ok $? "... the activations: the user's line 53 via torch.nn's activation.py"
+grep -q 'module\.py' "$TMP/sites"; ok $((! $?)) "... no site in Module's own calls (module.py)"
 gms info "$U/set-roundup.pickle.gz"
 grep -q '_tensor.py' "$TMP/out"
 ok $((! $?)) "no site in torch/_tensor.py (Tensor.backward): the caller's line instead"

@@ -158,7 +158,7 @@ check_fail 2 "gpumemsim: error: give each trace its value: --at VALUE TRACE (2 t
 check_fail 2 "gpumemsim: error: scale needs 2 traces at least" scale --at 4 "$c4"
 check_fail 3 "gpumemsim: error: $c4 and $c8: both at 4 (one recording a value)" \
     scale --at 4 "$c4" --at 4 "$c8"
-check_fail 3 "gpumemsim: error: $c4 (at 4) and $S/xfmr-seq-64.pickle.gz (at 8) are not one job recorded twice: they differ in more events than they share; they part at event 54 (alloc at module.py:1370 convert)" \
+check_fail 3 "gpumemsim: error: $c4 (at 4) and $S/xfmr-seq-64.pickle.gz (at 8) are not one job recorded twice: they differ in more events than they share; they part at event 1 (alloc at record_scale.py:36 job)" \
     scale --at 4 "$c4" --at 8 "$S/xfmr-seq-64.pickle.gz"
 check_fail 3 "gpumemsim: error: value 9000 is outside what the recordings can say (1 to 8192: 1024 times the largest recorded, 8)" \
     scale --at 4 "$c4" --at 8 "$c8" --value 9000

@@ -43,24 +43,41 @@ open_or_bail(const char *rel, int device)
 
 /*
  * The shared .json names as a site the first frame outside a shorter list of
- * PyTorch's files than the reader skips: where it names torch/_tensor.py
- * (Tensor.backward), the reader names the user's line that called it.
+ * PyTorch's files than the reader skips.  Where it names a layer (a frame
+ * in torch/nn or a package), the reader names the user's line that called
+ * it and then that layer ("train.py:79 gpt2_train via linear.py:134
+ * forward"); where it names torch/_tensor.py (Tensor.backward) or Module's
+ * own calling and moving (module.py), the user's line alone.
  */
+struct sites {
+	int via, skipped;
+};
+
 static int
-same_site(const char *a, const char *b, int *skipped)
+same_site(const char *a, const char *b, struct sites *k)
 {
+	size_t la, lb;
+
 	if ((a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0))
 		return 1;
-	if (a != NULL && b != NULL && strncmp(b, "_tensor.py:", 11) == 0 &&
-	    strncmp(a, "train.py:", 9) == 0) {
-		(*skipped)++;
+	if (a == NULL || b == NULL || strncmp(a, "train.py:", 9) != 0)
+		return 0;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la > lb + 5 && strcmp(a + la - lb, b) == 0 && strncmp(a + la - lb - 5, " via ", 5) == 0 &&
+	    strstr(a, " via ") == a + la - lb - 5) {
+		k->via++;
 		return 1;
+	}
+	if (strncmp(b, "_tensor.py:", 11) == 0 || strncmp(b, "module.py:", 10) == 0) {
+		k->skipped++;
+		return strstr(a, " via ") == NULL || strncmp(b, "module.py:", 10) == 0;
 	}
 	return 0;
 }
 
 static int
-same_event(const struct trace_event *a, const struct trace_event *b, int *skipped)
+same_event(const struct trace_event *a, const struct trace_event *b, struct sites *skipped)
 {
 	return a->op == b->op && a->id == b->id && a->size == b->size && a->addr == b->addr &&
 	    a->stream == b->stream && (a->flags & TRACE_HAS_TIME) == (b->flags & TRACE_HAS_TIME) &&
@@ -75,7 +92,7 @@ shared_pickles(void)
 	char rel[256], *json, *cause = NULL, *at_copy;
 	struct trace_reader *p, *j;
 	struct trace_event a, b;
-	int skipped;
+	struct sites skipped;
 	uint64_t n, diff;
 	size_t i;
 	int ra, rb;
@@ -89,7 +106,7 @@ shared_pickles(void)
 			exit(1);
 		}
 		n = diff = 0;
-		skipped = 0;
+		skipped = (struct sites){ 0, 0 };
 		for (;;) {
 			ra = trace_next(p, &a, &cause);
 			at_copy = a.at ? gms_strdup(a.at) : NULL;	/* b's read may reuse buffers */
@@ -100,19 +117,22 @@ shared_pickles(void)
 				break;
 			}
 			if (!same_event(&a, &b, &skipped) && diff++ == 0)
-				diag("%s: event %llu differs: %s id %llu size %llu", names[i],
-				    (unsigned long long)n, trace_op_name(a.op), (unsigned long long)a.id,
-				    (unsigned long long)a.size);
+				diag("%s: event %llu differs: %s id %llu size %llu (at %s, the .json's %s)",
+				    names[i], (unsigned long long)n, trace_op_name(a.op),
+				    (unsigned long long)a.id, (unsigned long long)a.size,
+				    a.at ? a.at : "none", b.at ? b.at : "none");
 			free(at_copy);
 			n++;
 		}
 		ok(ra == 0 && rb == 0, "%s.pickle: as many events as the .json (%llu)", names[i],
 		    (unsigned long long)n);
 		is_u64(diff, 0, "%s.pickle: every event equals the .json's: op, id, size, address, "
-		    "stream, time and place (the user's frame where the .json names _tensor.py)",
+		    "stream, time and place (the user's frame before the layer the .json names)",
 		    names[i]);
-		ok(skipped > 0, "%s.pickle: %d sites in Tensor.backward named by the caller's line",
-		    names[i], skipped);
+		ok(skipped.skipped > 0, "%s.pickle: %d sites in Tensor.backward or Module's calls "
+		    "named by the caller's line", names[i], skipped.skipped);
+		ok(skipped.via > 0, "%s.pickle: %d sites in a layer named by the user's line via "
+		    "the layer", names[i], skipped.via);
 		is_str(trace_header(p)->format, "pickle", "%s.pickle: recognised", names[i]);
 		is_u64((uint64_t)cJSON_GetObjectItem(trace_header(p)->observed, "peak_reserved")->valuedouble,
 		    (uint64_t)cJSON_GetObjectItem(trace_header(j)->observed, "peak_reserved")->valuedouble,

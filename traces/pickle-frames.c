@@ -15,8 +15,9 @@
 /*
  * Frames of PyTorch's own plumbing: `at` names the caller instead.  Matched
  * on paths with '/' (Windows' backslashes are turned first); the modules
- * (torch/nn/modules/) stay sites: they say which layer allocated.  Code that
- * TorchInductor generates lives in its cache directory (torchinductor_USER).
+ * (torch/nn/modules/) are not plumbing: they say which layer allocated,
+ * after the user's frame that called it (site_of).  Code that TorchInductor
+ * generates lives in its cache directory (torchinductor_USER).
  */
 static const char *const plumbing[] = {
 	"torch/nn/functional.py", "torch/_jit_internal.py", "torch/autograd/",
@@ -26,6 +27,7 @@ static const char *const plumbing[] = {
 	"torch/_refs/", "torch/_decomp/", "torch/fx/", "torch/_subclasses/",
 	"torch/overrides.py", "torch/_library/", "torch/_compile.py", "torch/amp/",
 	"torch/cuda/amp/", "torch/_C/", "torch/random.py", "torch/_utils.py",
+	"torch/nn/modules/module.py",	/* Module's calling and moving, not a layer */
 	NULL,
 };
 
@@ -215,25 +217,62 @@ cpp_name(const char *fn)
 	return p ? gms_asprintf("%.*s", (int)(p - fn), fn) : gms_strdup(fn);
 }
 
+/* A Python frame as a site: "conv.py:548 _conv_forward" (its file's base name). */
+static char *
+frame_site(struct walk *w, const struct pk_val *f)
+{
+	const struct pk_val *file = pk_get(f, "filename"), *line = pk_get(f, "line");
+	const struct pk_val *name = pk_get(f, "name");
+	const char *base, *path;
+	char buf[4096];
+
+	/* the site is built, and interned, from its strings: their length each time */
+	if (snap_charge(w, GMS_MIN(file->u.str.len, sizeof(buf)) + (pk_is(name, PK_STR) ?
+	    name->u.str.len : 0), "frames") < 0)
+		return NULL;
+	path = slashed(file->u.str.s, buf, sizeof(buf));
+	base = strrchr(path, '/');
+	/* a line that is not a number (C++ frames may say 2^64 - 1) is unknown: not shown */
+	if (!pk_is(line, PK_INT) || line->u.i <= 0)
+		return gms_asprintf("%s %s", base ? base + 1 : path,
+		    pk_is(name, PK_STR) ? name->u.str.s : "?");
+	return gms_asprintf("%s:%lld %s", base ? base + 1 : path, (long long)line->u.i,
+	    pk_is(name, PK_STR) ? name->u.str.s : "?");
+}
+
 /*
- * The allocation's site, from its frames (innermost first): the first Python
- * frame outside PyTorch's own plumbing ("conv.py:548 _conv_forward"), else
- * the first Python frame; else (the autograd engine's backward thread has no
- * Python frames) the autograd node that ran ("AddmmBackward0 (backward)"),
- * else the first C++ frame that is not plumbing, named without its argument
- * list.  NULL when none.
+ * Whether a Python frame is the user's: not PyTorch's and not an installed
+ * package's (the line a person can change), as the profile reader's sites.
+ */
+static int
+users_frame(const char *path)
+{
+	return strncmp(path, "torch/", 6) != 0 && strstr(path, "/torch/") == NULL &&
+	    strstr(path, "site-packages/") == NULL && strstr(path, "dist-packages/") == NULL;
+}
+
+/*
+ * The allocation's site, from its frames (innermost first): the user's
+ * frame (users_frame: "train.py:82 step"), followed by the library's where
+ * the allocation was made inside one ("train.py:82 step via linear.py:134
+ * forward": the first Python frame outside PyTorch's own plumbing, the
+ * layer); without a user's frame, that library frame alone, else the first
+ * Python frame; else (the autograd engine's backward thread has no Python
+ * frames) the autograd node that ran ("AddmmBackward0 (backward)"), else the
+ * first C++ frame that is not plumbing, named without its argument list.
+ * NULL when none.
  */
 static char *
 site_of(struct walk *w, const struct pk_val *frames)
 {
-	const struct pk_val *f, *file, *line, *name, *py = NULL, *user = NULL, *cpp = NULL;
+	const struct pk_val *f, *file, *name, *py = NULL, *lib = NULL, *cpp = NULL, *mine = NULL;
 	const struct pk_val *pick;
-	const char *base, *fn, *path;
-	char node[256] = "", buf[4096];
+	const char *fn;
+	char node[256] = "", buf[4096], *a, *b, *site;
 	unsigned fc, nc;
 	size_t i;
 
-	for (i = 0; i < pk_len(frames) && user == NULL; i++) {
+	for (i = 0; i < pk_len(frames) && mine == NULL; i++) {
 		f = pk_item(frames, i);
 		if (charge_frame(w, f) < 0)
 			return NULL;
@@ -249,8 +288,11 @@ site_of(struct walk *w, const struct pk_val *frames)
 		if (is_python(file)) {
 			if (py == NULL)
 				py = f;
-			if (!(fc & S_PLUMBING))
-				user = f;
+			if (lib == NULL && !(fc & S_PLUMBING))
+				lib = f;
+			if (!(fc & S_PLUMBING) && users_frame(slashed(file->u.str.s, buf,
+			    sizeof(buf))))
+				mine = f;
 		} else if (node[0] == '\0' && (nc & S_NODE) &&
 		    snap_charge(w, name->u.str.len, "frames") == 0 && autograd_node(fn, node, sizeof(node))) {
 			continue;
@@ -261,29 +303,25 @@ site_of(struct walk *w, const struct pk_val *frames)
 	}
 	if (w->over != NULL)
 		return NULL;
-	pick = user ? user : py;
+	pick = lib ? lib : py;
 	if (pick == NULL && node[0] != '\0')
 		return gms_asprintf("%s (backward)", node);
-	/* the site is built, and interned, from its strings: their length each time */
 	if (pick == NULL && cpp != NULL)
 		return snap_charge(w, pk_get(cpp, "name")->u.str.len, "frames") < 0 ? NULL :
 		    cpp_name(pk_get(cpp, "name")->u.str.s);
 	if (pick == NULL)
 		return NULL;
-	file = pk_get(pick, "filename");
-	line = pk_get(pick, "line");
-	name = pk_get(pick, "name");
-	if (snap_charge(w, GMS_MIN(file->u.str.len, sizeof(buf)) + (pk_is(name, PK_STR) ?
-	    name->u.str.len : 0), "frames") < 0)
+	/* PyTorch's plumbing alone between the user's frame and the allocation: no layer */
+	if (mine == NULL || mine == pick || lib == NULL)
+		return frame_site(w, mine != NULL ? mine : pick);
+	if ((a = frame_site(w, mine)) == NULL || (b = frame_site(w, pick)) == NULL) {
+		free(a);
 		return NULL;
-	path = slashed(file->u.str.s, buf, sizeof(buf));
-	base = strrchr(path, '/');
-	/* a line that is not a number (C++ frames may say 2^64 - 1) is unknown: not shown */
-	if (!pk_is(line, PK_INT) || line->u.i <= 0)
-		return gms_asprintf("%s %s", base ? base + 1 : path,
-		    pk_is(name, PK_STR) ? name->u.str.s : "?");
-	return gms_asprintf("%s:%lld %s", base ? base + 1 : path, (long long)line->u.i,
-	    pk_is(name, PK_STR) ? name->u.str.s : "?");
+	}
+	site = gms_asprintf("%s via %s", a, b);
+	free(a);
+	free(b);
+	return site;
 }
 
 /*
