@@ -201,4 +201,13 @@ grep -q '^  device calls    1 alloc, 0 frees, 0 retries$' "$TMP/out"; ok $? "...
 gms info "$TMP/one.jsonl"
 grep -q '^  events          3: 2 allocs, 1 free, 0 marks, 0 observed$' "$TMP/out"; ok $? "info: '1 free'"
 
+# a trace from standard input is named by GPUMEMSIM_STDIN_NAME (the Python
+# package's "snapshot"), else '-'; a header's own name wins
+SNAPU=$TOP_SRCDIR/t/data/users/oom-except.pickle.gz
+is "$("$GPUMEMSIM" run - <"$SNAPU" | sed -n 1p)" "-: 1084 events (522 allocs, 518 frees)" "standard input: named '-'"
+is "$(GPUMEMSIM_STDIN_NAME=snapshot "$GPUMEMSIM" run - <"$SNAPU" | sed -n 1p)" \
+    "snapshot: 1084 events (522 allocs, 518 frees)" "GPUMEMSIM_STDIN_NAME names it"
+is "$(GPUMEMSIM_STDIN_NAME=snapshot "$GPUMEMSIM" run - <"$RESNET" | sed -n 1p | cut -d: -f1)" \
+    "resnet50-train-b32" "... a native trace's header names itself"
+
 done_testing

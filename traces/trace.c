@@ -833,7 +833,7 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
     struct trace_reader **out, char **cause)
 {
 	struct trace_reader *r;
-	const char *slash;
+	const char *slash, *stdin_name;
 	struct stat st;
 	int fd_err, err, fd = -1;
 
@@ -878,6 +878,10 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 		return GMS_ETRACE;
 	}
 	slash = strrchr(path, '/');
+	/* standard input is named by whoever feeds it (the Python package: "snapshot") */
+	if (strcmp(path, "-") == 0 && (stdin_name = getenv("GPUMEMSIM_STDIN_NAME")) != NULL &&
+	    *stdin_name != '\0')
+		slash = NULL, path = stdin_name;
 	r->hdr.name = printable(slash ? slash + 1 : path, &r->name_buf, &(size_t){ 0 });
 	snprintf(r->format, sizeof(r->format), "%s%s", r->fmt->name, r->compressed ? ".gz" : "");
 	r->hdr.format = r->format;

@@ -42,14 +42,24 @@ def binary():
                          "PATH, or set GPUMEMSIM", 4)
 
 
+class Piped(bytes):
+    """A trace's bytes for standard input, with the name the tool gives it
+    (GPUMEMSIM_STDIN_NAME): "snapshot" for a dict, "trace" for bytes, not '-'."""
+
+    def __new__(cls, data, name):
+        b = super().__new__(cls, data)
+        b.name = name
+        return b
+
+
 def trace_arg(trace):
     """(argument, bytes for standard input or None) for a trace given as a path,
     bytes (a file's contents, compressed or not) or a snapshot dict
     (torch.cuda.memory._snapshot())."""
     if isinstance(trace, (bytes, bytearray, memoryview)):
-        return "-", bytes(trace)
+        return "-", Piped(bytes(trace), "trace")
     if isinstance(trace, dict):
-        return "-", pickle.dumps(trace, protocol=4)
+        return "-", Piped(pickle.dumps(trace, protocol=4), "snapshot")
     if isinstance(trace, (str, os.PathLike)):
         path = os.fspath(trace)
         # a path is never taken for an option
@@ -114,7 +124,11 @@ def run(args, stdin=None, ok=(0,)):
     """Run the binary with args; returns (status, stdout, stderr) as text.
     A status outside ok raises GpumemsimError with the tool's message."""
     cmd = [binary()] + [str(a) for a in args]
-    p = subprocess.run(cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = None
+    if isinstance(stdin, Piped):
+        env = dict(os.environ, GPUMEMSIM_STDIN_NAME=stdin.name)
+    p = subprocess.run(cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=env)
     err = p.stderr.decode("utf-8", "replace")
     if p.returncode not in ok:
         msg = err.strip().splitlines()

@@ -49,7 +49,10 @@ def test_run_from_bytes_and_from_a_snapshot_dict(resnet, gpt2):
     assert isinstance(snap, dict) and "segments" in snap
     r = gpumemsim.run(snap)
     assert r.peak_reserved == resnet[1]["observed"]["peak_reserved"]
-    assert r.trace == "-"
+    # named for what it was, not '-' (standard input)
+    assert r.trace == "snapshot"
+    with open(path("traces", "resnet50-train-b32.pickle"), "rb") as f:
+        assert gpumemsim.run(f.read()).trace == "trace"
 
 
 def test_run_in_a_capacity_and_by_site(resnet):

@@ -1051,7 +1051,9 @@ const char cli_manual_more[] =
     "GPUMEMSIM_PROGRESS_DELAY: seconds before the "
     "progress line appears on a terminal (default 1; 0 at once); "
     "GPUMEMSIM_PROGRESS_EVERY: seconds between its redraws (default 0.2, at least "
-    "0.01). Nothing else is read "
+    "0.01). GPUMEMSIM_STDIN_NAME: the name of a trace read from standard input "
+    "(default: its header's, else '-'), as the Python package names a snapshot it "
+    "pipes in. Nothing else is read "
     "from the environment; in particular PYTORCH_CUDA_ALLOC_CONF is not: give it as "
     "--alloc-conf.\n";
 
