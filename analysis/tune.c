@@ -485,14 +485,16 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	struct search s = { .m = m, .capacity = capacity, .threads = threads, .cause = cause };
 	const struct trace_header *hdr = trace_mem_header(m);
 	const char *rc = run_recorded_conf(hdr);
+	/* preallocated as the job's framework does it (JAX's 75 %, TensorFlow's whole card) */
+	int tfw = trace_header_framework(hdr) == TRACE_FW_TENSORFLOW;
 	uint64_t card = capacity ? capacity : hdr->device_total;
 	struct bfc_side b = { .rep = rep, .capacity = capacity, .modes = {
 		{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = tf, .nopts = 1,
 		    .capacity = capacity } },
 		{ .spec = { .mem = m, .policy = &policy_grow_only, .opts = jax, .nopts = 1,
 		    .capacity = capacity } },
-		{ .spec = { .mem = m, .policy = &policy_preallocate, .opts = jax, .nopts = 1,
-		    .capacity = capacity } },
+		{ .spec = { .mem = m, .policy = &policy_preallocate, .opts = tfw ? tf : jax,
+		    .nopts = 1, .capacity = capacity } },
 	} };
 	size_t i;
 	int err;
@@ -506,10 +508,12 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	rep->bfc[1] = (struct tune_bfc){ .label = "growth, JAX",
 	    .setting = "XLA_PYTHON_CLIENT_PREALLOCATE=false" };
 	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ?
-	    "the default of both (the whole limit at the first allocation)" :
+	    "the default of both (the whole limit at the first allocation)" : tfw ?
+	    "TensorFlow's default: the card less its reserve at the first allocation" :
 	    "JAX's default: 75% of the card at the first allocation" };
 	b.pols[0] = (struct plan_policy){ .ops = &policy_grow_only, .opts = jax, .nopts = 1 };
-	b.pols[1] = (struct plan_policy){ .ops = &policy_preallocate, .opts = jax, .nopts = 1 };
+	b.pols[1] = (struct plan_policy){ .ops = &policy_preallocate, .opts = tfw ? tf : jax,
+	    .nopts = 1 };
 	plan_policy_share(&b.pols[1]);
 	s.first = (struct side){ .fn = bfc_mode, .arg = &b, .n = 3 };
 	s.between = bfc_between;
@@ -732,30 +736,41 @@ pytorch_text(FILE *f, const struct tune_report *rep)
 static void
 bfc_text(FILE *f, const struct tune_report *rep)
 {
-	char result[64];
-	size_t i;
+	/* the job's own framework's modes first: JAX's growth, TensorFlow's */
+	static const size_t jax_first[] = { 1, 2, 0 }, tf_first[] = { 0, 2, 1 };
+	const size_t *order = rep->framework == TRACE_FW_JAX ? jax_first : tf_first;
+	char result[64], tfl[64] = "", jaxl[96] = "";
+	size_t k, i;
 
-	fprintf(f, "\n  TensorFlow / JAX (BFC allocator)\n");
-	for (i = 0; i < 3; i++) {
-		const struct tune_bfc *t = &rep->bfc[i];
+	fprintf(f, "\n  %s (BFC allocator)\n", rep->framework == TRACE_FW_JAX ? "JAX" :
+	    rep->framework == TRACE_FW_TENSORFLOW ? "TensorFlow" : "TensorFlow / JAX");
+	for (k = 0; k < 3; k++) {
+		const struct tune_bfc *t = &rep->bfc[order[k]];
 
+		i = order[k];
 		if (t->err)
 			snprintf(result, sizeof(result), "not run");
 		else if (t->res.oomed)
 			snprintf(result, sizeof(result), "OOM at event %llu", (unsigned long long)t->res.oom.event);
 		else
 			snprintf(result, sizeof(result), "fits");
-		fprintf(f, "  %-20s %12s  %-22s %s\n", t->label, t->err ? "-" : SZ(t->res.peak_reserved),
-		    result, t->setting);
+		fprintf(f, "  %-20s %12s  %-22s %s%s\n", t->label, t->err ? "-" : SZ(t->res.peak_reserved),
+		    result, t->setting, (i == 0 && rep->framework == TRACE_FW_JAX) ||
+		    (i == 1 && rep->framework == TRACE_FW_TENSORFLOW) ? " (the other framework's)" : "");
 	}
 	if (rep->bfc_min_limit) {
-		fprintf(f, "  growth fits in a limit of %s: TensorFlow memory_limit=%llu (MB)",
-		    SZ(rep->bfc_min_limit), (unsigned long long)((rep->bfc_min_limit + GMS_MiB - 1) / GMS_MiB));
+		snprintf(tfl, sizeof(tfl), "TensorFlow memory_limit=%llu (MB)",
+		    (unsigned long long)((rep->bfc_min_limit + GMS_MiB - 1) / GMS_MiB));
 		if (rep->card)
-			fprintf(f, ", XLA_PYTHON_CLIENT_MEM_FRACTION=%.3f of %s",
+			snprintf(jaxl, sizeof(jaxl), "XLA_PYTHON_CLIENT_MEM_FRACTION=%.3f of %s",
 			    ceil((double)rep->bfc_min_limit / (double)rep->card * 1000.0) / 1000.0,
 			    SZ(rep->card));
-		fprintf(f, "\n");
+		if (rep->framework == TRACE_FW_JAX && jaxl[0] != '\0')
+			fprintf(f, "  growth fits in a limit of %s: %s (%s)\n", SZ(rep->bfc_min_limit),
+			    jaxl, tfl);
+		else
+			fprintf(f, "  growth fits in a limit of %s: %s%s%s\n", SZ(rep->bfc_min_limit),
+			    tfl, jaxl[0] ? ", " : "", jaxl);
 	}
 	else if (rep->capacity)
 		fprintf(f, "  growth does not fit in %s with any limit\n", SZ(rep->capacity));
