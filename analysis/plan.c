@@ -742,7 +742,7 @@ plan_json(const struct plan_report *rep)
 char *
 plan_text(const struct plan_report *rep)
 {
-	char *out = NULL, buf[64];
+	char *out = NULL, buf[64], col[256];
 	size_t len = 0, i, j, k, width = 8;
 	FILE *f = open_memstream(&out, &len);
 
@@ -830,10 +830,11 @@ plan_text(const struct plan_report *rep)
 		fclose(f);
 		return out;
 	}
-	/* each column as wide as its policy's whole name */
+	/* each column as wide as its policy's name (policy_column) */
 	fprintf(f, "\n  %-10s %10s", "GPU", "memory");
 	for (i = 0; i < rep->npols; i++)
-		fprintf(f, i + 1 < rep->npols ? "  %-16s" : "  %s", rep->pols[i].label);
+		fprintf(f, i + 1 < rep->npols ? "  %-16s" : "  %s",
+		    policy_column(rep->pols[i].label, col, sizeof(col)));
 	fprintf(f, "\n");
 	for (j = 0; j < rep->ngpus; j++) {
 		fprintf(f, "  %-10s %10s", rep->gpus[j]->name, SZ(rep->gpus[j]->total));
@@ -847,8 +848,8 @@ plan_text(const struct plan_report *rep)
 				    SZ(cl->capacity - GMS_MIN(cl->capacity, cl->peak_reserved)));
 			else
 				snprintf(buf, sizeof(buf), "OOM @%llu", (unsigned long long)cl->oom_event);
-			fprintf(f, "  %-*s", i + 1 < rep->npols ?
-			    (int)GMS_MAX(16, strlen(rep->pols[i].label)) : 0, buf);
+			fprintf(f, "  %-*s", i + 1 < rep->npols ? (int)GMS_MAX(16,
+			    strlen(policy_column(rep->pols[i].label, col, sizeof(col)))) : 0, buf);
 		}
 		fprintf(f, "\n");
 	}

@@ -130,7 +130,7 @@ ranks_plan_text(const struct ranks_plan *rp)
 {
 	const struct plan_report *r0 = &rp->reps[0];
 	const struct rank_set *set = rp->set;
-	char *out = NULL, buf[64];
+	char *out = NULL, buf[64], col[256];
 	size_t len = 0, i, g, r, w, width = 8;
 	uint64_t need;
 	FILE *f = open_memstream(&out, &len);
@@ -152,23 +152,28 @@ ranks_plan_text(const struct ranks_plan *rp)
 		    "  (not confirmed: fits only at some capacities)");
 	}
 	fprintf(f, "\n  each rank's smallest, by policy\n  %-6s", "rank");
-	for (i = 0; i < r0->npols; i++)
-		fprintf(f, "  %*s", (int)GMS_MAX(10, strlen(r0->pols[i].label)), r0->pols[i].label);
+	for (i = 0; i < r0->npols; i++) {
+		const char *c = policy_column(r0->pols[i].label, col, sizeof(col));
+
+		fprintf(f, "  %*s", (int)GMS_MAX(10, strlen(c)), c);
+	}
 	fprintf(f, "\n");
 	for (r = 0; r < set->n; r++) {
 		fprintf(f, "  %-6d", set->f[r].rank);
 		for (i = 0; i < r0->npols; i++) {
 			const struct plan_policy *p = &rp->reps[r].pols[i];
 
-			fprintf(f, "  %*s", (int)GMS_MAX(10, strlen(r0->pols[i].label)),
-			    p->err ? "-" : p->min_capacity ? SZ(p->min_capacity) : "none");
+			fprintf(f, "  %*s", (int)GMS_MAX(10, strlen(policy_column(r0->pols[i].label,
+			    col, sizeof(col)))), p->err ? "-" : p->min_capacity ?
+			    SZ(p->min_capacity) : "none");
 		}
 		fprintf(f, "\n");
 	}
 	if (r0->ngpus > 0) {
 		fprintf(f, "\n  %-10s %10s", "GPU", "memory");
 		for (i = 0; i < r0->npols; i++)
-			fprintf(f, i + 1 < r0->npols ? "  %-20s" : "  %s", r0->pols[i].label);
+			fprintf(f, i + 1 < r0->npols ? "  %-20s" : "  %s",
+			    policy_column(r0->pols[i].label, col, sizeof(col)));
 		fprintf(f, "\n");
 		for (g = 0; g < r0->ngpus; g++) {
 			fprintf(f, "  %-10s %10s", r0->gpus[g]->name, SZ(r0->gpus[g]->total));
@@ -182,8 +187,9 @@ ranks_plan_text(const struct ranks_plan *rp)
 				else
 					snprintf(buf, sizeof(buf), "rank %d OOM @%llu",
 					    set->f[jc.rank].rank, (unsigned long long)jc.event);
-				fprintf(f, "  %-*s", i + 1 < r0->npols ?
-				    (int)GMS_MAX(20, strlen(r0->pols[i].label)) : 0, buf);
+				fprintf(f, "  %-*s", i + 1 < r0->npols ? (int)GMS_MAX(20,
+				    strlen(policy_column(r0->pols[i].label, col, sizeof(col)))) : 0,
+				    buf);
 			}
 			fprintf(f, "\n");
 		}

@@ -164,7 +164,7 @@ cell_text(const struct scale_plan *p, size_t i, char *buf, size_t len, int *far)
 char *
 scale_plan_text(const struct scale_plan *p)
 {
-	char *out = NULL, buf[96];
+	char *out = NULL, buf[96], col[256];
 	size_t len = 0, i, j, n = scale_nrecs(p->model), w;
 	uint64_t hi = scale_rec_at(p->model, n - 1)->value;
 	FILE *f = open_memstream(&out, &len);
@@ -179,9 +179,11 @@ scale_plan_text(const struct scale_plan *p)
 	fprintf(f, "a GPU's memory less %s of context; each value built and replayed\n\n",
 	    SZ(p->overhead));
 	fprintf(f, "  %-10s %10s", "GPU", "memory");
-	for (i = 0; i < p->npols; i++)
-		fprintf(f, "  %-*s", i + 1 < p->npols ? (int)GMS_MAX(24, strlen(p->pols[i].label)) :
-		    0, p->pols[i].label);
+	for (i = 0; i < p->npols; i++) {
+		const char *c = policy_column(p->pols[i].label, col, sizeof(col));
+
+		fprintf(f, "  %-*s", i + 1 < p->npols ? (int)GMS_MAX(24, strlen(c)) : 0, c);
+	}
 	fprintf(f, "\n");
 	for (j = 0; j < p->ngpus; j++) {
 		fprintf(f, "  %-10s %10s", p->gpus[j]->name, SZ(p->gpus[j]->total));
@@ -189,7 +191,8 @@ scale_plan_text(const struct scale_plan *p)
 			size_t k = j * p->npols + i;
 
 			cell_text(p, k, buf, sizeof(buf), &far);
-			w = i + 1 < p->npols ? GMS_MAX(24, strlen(p->pols[i].label)) : 0;
+			w = i + 1 < p->npols ? GMS_MAX(24, strlen(policy_column(p->pols[i].label, col,
+			    sizeof(col)))) : 0;
 			fprintf(f, "  %-*s", (int)w, buf);
 			again |= p->errs[k] >= 0 && p->cells[k].fits_again != 0;
 			none |= p->errs[k] >= 0 && p->cells[k].found && !p->cells[k].next.value;

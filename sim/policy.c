@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,17 @@ policy_label(const char *name, const struct policy_kv *opts, size_t nopts)
 }
 
 const char *
+policy_column(const char *label, char *buf, size_t len)
+{
+	const char *k = strstr(label, " alloc_conf=");
+
+	if (k == NULL)
+		return label;
+	snprintf(buf, len, "%.*s %s", (int)(k - label), label, k + strlen(" alloc_conf="));
+	return buf;
+}
+
+const char *
 policy_opt(const struct policy_args *args, const char *key)
 {
 	const char *v = NULL;
@@ -256,7 +268,8 @@ policy_parse_spec(const char *spec, const struct policy_ops **ops,
 	*store = NULL;
 	/*
 	 * "caching alloc_conf=expandable_segments:True": words, so a value may
-	 * hold colons; without a blank, the older "grow-only:flavor=jax".
+	 * hold colons (and caching's alloc_conf may go without its key, as a
+	 * table's column names it); without a blank, the older "grow-only:flavor=jax".
 	 */
 	p = copy + strspn(copy, seps);
 	next = p + strcspn(p, seps);
@@ -271,6 +284,14 @@ policy_parse_spec(const char *spec, const struct policy_ops **ops,
 		if (*next != '\0')
 			*next++ = '\0';
 		eq = strchr(p, '=');
+		/* "caching expandable_segments:True": a PYTORCH_CUDA_ALLOC_CONF alone */
+		if (eq == NULL && seps[0] != ':' && ((*ops)->traits & POLICY_ALLOC_CONF) &&
+		    strchr(p, ':') != NULL) {
+			kv = gms_realloc(kv, (n + 1) * sizeof(*kv));
+			kv[n].key = "alloc_conf";
+			kv[n++].value = p;
+			continue;
+		}
 		if (eq == NULL || eq == p || eq[1] == '\0') {
 			gms_fail(cause, GMS_ECONFIG, "policy '%s': expected KEY=VALUE after %s, not '%s'",
 			    spec, seps[0] == ':' ? "':'" : "the name", p);

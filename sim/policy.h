@@ -242,6 +242,11 @@ int policy_check_options(const struct policy_ops *ops, const struct policy_args 
 
 /* "name key=value ...": a policy with its settings as a label (caller frees). */
 char *policy_label(const char *name, const struct policy_kv *opts, size_t nopts);
+/*
+ * A label as a table's column heads it: without "alloc_conf=", whose value
+ * says what it is ("caching expandable_segments:True"); into buf.
+ */
+const char *policy_column(const char *label, char *buf, size_t len);
 
 /* Does opts give one of ops's pool_keys (the user sized its pool)? */
 int policy_pool_sized(const struct policy_ops *ops, const struct policy_kv *opts, size_t nopts);

@@ -149,6 +149,10 @@ ok $? "... in JSON: complete false, and why"
 gms check "$RESNET" --must-be-complete
 is "$rc" 0 "the whole ResNet-50 recording passes --must-be-complete"
 grep -q '^  PASS  complete  *the whole job$' "$TMP/out"; ok $? "... as the whole job"
+# the baseline's values said as the run's are: a fraction to four places
+gms check "$RESNET" --baseline="$TMP/base.json" --tolerance=2%
+grep -q '^  PASS  baseline fragmentation     0\.1494 <= 0\.1524: the baseline'"'"'s 0\.1494 plus 2%$' "$TMP/out"
+ok $? "check --baseline: the fragmentation limit reads 0.1494 plus 2%, not 17 digits"
 check_fail 2 "gpumemsim: error: --frames is for --baseline: give one" \
     check "$RESNET" --max-fragmentation=50% --frames='*.py*'
 check_fail 2 "gpumemsim: error: --tolerance is for --baseline: give one" \

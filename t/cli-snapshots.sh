@@ -104,6 +104,28 @@ is "$(cat "$TMP/err")" "" "... and no free is of a block it does not know: those
 "$GPUMEMSIM" convert "$GPU/profile.pt.trace.json" - | head -n 1 | grep -q "\"total_bytes\":$ktotal"
 ok $? "the device's memory from deviceProperties: $ktotal B"
 
+# A server that empties the cache after a request: torch.cuda.empty_cache()
+# makes no [memory] event, but Total Reserved falls (20 MiB to the 2 MiB of
+# the next request's small segment); the replay empties the cache there, so
+# it reserves PyTorch's 20 MiB at most, not 22, and gives the segment back.
+mem() {	# mem TS BYTES ADDR TOTAL_ALLOCATED TOTAL_RESERVED
+	printf '{"ph":"i","cat":"cpu_instant_event","s":"t","name":"[memory]","pid":1,"tid":1,"ts":%s,"args":{"Device Type":1,"Device Id":0,"Addr":%s,"Bytes":%s,"Total Allocated":%s,"Total Reserved":%s}}' \
+	    "$1" "$3" "$2" "$4" "$5"
+}
+{
+	printf '{"schemaVersion":1,"traceEvents":['
+	mem 1 20971520 139637985116160 20971520 20971520; printf ','
+	mem 2 -20971520 139637985116160 0 20971520; printf ','
+	mem 3 512 139637976727552 512 2097152; printf ','
+	mem 4 -512 139637976727552 0 2097152
+	printf ']}\n'
+} >"$TMP/empty.pt.trace.json"
+gms run "$TMP/empty.pt.trace.json" --format=json
+is "$(json_top events) $(json_top peak_reserved) $(json_top device_frees) $(json_in observed matches)" \
+    "5 20971520 1 true" "kineto: where Total Reserved falls the cache was emptied: 20 MiB at most, as PyTorch reserved"
+"$GPUMEMSIM" convert "$TMP/empty.pt.trace.json" - | sed -n '1s/.*"empty_caches":\([0-9]*\).*/\1/p;4p' | tr '\n' ' ' >"$TMP/got"
+is "$(cat "$TMP/got")" '1 {"op":"empty_cache","t_us":3} ' "... one empty_cache, before the event Total Reserved fell at"
+
 ## Recording started mid-run: the untouched 20 MiB segment is seeded.
 h=$(header "$SHAPES/midrun.pickle")
 is "$(printf '%s' "$h" | sed -n 's/.*"seeded":{"allocs":\([0-9]*\),"segments":\([0-9]*\).*/\1 \2/p')" "1 1" \

@@ -116,8 +116,13 @@ check_fail 2 "gpumemsim: error: give --gpu (one model) or --gpus (a list), not b
 # plot's legend (names with blanks, quotes and non-ASCII letters).
 gms plan "$LOG" --policy caching --policy 'caching alloc_conf=expandable_segments:True' --gpus=A10
 is "$(sed -n 's/^  GPU  *memory  *//p' "$TMP/out" | sed 's/  *$//')" \
-    "caching           caching alloc_conf=expandable_segments:True" \
-    "plan's GPU table heads each column with the policy's whole name"
+    "caching           caching expandable_segments:True" \
+    "plan's GPU table heads each column with the policy's whole name (alloc_conf's value alone)"
+# ... which, given back as a policy, is that policy
+gms run "$LOG" --policy 'caching expandable_segments:True' --format=json
+a=$(json_top peak_reserved)
+gms run "$LOG" --policy 'caching alloc_conf=expandable_segments:True' --format=json
+is "$a" "$(json_top peak_reserved)" "... 'caching expandable_segments:True' is caching with that alloc_conf"
 if command -v gnuplot >/dev/null 2>&1; then
 	gms plot "$LOG" --policy caching --policy 'caching alloc_conf=expandable_segments:True' \
 	    -o "$TMP/p.svg"

@@ -49,6 +49,7 @@ struct mem_event {
 	uint64_t addr;
 	uint32_t device, order;	/* order: its place in the file */
 	int has_ts, has_thread;
+	int emptied;		/* Total Reserved fell before it: empty_cache() ran */
 	int64_t pid, tid;
 	const char *stack, *at;	/* from the spans enclosing it (kineto-stacks.h) */
 };
@@ -69,6 +70,8 @@ struct kineto {
 	size_t nseeds, next_seed;
 	double live_before, peak_reserved, peak_allocated;
 	uint64_t orphans;		/* frees of blocks the profile never saw allocated */
+	uint64_t empty_caches;		/* events Total Reserved fell before (scan) */
+	int emptied_now;		/* the next event's empty_cache handed out */
 	/* where the profile contradicts itself (its numbers cannot all be right) */
 	uint64_t bad_totals, first_bad_total;	/* Total Allocated is not the last one
 						   plus Bytes (first: its place in ev) */
@@ -272,6 +275,16 @@ scan(struct kineto *k)
 		    m->total_alloc != last + (double)m->bytes && k->bad_totals++ == 0)
 			k->first_bad_total = i;
 		last = m->total_alloc;
+		/*
+		 * Reserved memory falls only when cached segments go back to the
+		 * driver: torch.cuda.empty_cache(), which makes no [memory] event of
+		 * its own (or an allocation's retry, which releases the cache too)
+		 */
+		if (i > 0 && isfinite(m->total_reserved) && isfinite(k->ev[i - 1].total_reserved) &&
+		    m->total_reserved < k->ev[i - 1].total_reserved) {
+			m->emptied = 1;
+			k->empty_caches++;
+		}
 		if (isfinite(m->total_reserved) && m->total_reserved > k->peak_reserved)
 			k->peak_reserved = m->total_reserved;
 		if (isfinite(m->total_alloc) && m->total_alloc > k->peak_allocated)
@@ -352,6 +365,18 @@ kineto_choose(struct kineto *k, char **cause)
 	return 0;
 }
 
+/* The event number of k->ev[i] as the trace hands it out: seeds and empty_caches first. */
+static uint64_t
+event_of(const struct kineto *k, size_t i)
+{
+	uint64_t n = k->nseeds + i;
+	size_t j;
+
+	for (j = 0; j <= i && j < k->n; j++)
+		n += (uint64_t)k->ev[j].emptied;
+	return n;
+}
+
 cJSON *
 kineto_header(struct kineto *k, const char *name)
 {
@@ -365,6 +390,11 @@ kineto_header(struct kineto *k, const char *name)
 	cJSON_AddStringToObject(src, "from", "pytorch profiler (kineto) trace");
 	cJSON_AddNumberToObject(src, "device", k->device);
 	cJSON_AddNumberToObject(src, "memory_events", (double)k->count[k->device]);
+	if (k->empty_caches > 0) {
+		cJSON_AddNumberToObject(src, "empty_caches", (double)k->empty_caches);
+		cJSON_AddStringToObject(src, "empty_caches_from", "where Total Reserved fell: "
+		    "torch.cuda.empty_cache() (or an allocation's retry) released the cache there");
+	}
 	if (kstacks_left_out(k->ks) > 0)	/* past KSTACKS_TEXT_MAX of distinct stacks */
 		cJSON_AddNumberToObject(src, "stacks_left_out", (double)kstacks_left_out(k->ks));
 	if (mid) {
@@ -379,17 +409,17 @@ kineto_header(struct kineto *k, const char *name)
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
 	}
 	if (k->bad_totals > 0 || k->bad_sizes > 0) {
-		/* event numbers as the trace hands them out: the seeded blocks come first */
+		/* event numbers as the trace hands them out (event_of) */
 		cJSON *bad = cJSON_AddObjectToObject(src, "inconsistent");
 
 		cJSON_AddNumberToObject(bad, "totals", (double)k->bad_totals);
 		if (k->bad_totals > 0)
 			cJSON_AddNumberToObject(bad, "first_total_event",
-			    (double)(k->nseeds + k->first_bad_total));
+			    (double)event_of(k, k->first_bad_total));
 		cJSON_AddNumberToObject(bad, "sizes", (double)k->bad_sizes);
 		if (k->bad_sizes > 0)
 			cJSON_AddNumberToObject(bad, "first_size_event",
-			    (double)(k->nseeds + k->first_bad_size));
+			    (double)event_of(k, k->first_bad_size));
 	}
 	if (k->peak_allocated > 0 || k->peak_reserved > 0) {
 		obs = cJSON_AddObjectToObject(hdr, "observed");
@@ -418,8 +448,19 @@ kineto_next(struct kineto *k, struct trace_event *out)
 	}
 	if (k->next >= k->n)
 		return 0;
-	m = &k->ev[k->next++];
+	m = &k->ev[k->next];
 	memset(out, 0, sizeof(*out));
+	if (m->emptied && !k->emptied_now) {
+		k->emptied_now = 1;
+		out->op = TRACE_EMPTY_CACHE;
+		if (m->has_ts) {
+			out->t_us = (int64_t)llround(m->ts);
+			out->flags |= TRACE_HAS_TIME;
+		}
+		return 1;
+	}
+	k->emptied_now = 0;
+	k->next++;
 	if (m->bytes > 0) {
 		a = live_at(k, m->addr);
 		a->id = k->next_id++;

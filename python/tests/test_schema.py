@@ -62,6 +62,7 @@ CASES = [
     ("tune-rmm", ["tune", path("traces", "synth-rmm-streams.csv")]),
     ("check", ["check", R, "--max-fragmentation=0.5"]),
     ("check", ["check", R, "--max-fragmentation=0.01"]),
+    ("check", ["check", R, "--must-be-complete"]),
     ("info", ["info", R]), ("info", ["info", os.path.join(X, "xfmr-seq-64.pickle.gz")]),
     ("info-ranks", ["info", "--ranks", path("t", "data", "ranks")]),
     ("share", ["share", "--job", R, "--job", R, "--gpu=H200"]),

@@ -165,6 +165,35 @@ def child(scen, out, fraction):
                 del logits, ids
                 torch.cuda.empty_cache()
         dump(scen)
+    elif scen == "emptycache-profile":
+        # the server above, profiled from its start (issue 58, item 10): each
+        # empty_cache() shows only as Total Reserved falling at the next event
+        from torch.profiler import profile, ProfilerActivity
+        from transformers import GPT2Config, GPT2LMHeadModel
+        torch.cuda.memory._record_memory_history()
+        prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                       profile_memory=True, record_shapes=True, with_stack=True)
+        prof.start()
+        cfg = GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=8000, n_positions=1024)
+        m = GPT2LMHeadModel(cfg).to(dev).eval()
+        with torch.no_grad():
+            for n in [200, 37, 512, 90, 300, 700]:
+                ids = torch.randint(0, 8000, (4, n), device=dev)
+                logits = m(ids).logits
+                tok = logits[:, -1].argmax(-1).cpu()
+                del logits, ids
+                torch.cuda.empty_cache()
+        torch.cuda.synchronize()
+        prof.stop()
+        path = f"{out}/{scen}.pt.trace.json"
+        prof.export_chrome_trace(path)
+        dump(scen)
+        with open(path) as f:
+            t = json.load(f)
+        cuda = [e for e in t["traceEvents"] if e.get("name") == "[memory]" and
+                e["args"].get("Device Type") == 1]
+        facts["cuda_memory_events"] = len(cuda)
+        facts["max_total_reserved"] = max(e["args"].get("Total Reserved", 0) for e in cuda)
     elif scen in ("kineto-whole", "kineto-window"):
         from torch.profiler import profile, ProfilerActivity
         torch.cuda.memory._record_memory_history()
@@ -257,7 +286,7 @@ def facts_of(out, scen):
 def main_all(out):
     os.makedirs(out, exist_ok=True)
     for s in ["set-expandable", "set-roundup", "set-gcsplit", "graphs", "emptycache-server",
-              "kineto-whole", "kineto-window", "midrun-late", "midrun-ring"]:
+              "emptycache-profile", "kineto-whole", "kineto-window", "midrun-late", "midrun-ring"]:
         run_child(s, out)
     p = run_child("probe", out)
     line = [l for l in p.stdout.splitlines() if l.startswith("PROBE ")][0]
