@@ -154,6 +154,9 @@ inputs_open(const struct inputs_req *rq, struct inputs *in, char **cause)
 	case INPUTS_RANKS: {
 		int err = ranks_collect(rq->args, (int)rq->nargs, &in->ranks, cause);
 
+		/* the directories too: an output in one would be a rank next time */
+		for (i = 0; err == 0 && i < rq->nargs; i++)
+			add_file(in, rq->args[i]);
 		for (i = 0; err == 0 && i < in->ranks.n; i++)
 			add_file(in, in->ranks.f[i].path);
 		if (err == 0 && rq->framework)

@@ -16,30 +16,11 @@
 #include "analysis/ranks.h"
 #include "analysis/report.h"
 #include "sim/gms.h"
+#include "sim/outfile.h"
 #include "sim/policy.h"
 #include "traces/trace.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
-
-/* What a directory's trace files are named: snapshots, native traces,
-   profiles, RMM logs, each perhaps compressed. */
-static int
-trace_like(const char *name)
-{
-	static const char *const ext[] = { ".pickle", ".pkl", ".json", ".jsonl", ".csv", ".pb" };
-	char buf[4096];
-	size_t n = strlen(name), i;
-
-	if (name[0] == '.' || n >= sizeof(buf))
-		return 0;
-	memcpy(buf, name, n + 1);
-	if (n > 3 && strcmp(buf + n - 3, ".gz") == 0)
-		buf[n - 3] = '\0';
-	for (i = 0; i < ARRAY_SIZE(ext); i++)
-		if (trace_ends_with(buf, ext[i]))
-			return 1;
-	return 0;
-}
 
 /*
  * The rank a file's name says, or -1: *strong when "rank" says it (rank3,
@@ -109,7 +90,7 @@ add_dir(struct rank_set *set, size_t *cap, const char *dir, char **cause)
 	if (d == NULL)
 		return gms_fail(cause, GMS_EIO, "%s: %s", dir, strerror(errno));
 	while ((e = readdir(d)) != NULL) {
-		if (!trace_like(e->d_name))
+		if (!outfile_trace_like(e->d_name))
 			continue;
 		if (n == room) {
 			room = room ? 2 * room : 16;
@@ -161,8 +142,10 @@ ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 		weak &= set->f[i].rank >= 0;
 	}
 	set->from = strong ? "names" : NULL;
+	/* a pipe is read once, by its run: its contents cannot say its rank */
 	for (i = 0; i < set->n && !strong; i++)
-		set->f[i].rank = trace_peek_rank(set->f[i].path);
+		set->f[i].rank = stat(set->f[i].path, &st) == 0 && S_ISREG(st.st_mode) ?
+		    trace_peek_rank(set->f[i].path) : -1;
 	for (i = 0, contents = !strong; i < set->n && contents; i++)
 		contents = set->f[i].rank >= 0;
 	if (contents)

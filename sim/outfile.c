@@ -49,6 +49,58 @@ is_input(const struct stat *st, const char *const *inputs, size_t n)
 }
 
 int
+outfile_trace_like(const char *name)
+{
+	static const char *const ext[] = { ".pickle", ".pkl", ".json", ".jsonl", ".csv", ".pb" };
+	size_t n = strlen(name), len, i;
+
+	if (name[0] == '.')
+		return 0;
+	if (n > 3 && strcmp(name + n - 3, ".gz") == 0)
+		n -= 3;
+	for (i = 0; i < ARRAY_SIZE(ext); i++) {
+		len = strlen(ext[i]);
+		if (n > len && strncmp(name + n - len, ext[i], len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The input directory among inputs[0..n) that path would be read from (a
+ * trace's name, in it or below: a profile's plugins/profile/RUN/), or NULL.
+ * The directory expands to its files when it is read, so path need not
+ * exist yet to be one of them next time.
+ */
+static const char *
+in_input_dir(const char *path, const char *const *inputs, size_t n)
+{
+	const char *slash = strrchr(path, '/'), *hit = NULL;
+	char *dir, *real, *in;
+	struct stat st;
+	size_t i, len;
+
+	if (!outfile_trace_like(slash ? slash + 1 : path))
+		return NULL;
+	dir = slash == NULL ? gms_strdup(".") : slash == path ? gms_strdup("/") :
+	    gms_asprintf("%.*s", (int)(slash - path), path);
+	real = realpath(dir, NULL);
+	free(dir);
+	for (i = 0; i < n && real != NULL && hit == NULL; i++) {
+		if (inputs[i] == NULL || stat(inputs[i], &st) != 0 || !S_ISDIR(st.st_mode) ||
+		    (in = realpath(inputs[i], NULL)) == NULL)
+			continue;
+		len = strlen(in);
+		if (strncmp(real, in, len) == 0 && (real[len] == '\0' || real[len] == '/' ||
+		    strcmp(in, "/") == 0))
+			hit = inputs[i];
+		free(in);
+	}
+	free(real);
+	return hit;
+}
+
+int
 outfile_open(const char *path, const char *const *inputs, size_t ninputs,
     struct outfile *o, char **cause)
 {
@@ -81,6 +133,9 @@ outfile_open(const char *path, const char *const *inputs, size_t ninputs,
 			return 0;
 		}
 	}
+	if ((in = in_input_dir(path, inputs, ninputs)) != NULL)
+		return gms_fail(cause, GMS_ECONFIG, "'%s' is in the input directory '%s', which "
+		    "reads it as a trace: write somewhere else", path, in);
 	dest = gms_strdup(path);
 	if (lstat(path, &ln) == 0 && S_ISLNK(ln.st_mode)) {
 		/* the file the link names is replaced; the link stays a link */

@@ -4,9 +4,10 @@
  * is renamed into place only when it is complete, so a failure leaves the
  * old file (or none) and never half of a new one; a destination that is one
  * of the command's inputs, under any name (./in.json, a symlink, a hard
- * link), is refused before anything is written.  Devices and pipes
- * (/dev/null, /dev/stdout, a FIFO) are written in place, since they cannot
- * be replaced.
+ * link), or a trace's name inside an input directory (which would read it
+ * as one of its traces, now or next time), is refused before anything is
+ * written.  Devices and pipes (/dev/null, /dev/stdout, a FIFO) are written
+ * in place, since they cannot be replaced.
  *
  * A file replaced keeps its permissions (and, where the process may, its
  * owner).  A symbolic link is followed: the file it names is replaced and
@@ -41,6 +42,13 @@ int outfile_open(const char *path, const char *const *inputs, size_t ninputs,
  * with *cause; either way o is released.
  */
 int outfile_commit(struct outfile *o, char **cause);
+
+/*
+ * Whether a file of this name is one a directory of traces holds (a
+ * snapshot, a native trace, an RMM log, a profile, perhaps gzipped): what an
+ * input directory expands to, so never an output inside one.
+ */
+int outfile_trace_like(const char *name);
 
 /* Give up: the temporary file is removed, the destination untouched. */
 void outfile_abort(struct outfile *o);

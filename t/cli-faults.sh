@@ -236,5 +236,42 @@ for c in run info check plan report; do
 done
 cmp -s "$TMP/job/pp-rank1.pickle.gz" "$TMP/rank1.kept"
 ok $? "... and rank 1's recording is as it was"
+check_fail 3 "gpumemsim: error: '$TMP/job/pp-rank4.json' is in the input directory '$TMP/job', which reads it as a trace: write somewhere else" \
+    run --ranks "$TMP/job" -o "$TMP/job/pp-rank4.json"
+is "$(ls "$TMP/job" | tr '\n' ' ')" "pp-rank0.pickle.gz pp-rank1.pickle.gz pp-rank2.pickle.gz pp-rank3.pickle.gz " \
+    "... one the directory would read next time (a new rank's name) too: nothing written"
+"$GPUMEMSIM" run --ranks "$TMP/job" >"$TMP/want" 2>/dev/null
+"$GPUMEMSIM" run --ranks "$TMP/job" -o "$TMP/job/report.txt" 2>"$TMP/err"
+rc=$?
+cmp -s "$TMP/want" "$TMP/job/report.txt"
+is "$rc $?" "0 0" "... a report under a name no directory reads is written there, whole"
+
+# Ranks through pipes: a rank's contents were peeked for its rank, which
+# drained a pipe before its run (a FIFO then blocked forever, a process
+# substitution was "not a trace"): a pipe is read once, by its run.
+HAND=$TOP_SRCDIR/t/data/ranks/hand
+for c in run compare; do
+	rm -f "$TMP/f0" "$TMP/f1"
+	mkfifo "$TMP/f0" "$TMP/f1"
+	cat "$HAND/job-rank0.json" >"$TMP/f0" &
+	cat "$HAND/job-rank1.json" >"$TMP/f1" &
+	timeout 30 "$GPUMEMSIM" $c --ranks "$TMP/f0" "$TMP/f1" --format=json >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	wait
+	is "$rc $(grep -m1 '"worst_rank":' "$TMP/out" | grep -o '[0-9]*,*$' | tr -d ,)" "0 1" \
+	    "$c --ranks of two FIFOs: read once each, no hang; the worst is rank 1 (600 MiB live)"
+done
+
+# A profile's log directory expands to plugins/profile/RUN/HOST.xplane.pb:
+# an output there replaced the profile (issue 55).
+mkdir -p "$TMP/logdir/plugins/profile/run1"
+gzip -dc "$TOP_SRCDIR/t/data/xplane/op-growth.xplane.pb.gz" >"$TMP/logdir/plugins/profile/run1/host.xplane.pb"
+cp "$TMP/logdir/plugins/profile/run1/host.xplane.pb" "$TMP/profile.kept"
+for c in run info compare plan tune report; do
+	check_fail 3 "gpumemsim: error: '$TMP/logdir/plugins/profile/run1/host.xplane.pb' is in the input directory '$TMP/logdir', which reads it as a trace: write somewhere else" \
+	    $c "$TMP/logdir" -o "$TMP/logdir/plugins/profile/run1/host.xplane.pb"
+done
+cmp -s "$TMP/logdir/plugins/profile/run1/host.xplane.pb" "$TMP/profile.kept"
+ok $? "... and the profile is as it was"
 
 done_testing
