@@ -163,4 +163,20 @@ for f in "$D/random-1.csv" "$D/random-2.csv"; do
 	done
 done
 
+# An RMM log through a pipe is an RMM log (issue 55: tune, compare and plan
+# of standard input answered in PyTorch's terms): the same answer as the file.
+RMMLOG=$TOP_SRCDIR/t/data/rmm-log.csv
+cat "$RMMLOG" | "$GPUMEMSIM" tune - >"$TMP/out" 2>"$TMP/err"
+is "$? $(grep -c '^  rmm.reinitialize(pool_allocator=True' "$TMP/out") $(grep -c PYTORCH_CUDA_ALLOC_CONF "$TMP/out")" "0 1 0" \
+    "tune of an RMM log piped in: RMM's resources, no PyTorch setting"
+for c in compare plan; do
+	"$GPUMEMSIM" $c "$RMMLOG" --format=json 2>/dev/null | grep -v '"trace":' >"$TMP/want"
+	cat "$RMMLOG" | "$GPUMEMSIM" $c - --format=json 2>"$TMP/err" | grep -v '"trace":' >"$TMP/got"
+	cmp -s "$TMP/want" "$TMP/got"
+	same=$?
+	rmm=$(grep -c '"policy":.*"rmm-pool"' "$TMP/got")
+	is "$same $([ "$rmm" -gt 0 ] && echo rmm) $(grep -c '"policy":.*"caching' "$TMP/got")" "0 rmm 0" \
+	    "$c of an RMM log piped in: the file's answer, RMM's resources, not PyTorch's (the name aside)"
+done
+
 done_testing

@@ -43,15 +43,15 @@ def record(path, max_entries=1000000, **history_kwargs):
         torch.cuda.memory._record_memory_history(enabled=None)
 
 
-def capacity_of(device, device_allocated, device_free):
-    """The memory limit the allocator ran out under: the per-process fraction
-    of the card when one is set, else what it held plus what the device had free."""
+def capacity_of(device, device_limit, device_free):
+    """The memory the allocator could reach when it ran out, from PyTorch's OOM
+    observer's arguments (device, alloc, device_limit, device_free): the
+    limit is the per-process fraction's bytes when one is set, else the
+    card's total, and what it could reach is less than that when the card
+    was short: what it held then (reserved) plus what the device had free."""
     import torch
-    s = _settings(device)
-    frac = s.get("per_process_memory_fraction")
-    if frac is not None and frac < 1.0:
-        return int(frac * s["total_memory"])
-    return int(device_allocated + device_free)
+    reserved = torch.cuda.memory_reserved(device)
+    return int(min(device_limit, reserved + device_free))
 
 
 def explain(snapshot, capacity, out=sys.stderr):
@@ -101,7 +101,7 @@ def on_oom(path="gpumemsim-oom.pickle", out=sys.stderr, explain_it=True):
     the snapshot has no events to replay.  Returns the observer."""
     import torch
 
-    def observer(device, alloc, device_allocated, device_free):
+    def observer(device, alloc, device_limit, device_free):
         try:
             snap = torch.cuda.memory._snapshot()
             with open(path, "wb") as f:
@@ -110,7 +110,7 @@ def on_oom(path="gpumemsim-oom.pickle", out=sys.stderr, explain_it=True):
                       "%s): snapshot in %s\n"
                       % (device, _size(alloc), path))
             if explain_it:
-                explain(snap, capacity_of(device, device_allocated, device_free), out)
+                explain(snap, capacity_of(device, device_limit, device_free), out)
         except Exception as e:  # the job's own error matters more than ours
             out.write("gpumemsim: could not explain the OOM: %s\n" % e)
 

@@ -33,6 +33,8 @@ def torch(monkeypatch):
         _dump_snapshot=dump, _snapshot=lambda: SNAP)
     props = types.SimpleNamespace(name="NVIDIA H200", total_memory=FACTS["device_total"])
     cuda = types.SimpleNamespace(current_device=lambda: 0,
+                                 memory_reserved=lambda d: FACTS["memory_stats"][
+                                     "reserved_bytes.all.current"],
                                  get_device_properties=lambda d: props,
                                  get_per_process_memory_fraction=lambda d: FACTS["fraction"],
                                  memory=memory)
@@ -73,6 +75,7 @@ def test_on_oom_names_the_recorded_oom_and_plans_capacity(torch, tmp_path):
     gpumemsim.on_oom(snap_path, out=out)
     (observer,) = torch["observers"]
     ob = FACTS["observer"]
+    # PyTorch's order: (device, alloc, the limit: the fraction's bytes here, device_free)
     observer(0, ob["alloc"], ob["device_alloc"], ob["device_free"])
     text = out.getvalue()
     limit = FACTS["limit"]
@@ -88,6 +91,20 @@ def test_on_oom_names_the_recorded_oom_and_plans_capacity(torch, tmp_path):
         gpumemsim.results._size(m), m) in text
     t = gpumemsim.tune(snap_path, capacity=limit)
     assert "(tune): PYTORCH_CUDA_ALLOC_CONF=%s, " % t.recommended["PYTORCH_CUDA_ALLOC_CONF"] in text
+
+
+def test_on_oom_without_a_fraction_is_what_the_allocator_could_reach(torch, tmp_path):
+    # With no fraction set PyTorch passes the card's total as the limit; the
+    # allocator could reach what it held plus what the device had free.  The
+    # same job on a card with only limit - reserved free ran out in the same
+    # limit (the total plus the free bytes is more than the card)
+    out = io.StringIO()
+    gpumemsim.on_oom(str(tmp_path / "oom.pickle"), out=out)
+    ob = FACTS["observer"]
+    reserved = FACTS["memory_stats"]["reserved_bytes.all.current"]
+    torch["observers"][0](0, ob["alloc"], FACTS["device_total"], FACTS["limit"] - reserved)
+    assert "the job ran out of memory in 683.42 MiB (%d B)" % FACTS["limit"] in out.getvalue()
+    assert gpumemsim.torch_hooks.capacity_of(0, FACTS["device_total"], 1 << 30) == reserved + (1 << 30)
 
 
 def test_on_oom_never_hides_the_jobs_own_error(torch, tmp_path):
