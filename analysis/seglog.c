@@ -1,14 +1,16 @@
 /*
  * seglog.c - a run's segments over its events (seglog.h): lives appended as
- * the hook reports them, the live ones found again by address (uthash) when
- * given back, a partial release splitting a mapped range.
+ * the hook reports them, the live ones found again by address when given
+ * back (a red-black tree: a partial release, or one of a life past
+ * SEGLOG_MAX, finds the life holding it without walking them all), a partial
+ * release splitting a mapped range.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include <uthash.h>
+#include <bsd/sys/tree.h>
 
 #include "analysis/seglog.h"
 #include "sim/gms.h"
@@ -17,13 +19,23 @@
 struct seg_index {
 	uint64_t addr;
 	size_t i;		/* into the log's lives */
-	UT_hash_handle hh;
+	RB_ENTRY(seg_index) link;
 };
+
+static int
+index_cmp(const struct seg_index *x, const struct seg_index *y)
+{
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+RB_PROTOTYPE(seg_live_tree, seg_index, link, index_cmp)
+RB_GENERATE(seg_live_tree, seg_index, link, index_cmp)
 
 void
 seg_log_init(struct seg_log *l)
 {
 	memset(l, 0, sizeof(*l));
+	RB_INIT(&l->live);
 }
 
 static void
@@ -31,8 +43,8 @@ clear_live(struct seg_log *l)
 {
 	struct seg_index *e, *et;
 
-	HASH_ITER(hh, l->live, e, et) {
-		HASH_DEL(l->live, e);
+	RB_FOREACH_SAFE(e, seg_live_tree, &l->live, et) {
+		RB_REMOVE(seg_live_tree, &l->live, e);
 		free(e);
 	}
 }
@@ -42,13 +54,13 @@ seg_log_free(struct seg_log *l)
 {
 	clear_live(l);
 	free(l->v);
-	memset(l, 0, sizeof(*l));
+	seg_log_init(l);
 }
 
 static void
 add(struct seg_log *l, uint64_t addr, uint64_t size, uint64_t start)
 {
-	struct seg_index *e;
+	struct seg_index *e, key = { .addr = addr };
 
 	if (l->n == SEGLOG_MAX) {
 		l->dropped++;
@@ -58,11 +70,10 @@ add(struct seg_log *l, uint64_t addr, uint64_t size, uint64_t start)
 		l->v = gms_realloc(l->v, (l->cap = l->cap ? 2 * l->cap : 256) * sizeof(*l->v));
 	l->v[l->n] = (struct seg_life){ .addr = addr, .size = size, .start = start,
 	    .end = SEGLOG_LIVE };
-	HASH_FIND(hh, l->live, &addr, sizeof(addr), e);
-	if (e == NULL) {
+	if ((e = RB_FIND(seg_live_tree, &l->live, &key)) == NULL) {
 		e = gms_malloc(sizeof(*e));
 		e->addr = addr;
-		HASH_ADD(hh, l->live, addr, sizeof(e->addr), e);
+		RB_INSERT(seg_live_tree, &l->live, e);
 	}
 	e->i = l->n++;
 }
@@ -71,19 +82,23 @@ add(struct seg_log *l, uint64_t addr, uint64_t size, uint64_t start)
 static void
 release(struct seg_log *l, uint64_t addr, uint64_t size)
 {
-	struct seg_index *e, *et;
+	struct seg_index *e, key = { .addr = addr };
 	struct seg_life was;
 
-	HASH_FIND(hh, l->live, &addr, sizeof(addr), e);
-	if (e == NULL)
-		HASH_ITER(hh, l->live, e, et)
-			if (l->v[e->i].addr < addr && addr < l->v[e->i].addr + l->v[e->i].size)
-				break;
+	/* the life at addr, else the one below it, when it holds addr */
+	if ((e = RB_FIND(seg_live_tree, &l->live, &key)) == NULL) {
+		key.addr = addr + 1;
+		e = addr == UINT64_MAX ? NULL : RB_NFIND(seg_live_tree, &l->live, &key);
+		e = e != NULL ? RB_PREV(seg_live_tree, &l->live, e) :
+		    RB_MAX(seg_live_tree, &l->live);
+		if (e != NULL && !(addr < l->v[e->i].addr + l->v[e->i].size))
+			e = NULL;
+	}
 	if (e == NULL)
 		return;		/* a life past SEGLOG_MAX */
 	was = l->v[e->i];
 	l->v[e->i].end = l->next;
-	HASH_DEL(l->live, e);
+	RB_REMOVE(seg_live_tree, &l->live, e);
 	free(e);
 	/* what of a mapped range stays mapped lives on, from its first event */
 	if (was.addr < addr)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <bsd/sys/tree.h>
+
 #include "sim/sim.h"
 
 #define SEGLOG_MAX 100000
@@ -31,7 +33,7 @@ struct seg_log {
 	uint64_t next;		/* the event being replayed */
 	int started;
 	int stopped;		/* the run ran out of memory: nothing after is its */
-	struct seg_index *live;	/* live lives by address */
+	RB_HEAD(seg_live_tree, seg_index) live;	/* live lives by address */
 	sim_sample_fn *next_fn;	/* the sampler told after this one */
 	void *next_arg;
 };

@@ -9,17 +9,21 @@
  * new slot; a slot is released when its last reservation is, and released
  * slots at the edge give their space back to it.
  *
- * Ranges are kept in sorted arrays: a caching allocator holds hundreds of
- * segments, and the searches stop after DRV_SCAN holes (as placement.c's do)
- * so that a policy reserving per request stays fast; for those the
- * addresses decide nothing.
+ * Ranges and slots are kept in red-black trees (libbsd's tree.h) by
+ * address: a policy that reserves per request (no-cache, ideal) holds a
+ * segment per live allocation, and a sorted array's insertions cost that
+ * many moves each.  The searches stop after DRV_SCAN holes (as placement.c's
+ * do): for those policies the addresses decide nothing.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include <bsd/sys/tree.h>
+
 #include "sim/gms.h"
+#include "sim/objpool.h"
 #include "sim/placement-driver.h"
 
 #define SLOT (32 * GMS_MiB)
@@ -28,97 +32,112 @@
 
 struct range {
 	uint64_t a, b;		/* [a, b) */
+	RB_ENTRY(range) link;
 };
 
+static int
+range_cmp(const struct range *x, const struct range *y)
+{
+	return (x->a > y->a) - (x->a < y->a);
+}
+
+RB_HEAD(drv_rtree, range);
+RB_PROTOTYPE(drv_rtree, range, link, range_cmp)
+RB_GENERATE(drv_rtree, range, link, range_cmp)
+
+/* Disjoint ranges, merged where they touch (rset_add). */
 struct rset {
-	struct range *r;
-	size_t n, cap;
+	struct drv_rtree t;
+	struct objpool *pool;
 };
 
 struct slot {
 	uint64_t a, span;
 	uint64_t live;		/* reservations in it */
+	RB_ENTRY(slot) link;
 };
+
+static int
+slot_cmp(const struct slot *x, const struct slot *y)
+{
+	return (x->a > y->a) - (x->a < y->a);
+}
+
+RB_HEAD(drv_stree, slot);
+RB_PROTOTYPE(drv_stree, slot, link, slot_cmp)
+RB_GENERATE(drv_stree, slot, link, slot_cmp)
 
 struct driver {
 	uint64_t top;		/* new slots are taken below this */
+	struct objpool ranges, slotpool;
 	struct rset holes, released;
-	struct slot *slots;	/* sorted by address */
-	size_t nslots, capslots;
+	struct drv_stree slots;
 	/* a perturbed driver (driver_create_perturbed): its random state, and
 	   the hidden reservations it holds */
 	uint64_t rng;
 	int perturbed;
-	struct range *hidden;
+	struct { uint64_t a, b; } *hidden;
 	size_t nhidden, caphidden;
 };
 
-/* The index of the first range with b > x (ranges are disjoint, sorted). */
-static size_t
-after(const struct rset *s, uint64_t x)
+/* The first range with b > x (ranges are disjoint, by address), or NULL. */
+static struct range *
+after(struct rset *s, uint64_t x)
 {
-	size_t lo = 0, hi = s->n;
+	struct range key = { .a = x + 1 }, *next, *prev;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->r[mid].b <= x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	next = x == UINT64_MAX ? NULL : RB_NFIND(drv_rtree, &s->t, &key);
+	prev = next != NULL ? RB_PREV(drv_rtree, &s->t, next) : RB_MAX(drv_rtree, &s->t);
+	return prev != NULL && prev->b > x ? prev : next;
 }
 
 static void
-insert_at(struct rset *s, size_t i, uint64_t a, uint64_t b)
+insert(struct rset *s, uint64_t a, uint64_t b)
 {
-	if (s->n == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 16;
-		s->r = gms_realloc(s->r, s->cap * sizeof(*s->r));
-	}
-	memmove(&s->r[i + 1], &s->r[i], (s->n - i) * sizeof(*s->r));
-	s->r[i] = (struct range){ a, b };
-	s->n++;
+	struct range *r = objpool_get(s->pool);
+
+	r->a = a;
+	r->b = b;
+	RB_INSERT(drv_rtree, &s->t, r);
 }
 
 static void
-remove_at(struct rset *s, size_t i)
+drop(struct rset *s, struct range *r)
 {
-	memmove(&s->r[i], &s->r[i + 1], (s->n - i - 1) * sizeof(*s->r));
-	s->n--;
+	RB_REMOVE(drv_rtree, &s->t, r);
+	objpool_put(s->pool, r);
 }
 
 /* Add [a, b), merged with the ranges it touches. */
 static void
 rset_add(struct rset *s, uint64_t a, uint64_t b)
 {
-	size_t i = after(s, a > 0 ? a - 1 : 0);
+	struct range *r = after(s, a > 0 ? a - 1 : 0), *next;
 
-	while (i < s->n && s->r[i].a <= b && s->r[i].b >= a) {
-		a = GMS_MIN(a, s->r[i].a);
-		b = GMS_MAX(b, s->r[i].b);
-		remove_at(s, i);
+	for (; r != NULL && r->a <= b && r->b >= a; r = next) {
+		next = RB_NEXT(drv_rtree, &s->t, r);
+		a = GMS_MIN(a, r->a);
+		b = GMS_MAX(b, r->b);
+		drop(s, r);
 	}
-	insert_at(s, i, a, b);
+	insert(s, a, b);
 }
 
 /* Take [a, b) out of whatever ranges overlap it. */
 static void
 rset_sub(struct rset *s, uint64_t a, uint64_t b)
 {
-	size_t i = after(s, a);
+	struct range *r = after(s, a), *next;
 
-	while (i < s->n && s->r[i].a < b) {
-		struct range r = s->r[i];
+	for (; r != NULL && r->a < b; r = next) {
+		struct range was = *r;
 
-		remove_at(s, i);
-		if (r.b > b)
-			insert_at(s, i, b, r.b);
-		if (r.a < a) {
-			insert_at(s, i, r.a, a);
-			i++;
-		}
+		next = RB_NEXT(drv_rtree, &s->t, r);
+		drop(s, r);
+		if (was.b > b)
+			insert(s, b, was.b);
+		if (was.a < a)
+			insert(s, was.a, a);
 	}
 }
 
@@ -127,6 +146,12 @@ driver_create(void)
 {
 	struct driver *d = gms_calloc(1, sizeof(*d));
 
+	objpool_init(&d->ranges, sizeof(struct range), 256);
+	objpool_init(&d->slotpool, sizeof(struct slot), 256);
+	RB_INIT(&d->holes.t);
+	RB_INIT(&d->released.t);
+	RB_INIT(&d->slots);
+	d->holes.pool = d->released.pool = &d->ranges;
 	d->top = BASE - 488 * GMS_MiB;
 	rset_add(&d->holes, BASE - 74 * GMS_MiB, BASE - 72 * GMS_MiB);
 	rset_add(&d->holes, BASE, BASE + 24 * GMS_MiB);
@@ -139,9 +164,8 @@ driver_destroy(struct driver *d)
 	if (d == NULL)
 		return;
 	free(d->hidden);
-	free(d->holes.r);
-	free(d->released.r);
-	free(d->slots);
+	objpool_destroy(&d->ranges);
+	objpool_destroy(&d->slotpool);
 	free(d);
 }
 
@@ -149,55 +173,48 @@ driver_destroy(struct driver *d)
 static struct slot *
 slot_of(struct driver *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nslots;
+	struct slot key = { .a = addr + 1 }, *next, *sl;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (d->slots[mid].a <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= d->slots[lo - 1].a + d->slots[lo - 1].span)
+	next = addr == UINT64_MAX ? NULL : RB_NFIND(drv_stree, &d->slots, &key);
+	sl = next != NULL ? RB_PREV(drv_stree, &d->slots, next) : RB_MAX(drv_stree, &d->slots);
+	if (sl == NULL || addr >= sl->a + sl->span)
 		return NULL;
-	return &d->slots[lo - 1];
+	return sl;
 }
 
 static void
 slot_add(struct driver *d, uint64_t a, uint64_t span)
 {
-	size_t i = 0;
+	struct slot *sl = objpool_get(&d->slotpool);
 
-	if (d->nslots == d->capslots) {
-		d->capslots = d->capslots ? 2 * d->capslots : 16;
-		d->slots = gms_realloc(d->slots, d->capslots * sizeof(*d->slots));
-	}
-	while (i < d->nslots && d->slots[i].a < a)
-		i++;
-	memmove(&d->slots[i + 1], &d->slots[i], (d->nslots - i) * sizeof(*d->slots));
-	d->slots[i] = (struct slot){ a, span, 1 };
-	d->nslots++;
+	sl->a = a;
+	sl->span = span;
+	sl->live = 1;
+	RB_INSERT(drv_stree, &d->slots, sl);
 }
 
 static int
 place_raw(struct driver *d, uint64_t size, uint64_t *addr)
 {
 	uint64_t span = (size + SLOT - 1) / SLOT * SLOT, at;
-	size_t i, scanned = 0;
+	size_t scanned = 0;
+	struct range *h, *rel;
 	struct slot *sl;
 
 	if (size == 0 || span < size)
 		return -1;
 	/* a hole that runs across slots (the rest of one, the freed bottom of the
 	   next) is as many holes: a reservation never spans two slots */
-	for (i = 0; i < d->holes.n && scanned++ < DRV_SCAN; i++) {
+	RB_FOREACH(h, drv_rtree, &d->holes.t) {
 		uint64_t end;
 
-		for (at = d->holes.r[i].a; at < d->holes.r[i].b; at = end) {
+		if (scanned++ >= DRV_SCAN)
+			break;
+		if (h->b - h->a < size)
+			continue;	/* no piece of it can hold size */
+		for (at = h->a; at < h->b; at = end) {
 			sl = slot_of(d, at);
-			end = sl != NULL ? GMS_MIN(d->holes.r[i].b, sl->a + sl->span) :
-			    d->holes.r[i].b;
+			end = sl != NULL ? GMS_MIN(h->b, sl->a + sl->span) : h->b;
 			if (end - at < size)
 				continue;
 			rset_sub(&d->holes, at, at + size);
@@ -207,11 +224,11 @@ place_raw(struct driver *d, uint64_t size, uint64_t *addr)
 			return 0;
 		}
 	}
-	for (i = d->released.n; i-- > 0;)
-		if (d->released.r[i].b - d->released.r[i].a > span)
+	RB_FOREACH_REVERSE(rel, drv_rtree, &d->released.t)
+		if (rel->b - rel->a > span)
 			break;
-	if (i != (size_t)-1) {
-		at = d->released.r[i].b - span;
+	if (rel != NULL) {
+		at = rel->b - span;
 		rset_sub(&d->released, at, at + span);
 	} else {
 		if (d->top < span + GMS_MiB * 1024)
@@ -230,24 +247,23 @@ static void
 remove_raw(struct driver *d, uint64_t addr, uint64_t size)
 {
 	struct slot *sl = slot_of(d, addr);
-	struct slot gone;
-	size_t i;
+	struct range *r;
+	uint64_t a, span;
 
 	if (sl == NULL || --sl->live > 0) {
 		rset_add(&d->holes, addr, addr + size);
 		return;
 	}
-	gone = *sl;
-	i = (size_t)(sl - d->slots);
-	memmove(&d->slots[i], &d->slots[i + 1], (d->nslots - i - 1) * sizeof(*d->slots));
-	d->nslots--;
-	rset_sub(&d->holes, gone.a, gone.a + gone.span);
-	rset_add(&d->released, gone.a, gone.a + gone.span);
+	a = sl->a;
+	span = sl->span;
+	RB_REMOVE(drv_stree, &d->slots, sl);
+	objpool_put(&d->slotpool, sl);
+	rset_sub(&d->holes, a, a + span);
+	rset_add(&d->released, a, a + span);
 	/* released slots at the edge give their space back to it */
-	while ((i = after(&d->released, d->top)) < d->released.n &&
-	    d->released.r[i].a == d->top) {
-		d->top = d->released.r[i].b;
-		remove_at(&d->released, i);
+	while ((r = after(&d->released, d->top)) != NULL && r->a == d->top) {
+		d->top = r->b;
+		drop(&d->released, r);
 	}
 }
 
@@ -289,7 +305,8 @@ hide(struct driver *d)
 		d->caphidden = d->caphidden ? 2 * d->caphidden : 8;
 		d->hidden = gms_realloc(d->hidden, d->caphidden * sizeof(*d->hidden));
 	}
-	d->hidden[d->nhidden++] = (struct range){ at, at + size };
+	d->hidden[d->nhidden].a = at;
+	d->hidden[d->nhidden++].b = at + size;
 }
 
 static void

@@ -114,4 +114,47 @@ is "$rc $(json_top events)" "0 300000" "32 placements of 100k live allocations, 
 limited run - --placements=32 -j2 --format=json <"$TMP/churn.jsonl"
 is "$rc $(json_top events)" "0 300000" "... read from standard input (held once for the 16 groups)"
 
+## Doubling series (issue 55): a path whose cost grows with the square of
+# its input shows 16 times the time at 4 times the size; a linear one about
+# 4.  Each pair is timed in the same test, so a loaded machine slows both.
+# ms_of CMD...: the command's wall time in milliseconds, into $ms (its exit in $rc)
+ms_of() {
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>"$TMP/err"
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+}
+# near_linear DESC SMALL BIG: BIG's time within 10 times SMALL's (4 times the size)
+near_linear() {
+	if [ "$rc" -eq 0 ] && [ "$2" -gt 0 ] && [ "$3" -le $((10 * $2 + 200)) ]; then
+		ok 0 "$1 ($2 ms, then $3 ms at 4 times the size)"
+	else
+		ok 1 "$1 ($2 ms, then $3 ms at 4 times the size; exit $rc: $(head -c 200 "$TMP/err"))"
+	fi
+}
+
+# N allocations of 20 MiB and more that stay live (each a segment of its own,
+# most of a 32 MiB slot of the driver's model), then N pairs: every policy
+# that reserves per request keeps N segments and N holes (the driver's
+# model held them in sorted arrays: each new one moved them all), and the
+# report's segment log past 100,000 lives walked every live one a release
+live_pairs() {
+	awk -v n="$1" 'BEGIN { print "{\"format\":\"gpumemsim-trace\",\"version\":1,\"name\":\"live\"}"
+		for (i = 1; i <= n; i++) printf "{\"op\":\"alloc\",\"id\":%d,\"size\":%d}\n", i, 20971520 + i * 512
+		for (j = 1; j <= n; j++) {
+			printf "{\"op\":\"alloc\",\"id\":%d,\"size\":3145728}\n", n + j
+			printf "{\"op\":\"free\",\"id\":%d}\n", n + j
+		} }' >"$2"
+}
+live_pairs 30000 "$TMP/live-s.jsonl"
+live_pairs 120000 "$TMP/live-b.jsonl"
+ms_of "$GPUMEMSIM" compare "$TMP/live-s.jsonl"
+small=$ms
+ms_of "$GPUMEMSIM" compare "$TMP/live-b.jsonl"
+near_linear "compare of 120,000 live segments and as many pairs: no-cache's and ideal's driver model near linear" "$small" "$ms"
+ms_of "$GPUMEMSIM" report "$TMP/live-s.jsonl" -o "$TMP/live.html"
+small=$ms
+ms_of "$GPUMEMSIM" report "$TMP/live-b.jsonl" -o "$TMP/live.html"
+near_linear "report of them: the segment log past 100,000 lives near linear" "$small" "$ms"
+
 done_testing
