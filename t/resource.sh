@@ -157,4 +157,27 @@ small=$ms
 ms_of "$GPUMEMSIM" report "$TMP/live-b.jsonl" -o "$TMP/live.html"
 near_linear "report of them: the segment log past 100,000 lives near linear" "$small" "$ms"
 
+# A profile's [memory] events under N nested spans, none the user's Python
+# but the outermost: each event's site was found by walking every open span.
+nested() {
+	awk -v n="$1" 'BEGIN {
+		printf "{\"traceEvents\": [\n"
+		printf "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"main.py(1): <module>\", \"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": %d},\n", 4 * n + 10
+		for (i = 1; i <= n; i++)
+			printf "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"dur\": %d},\n", i, i, 4 * n - 2 * i
+		for (k = 1; k <= n; k++)
+			printf "{\"ph\": \"i\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, \"ts\": %d, \"args\": {\"Addr\": %d, \"Bytes\": 512, \"Total Allocated\": %d, \"Total Reserved\": 1073741824, \"Device Type\": 1, \"Device Id\": 0}}%s\n", n + k, 4096 * k, 512 * k, k < n ? "," : ""
+		printf "]}\n"
+	}' >"$2"
+}
+nested 25000 "$TMP/nested-s.json"
+nested 100000 "$TMP/nested-b.json"
+ms_of "$GPUMEMSIM" run "$TMP/nested-s.json" --by-site
+small=$ms
+ms_of "$GPUMEMSIM" run "$TMP/nested-b.json" --by-site
+near_linear "a profile's 100,000 [memory] events under 100,000 nested spans: sites near linear" "$small" "$ms"
+"$GPUMEMSIM" run "$TMP/nested-s.json" --by-site >"$TMP/out" 2>&1
+grep -q '^ *12\.00 MiB *24577 .* main\.py:1 <module>$' "$TMP/out"
+ok $? "... each event's site the outermost span's, the one user's frame"
+
 done_testing

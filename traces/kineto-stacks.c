@@ -422,22 +422,24 @@ users_frame(const char *f)
 	    strstr(f, "site-packages/") == NULL && strstr(f, "dist-packages/") == NULL;
 }
 
-/* The open spans (outermost first) as a stack, innermost first, and its site. */
+/*
+ * The open spans (outermost first) as a stack, innermost first, and its
+ * site: user, the innermost user's Python frame among them (or NULL), kept
+ * as spans open and close so that a deep stack is not walked at each point.
+ */
 static void
-stack_of(struct kstacks *s, struct span *const *open, size_t n, struct kstack_point *p)
+stack_of(struct kstacks *s, struct span *const *open, size_t n, const struct span *user,
+    struct kstack_point *p)
 {
 	char *text = NULL;
-	size_t len = 0, cap = 0, i, k, fl;
+	size_t len = 0, cap = 0, k, fl;
 	const char *f;
 
 	p->stack = p->at = NULL;
 	if (n == 0)
 		return;
-	for (i = n; i-- > 0;)
-		if (open[i]->python && users_frame(open[i]->name)) {
-			p->at = open[i]->name;
-			break;
-		}
+	if (user != NULL)
+		p->at = user->name;
 	/* on the autograd thread: the backward op, as a snapshot names it */
 	if (p->at == NULL && strncmp(open[0]->name, BACKWARD, sizeof(BACKWARD) - 1) == 0) {
 		char *b = gms_asprintf("%s (backward)", open[0]->name + sizeof(BACKWARD) - 1);
@@ -481,7 +483,7 @@ kstacks_assign(struct kstacks *s, struct kstack_point *pts, size_t n)
 {
 	size_t i, si = 0, nopen = 0, capopen = 64;
 	struct at_point *order;
-	struct span **open;
+	struct span **open, **user;	/* user[k]: the innermost user's frame of open[0..k] */
 
 	if (s->n == 0 || n == 0)
 		return;
@@ -496,6 +498,7 @@ kstacks_assign(struct kstacks *s, struct kstack_point *pts, size_t n)
 	}
 	qsort(order, n, sizeof(*order), point_cmp);
 	open = gms_calloc(capopen, sizeof(*open));
+	user = gms_calloc(capopen, sizeof(*user));
 	for (i = 0; i < n; i++) {
 		struct kstack_point *p = &pts[order[i].i];
 		uint32_t th = order[i].thread;
@@ -508,14 +511,21 @@ kstacks_assign(struct kstacks *s, struct kstack_point *pts, size_t n)
 		while (si < s->n && s->spans[si].thread == th && s->spans[si].start <= p->ts) {
 			while (nopen > 0 && open[nopen - 1]->end < s->spans[si].start)
 				nopen--;
-			if (nopen == capopen)
-				open = gms_realloc(open, (capopen *= 2) * sizeof(*open));
-			open[nopen++] = &s->spans[si++];
+			if (nopen == capopen) {
+				capopen *= 2;
+				open = gms_realloc(open, capopen * sizeof(*open));
+				user = gms_realloc(user, capopen * sizeof(*user));
+			}
+			open[nopen] = &s->spans[si++];
+			user[nopen] = open[nopen]->python && users_frame(open[nopen]->name) ?
+			    open[nopen] : nopen > 0 ? user[nopen - 1] : NULL;
+			nopen++;
 		}
 		while (nopen > 0 && open[nopen - 1]->end < p->ts)
 			nopen--;
-		stack_of(s, open, nopen, p);
+		stack_of(s, open, nopen, nopen > 0 ? user[nopen - 1] : NULL, p);
 	}
+	free(user);
 	free(open);
 	free(order);
 	free(s->spans);
