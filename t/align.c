@@ -64,6 +64,49 @@ matches(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, const int32_
 	return n;
 }
 
+/*
+ * Past TOO_EXPENSIVE steps a search splits where it got furthest (align.c):
+ * long pairs, an edited copy (1 in 50 tokens deleted, 1 in 50 followed by
+ * one of a token not in a: the longest common subsequence is what stayed)
+ * and an unrelated pair, whose matches must still be real ones.
+ */
+static void
+large(void)
+{
+	size_t n = 200000, na = 0, nb = 0, kept = 0, i, l;
+	uint64_t *a = gms_calloc(n, sizeof(*a)), *b = gms_calloc(2 * n, sizeof(*b));
+	int32_t *m = gms_calloc(n, sizeof(*m));
+	long d;
+
+	for (i = 0; i < n; i++)
+		a[na++] = rnd() % 40;
+	for (i = 0; i < na; i++) {
+		unsigned r = (unsigned)(rnd() % 100);
+
+		if (r < 2)
+			continue;
+		b[nb++] = a[i];
+		kept++;
+		if (r < 4)
+			b[nb++] = 1000 + rnd() % 8;
+	}
+	d = align_tokens(a, na, b, nb, (na + nb) / 2, m);
+	l = matches(a, na, b, nb, m);
+	ok(l != (size_t)-1 && d == (long)(na + nb - 2 * l),
+	    "200,000 tokens and an edited copy: every match real, the edits counted the rest");
+	diag("matched %zu of the %zu kept (%.3f%%), %ld edits", l, kept, 100.0 * l / kept, d);
+	ok(l >= kept - kept / 200, "... at least 99.5%% of the longest common subsequence matched");
+	for (i = 0; i < n; i++)
+		b[i] = rnd() % 40;
+	d = align_tokens(a, n, b, n, n, m);
+	l = matches(a, n, b, n, m);
+	ok(l != (size_t)-1 && (d == -1 || d == (long)(2 * n - 2 * l)),
+	    "... and an unrelated pair: every match real");
+	free(a);
+	free(b);
+	free(m);
+}
+
 int
 main(void)
 {
@@ -126,5 +169,6 @@ main(void)
 	free(a);
 	free(b);
 	free(m);
+	large();
 	return tap_done();
 }

@@ -180,4 +180,27 @@ near_linear "a profile's 100,000 [memory] events under 100,000 nested spans: sit
 grep -q '^ *12\.00 MiB *24577 .* main\.py:1 <module>$' "$TMP/out"
 ok $? "... each event's site the outermost span's, the one user's frame"
 
+# scale's alignment of two recordings whose sites come in unrelated orders
+# (each a permutation of 997 sites): refused as not one job, after a search
+# that cost the product of their lengths (20,000: 1.3 s; 80,000: about 20 s).
+unrelated() {
+	awk -v n="$1" -v seed="$2" -v sc="$3" 'BEGIN { srand(seed)
+		print "{\"format\":\"gpumemsim-trace\",\"version\":1,\"name\":\"s\"}"
+		for (i = 1; i <= n; i++) p[i] = i
+		if (seed > 0) for (i = n; i > 1; i--) { j = int(rand() * i) + 1; t = p[i]; p[i] = p[j]; p[j] = t }
+		for (i = 1; i <= n; i++) {
+			printf "{\"op\":\"alloc\",\"id\":%d,\"size\":%d,\"at\":\"m%d.py:1 f\"}\n", i, 4096 * sc, p[i] % 997
+			if (i > 2) printf "{\"op\":\"free\",\"id\":%d}\n", i - 2
+		} }' >"$4"
+}
+unrelated 20000 0 1 "$TMP/u4-s.jsonl"
+unrelated 20000 7 2 "$TMP/u8-s.jsonl"
+unrelated 80000 0 1 "$TMP/u4-b.jsonl"
+unrelated 80000 7 2 "$TMP/u8-b.jsonl"
+ms_of "$GPUMEMSIM" scale --at 4 "$TMP/u4-s.jsonl" --at 8 "$TMP/u8-s.jsonl"
+small=$ms
+ms_of "$GPUMEMSIM" scale --at 4 "$TMP/u4-b.jsonl" --at 8 "$TMP/u8-b.jsonl"
+[ "$rc" -eq 3 ] && grep -q 'are not one job recorded twice: they differ in more events than they share' "$TMP/err" && rc=0
+near_linear "scale of two unrelated recordings of 80,000 allocations: refused (not one job), near linear" "$small" "$ms"
+
 done_testing

@@ -4,6 +4,15 @@
  * forward and the backward search meeting on one diagonal), then solves the
  * two halves; common prefixes and suffixes are matched first, which is most
  * of the work when two recordings of one job differ in a few places.
+ *
+ * A search costs its length times its edits, so two long sequences that
+ * share little (recordings whose sites come in unrelated orders) would cost
+ * their product.  As GNU diff does, a search that has gone TOO_EXPENSIVE
+ * steps from each end without meeting splits the problem where one of them
+ * got furthest instead: the script may then be longer than the shortest,
+ * never wrong (each match found is a match), and the whole costs about
+ * the length times TOO_EXPENSIVE.  Recordings of one job that differ in a
+ * few places never get there.
  */
 #include "config.h"
 
@@ -11,6 +20,8 @@
 
 #include "traces/align.h"
 #include "sim/gms.h"
+
+#define TOO_EXPENSIVE 512
 
 struct aligner {
 	const uint64_t *a, *b;
@@ -93,12 +104,43 @@ bisect(struct aligner *s, size_t a0, long n, size_t b0, long m, long *sx, long *
 				}
 			}
 		}
+		if (d + 1 >= TOO_EXPENSIVE && d + 1 < max_d)
+			goto expensive;
 	}
 	if (limited) {
 		s->over = 1;
 		return -1;
 	}
 	return 0;
+expensive:
+	{
+		/* the diagonal each search got furthest along (x + y), the better of the two */
+		long best = -1, bx = 0, by = 0;
+
+		for (k = -d + k1start; k <= d - k1end; k += 2) {
+			long x = GMS_MIN(s->v1[off + k], n), y = x - k;
+
+			if (y >= 0 && y <= m && x + y > best) {
+				best = x + y;
+				bx = x;
+				by = y;
+			}
+		}
+		for (k = -d + k2start; k <= d - k2end; k += 2) {
+			long x = GMS_MIN(s->v2[off + k], n), y = x - k;
+
+			if (y >= 0 && y <= m && x + y > best) {
+				best = x + y;
+				bx = n - x;
+				by = m - y;
+			}
+		}
+		if (best <= 0 || (bx == 0 && by == 0) || (bx == n && by == m))
+			return 0;
+		*sx = bx;
+		*sy = by;
+		return 1;
+	}
 }
 
 static void
