@@ -245,6 +245,7 @@ ranks_run(const struct rank_set *set, const struct run_spec *template, size_t np
 		job->jobs[i].spec = *template;
 		job->jobs[i].spec.path = set->f[i].path;
 		job->jobs[i].spec.mem = NULL;
+		job->jobs[i].settle = 1;	/* many ranks: memory of one or two runs */
 	}
 	if (nplace > 0) {
 		/* each rank under its placements: the model's (seed 0) is its run */
@@ -267,6 +268,10 @@ ranks_run(const struct rank_set *set, const struct run_spec *template, size_t np
 		if (job->jobs[i].err < 0) {
 			err = gms_fail(cause, job->jobs[i].err, "rank %d: %s", set->f[i].rank,
 			    job->jobs[i].cause);
+			/* nothing of a failed job is reported: its files and runs go
+			   now (compare goes on to its other policies) */
+			for (i = 0; i < set->n; i++)
+				run_output_free(&job->jobs[i].out);
 			return err;
 		}
 	for (i = 0; i < set->n; i++) {

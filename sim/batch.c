@@ -52,6 +52,8 @@ void
 batch_run_one(struct batch_job *job)
 {
 	job->err = run_simulate(&job->spec, &job->out, &job->cause);
+	if (job->settle)
+		run_output_settle(&job->out);
 }
 
 static void

@@ -16,6 +16,8 @@ struct batch_job {
 	struct run_output out;	/* filled by batch_run; release with run_output_free */
 	int err;		/* 0, or the GMS_E* code of a failed run */
 	char *cause;		/* its message (caller frees) */
+	int settle;		/* keep only the result once it ends
+				   (run_output_settle): many jobs, few at once */
 };
 
 /* Threads to use by default: the machine's online cores. */

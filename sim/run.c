@@ -264,8 +264,26 @@ run_simulate(const struct run_spec *spec, struct run_output *out, char **cause)
 }
 
 void
+run_output_settle(struct run_output *out)
+{
+	if (out->sim == NULL)
+		return;
+	/* the OOM's strings are the simulation's */
+	out->oom_kept[0] = out->res.oom.at ? gms_strdup(out->res.oom.at) : NULL;
+	out->oom_kept[1] = out->res.oom.mark ? gms_strdup(out->res.oom.mark) : NULL;
+	out->res.oom.at = out->oom_kept[0];
+	out->res.oom.mark = out->oom_kept[1];
+	sim_destroy(out->sim);
+	device_destroy(out->dev);
+	out->sim = NULL;
+	out->dev = NULL;
+}
+
+void
 run_output_free(struct run_output *out)
 {
+	free(out->oom_kept[0]);
+	free(out->oom_kept[1]);
 	sim_destroy(out->sim);
 	device_destroy(out->dev);
 	trace_close(out->reader);

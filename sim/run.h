@@ -82,7 +82,16 @@ struct run_output {
 	uint64_t recorded_diverged;	/* ... segments the model had to place */
 	struct trace_mem *held;		/* a trace read into memory for this output
 					   alone (hdr may point into it); freed with it */
+	char *oom_kept[2];		/* res.oom.at and .mark, once settled */
 };
+
+/*
+ * Keep only what is reported of a finished run: its result, header and
+ * options; the simulation and its device go (what they held grows with the
+ * trace's live set), and the reader keeps no file open once it has read to
+ * the end.  out->sim and out->dev are NULL after.
+ */
+void run_output_settle(struct run_output *out);
 
 /*
  * Run spec; fills *out (release with run_output_free, also after a failure).

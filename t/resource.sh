@@ -203,4 +203,42 @@ ms_of "$GPUMEMSIM" scale --at 4 "$TMP/u4-b.jsonl" --at 8 "$TMP/u8-b.jsonl"
 [ "$rc" -eq 3 ] && grep -q 'are not one job recorded twice: they differ in more events than they share' "$TMP/err" && rc=0
 near_linear "scale of two unrelated recordings of 80,000 allocations: refused (not one job), near linear" "$small" "$ms"
 
+# --ranks keeps what it reports of each rank, not its open file and its
+# simulation: 100 ranks under 64 file descriptors (every command failed
+# from rank 60 on), and 8 ranks of 100,000 live allocations, two at a time,
+# in the memory of about two runs (all 8 runs were kept: 7 times one's).
+mkdir -p "$TMP/r100"
+i=0
+while [ $i -lt 100 ]; do
+	cp "$TOP_SRCDIR/t/data/ranks/hand/job-rank0.json" "$TMP/r100/job-rank$i.json"
+	i=$((i + 1))
+done
+for c in run compare info plan tune check report; do
+	extra=
+	[ "$c" = check ] && extra=--capacity=1GiB
+	[ "$c" = report ] && extra="-o $TMP/r100.html"
+	(ulimit -n 64; exec "$GPUMEMSIM" $c --ranks "$TMP/r100" $extra) >/dev/null 2>"$TMP/err"
+	is "$? $(head -c 100 "$TMP/err")" "0 " "$c --ranks of 100 ranks under ulimit -n 64"
+done
+mkdir -p "$TMP/r8"
+for r in 0 1 2 3 4 5 6 7; do cp "$TMP/churn.jsonl" "$TMP/r8/job-rank$r.jsonl"; done
+# maxrss CMD...: the command's peak resident memory (KiB), into $kb
+maxrss() {
+	kb=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@")
+}
+if command -v python3 >/dev/null 2>&1; then
+	maxrss "$GPUMEMSIM" run "$TMP/r8/job-rank0.jsonl"
+	one=$kb
+	maxrss "$GPUMEMSIM" run --ranks "$TMP/r8" -j2
+	if [ "$kb" -le $((3 * one)) ]; then
+		ok 0 "run --ranks of 8 ranks of 100,000 live allocations, -j2: $kb KiB, one run $one KiB"
+	else
+		ok 1 "run --ranks of 8 ranks of 100,000 live allocations, -j2: $kb KiB, one run $one KiB (3 times at most)"
+	fi
+else
+	ok 0 "# SKIP no python3 to read a peak resident size"
+fi
+
 done_testing

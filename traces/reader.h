@@ -48,6 +48,7 @@ struct trace_reader {
 				   string): trace_strings_stable() */
 	int event_stable;	/* ... and the event last read handed them out
 				   as they are (trace_next) */
+	int ended;		/* the last event read: gz closed, next returns 0 */
 	void *priv;		/* the format's state */
 };
 

@@ -906,10 +906,20 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 
 	r->cur = r->index;
 	r->printable = 0;
+	if (r->ended)
+		return 0;
 	rc = r->fmt->next(r, ev, cause);
 	/* the whole file read: it must still be the one it was when the read began */
 	if (rc == 0 && (rc = input_unchanged(r->path, cause)) < 0)
 		return rc;
+	if (rc == 0) {
+		/* its descriptor goes back now: a command that keeps many readers
+		   for their headers and strings (--ranks) holds no file open */
+		r->ended = 1;
+		if (r->gz != NULL)
+			gzclose(r->gz);
+		r->gz = NULL;
+	}
 	if (rc == 1) {
 		const char *at = ev->at;
 
