@@ -202,6 +202,11 @@ is "$([ "$r512" -le 1073741824 ] && [ "$r768" -gt 1073741824 ] && [ "$2" -ge 512
 gms plan --at 2 "$b2" --at 4 "$b4" --at 8 "$S/xfmr-batch-8.pickle.gz" --gpus=608MiB --context-overhead=0 --policy=caching
 is "$rc $(grep -c '^  608MiB     608.00 MiB  10 (' "$TMP/out")" "0 1" \
     "plan --at, three recordings: the largest batch on 608 MiB is 10 (real: 8 fits, 12 ran out)"
+# a card that holds the job at every value searched (1024 times the largest
+# recorded, 4096): the cell says the bound with "+", the legend why
+gms plan --at 2 "$b2" --at 4 "$b4" --gpus=4TiB --context-overhead=0 --policy=caching
+is "$rc $(grep -c '^  4TiB       4096.00 GiB  4096+ (' "$TMP/out") $(grep -c '^  n+: every value searched fits (up to 1024 times the largest recorded, 4096)$' "$TMP/out")" \
+    "0 1 1" "plan --at on 4 TiB: 4096+, past the search (1024 times the largest recorded)"
 gms plan --at 4 "$c4" --at 8 "$c8" --gpus=310MiB,300MiB --context-overhead=100MiB --policy=caching
 is "$rc $(grep -c '^  310MiB     310.00 MiB  ' "$TMP/out") $(grep -c '^  -: 300MiB: its memory (300.00 MiB) is all context overhead$' "$TMP/out")" \
     "0 1 0" "plan --at: a card with room left is a row"
