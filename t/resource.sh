@@ -241,4 +241,17 @@ else
 	ok 0 "# SKIP no python3 to read a peak resident size"
 fi
 
+# A profile whose XSpace holds 16 million empty planes before its own
+# (two bytes each: 33 MB, a few KB gzipped): a plane with nothing to read
+# is not kept (each cost a plane's record: 629 MB, exit 4 under this limit).
+printf '\n\000' >"$TMP/planes"
+i=0
+while [ $i -lt 24 ]; do cat "$TMP/planes" "$TMP/planes" >"$TMP/planes2"; mv "$TMP/planes2" "$TMP/planes"; i=$((i + 1)); done
+{ cat "$TMP/planes"; gzip -dc "$TOP_SRCDIR/t/data/xplane/op-growth.xplane.pb.gz"; } | gzip -1 >"$TMP/empty.xplane.pb.gz"
+"$GPUMEMSIM" run "$TOP_SRCDIR/t/data/xplane/op-growth.xplane.pb.gz" --format=json >"$TMP/out"
+want="$(json_top events) $(json_top peak_reserved)"
+limited run "$TMP/empty.xplane.pb.gz" --format=json
+is "$rc $(json_top events) $(json_top peak_reserved)" "0 $want" \
+    "a profile behind 16 million empty planes: its own events and peak, in 512 MB"
+
 done_testing

@@ -68,6 +68,7 @@ struct xp_plane {
 	struct xp_name *stats, *events;	/* only the events of the kinds above */
 	char *name;
 	int host, device;	/* "/host:CPU"; "/device:GPU:<n>" gives n, else -1 */
+	uint64_t ord;		/* its place among the file's planes */
 };
 
 /* A memory event, as collected. */
@@ -87,8 +88,9 @@ struct addr_live {
 
 struct xp_state {
 	uint64_t pos;			/* bytes read from the start */
-	struct xp_plane *planes;
-	size_t nplanes;
+	struct xp_plane *planes;	/* those pass 2 reads: the host's, the
+					   devices', any with a stat of ours */
+	size_t nplanes, capplanes;
 	struct xp_event *ev;
 	size_t n, cap, next;
 	uint64_t count[XP_DEVICES], regions;
@@ -266,6 +268,15 @@ names_free(struct xp_name **h)
 		free(n->name);
 		free(n);
 	}
+}
+
+static void
+plane_free(struct xp_plane *p)
+{
+	names_free(&p->stats);
+	names_free(&p->events);
+	free(p->name);
+	p->name = NULL;
 }
 
 static int
@@ -662,7 +673,7 @@ walk(struct trace_reader *r, int pass, char **cause)
 	struct xp_state *st = r->priv;
 	uint8_t *buf = NULL;
 	size_t cap = 0, k = 0;
-	uint64_t v, seq = 0;
+	uint64_t v, seq = 0, ord = 0;
 	uint32_t f;
 	int wt, rc;
 
@@ -676,10 +687,16 @@ walk(struct trace_reader *r, int pass, char **cause)
 		if (pass == 1) {
 			struct xp_plane *p;
 
-			st->planes = gms_realloc(st->planes, (st->nplanes + 1) * sizeof(*st->planes));
-			p = memset(&st->planes[st->nplanes++], 0, sizeof(*p));
-			if ((rc = plane_fields(r, p, st->pos + v, 1, &buf, &cap, &seq, cause)) < 0)
+			if (st->nplanes == st->capplanes) {
+				st->capplanes = st->capplanes ? 2 * st->capplanes : 8;
+				st->planes = gms_realloc(st->planes, st->capplanes * sizeof(*st->planes));
+			}
+			p = memset(&st->planes[st->nplanes], 0, sizeof(*p));
+			p->ord = ord++;
+			if ((rc = plane_fields(r, p, st->pos + v, 1, &buf, &cap, &seq, cause)) < 0) {
+				st->nplanes++;	/* freed with the rest */
 				break;
+			}
 			p->host = p->name && strcmp(p->name, "/host:CPU") == 0;
 			p->device = -1;
 			if (p->name && strncmp(p->name, "/device:GPU:", 12) == 0) {
@@ -689,16 +706,26 @@ walk(struct trace_reader *r, int pass, char **cause)
 				if (*end == '\0' && d >= 0 && d < XP_DEVICES)
 					p->device = (int)d;
 			}
-		} else {
-			if (k >= st->nplanes) {
-				rc = rd_fail(r, cause, "the file changed while it was read");
-				break;
+			/* a plane pass 2 has nothing to read in is not kept: a profile
+			   of millions of empty planes costs their bytes, not a plane each */
+			if (!p->host && p->device < 0 && p->stats == NULL) {
+				plane_free(p);
+				continue;
 			}
+			st->nplanes++;
+		} else if (k < st->nplanes && st->planes[k].ord == ord) {
+			ord++;
 			if ((rc = plane_fields(r, &st->planes[k++], st->pos + v, 2, &buf, &cap,
 			    &seq, cause)) < 0)
 				break;
+		} else {
+			ord++;
+			if ((rc = rd_skip(r, v, cause)) < 0)
+				break;
 		}
 	}
+	if (rc >= 0 && pass == 2 && k < st->nplanes)
+		rc = rd_fail(r, cause, "the file changed while it was read");
 	free(buf);
 	return rc;
 }
@@ -1041,11 +1068,8 @@ xplane_close(struct trace_reader *r)
 
 	if (st == NULL)
 		return;
-	for (i = 0; i < st->nplanes; i++) {
-		names_free(&st->planes[i].stats);
-		names_free(&st->planes[i].events);
-		free(st->planes[i].name);
-	}
+	for (i = 0; i < st->nplanes; i++)
+		plane_free(&st->planes[i]);
 	for (i = st->next; i < st->n; i++)
 		free(st->ev[i].at);
 	for (d = 0; d < XP_DEVICES; d++)
