@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/inputs.h"
 #include "analysis/scaling.h"
@@ -47,6 +48,25 @@ open_scaled(const struct inputs_req *rq, struct inputs *in, char **cause)
 	size_t i;
 	int err;
 
+	/* one run of the job per value: the same file twice is no curve */
+	for (i = 0; i < rq->nargs; i++) {
+		struct stat si, sj;
+		size_t j;
+
+		for (j = 0; j < i; j++) {
+			if (strcmp(rq->args[i], "-") == 0 && strcmp(rq->args[j], "-") == 0)
+				return gms_fail(cause, GMS_ECONFIG, "standard input can be one of "
+				    "the recordings, not two (--at %llu and --at %llu)",
+				    (unsigned long long)rq->at[j], (unsigned long long)rq->at[i]);
+			if (strcmp(rq->args[i], "-") != 0 && strcmp(rq->args[j], "-") != 0 &&
+			    stat(rq->args[i], &si) == 0 && stat(rq->args[j], &sj) == 0 &&
+			    si.st_dev == sj.st_dev && si.st_ino == sj.st_ino)
+				return gms_fail(cause, GMS_ECONFIG, "%s is given at %llu and at %llu: "
+				    "each value needs a recording of its own (the job run at it)",
+				    rq->args[i], (unsigned long long)rq->at[j],
+				    (unsigned long long)rq->at[i]);
+		}
+	}
 	in->nrecs = rq->nargs;
 	in->recs = gms_calloc(in->nrecs, sizeof(*in->recs));
 	for (i = 0; i < in->nrecs; i++) {

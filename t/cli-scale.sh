@@ -262,4 +262,18 @@ check_fail 2 "gpumemsim: error: --placements plans one trace: give --value (or r
 check_fail 3 "gpumemsim: error: value 9000 is outside what the recordings can say (1 to 8192: 1024 times the largest recorded, 8)" \
     check --at 4 "$c4" --at 8 "$c8" --value 9000 --must-fit=1GiB
 
+# --at is a value here, said in scale's words; one recording given at two
+# values (a file twice, standard input twice) is refused, not a flat curve
+R=$TOP_SRCDIR/traces/resnet50-train-b32.json
+check_fail 3 "gpumemsim: error: --at takes the value a recording was made at (a whole number: the batch, the sequence length), not '-8'" \
+    scale --at -8 "$R"
+"$GPUMEMSIM" scale --at 4 - --at 8 - <"$R" >"$TMP/out" 2>"$TMP/err"
+is "$? $(cat "$TMP/err")" "3 gpumemsim: error: standard input can be one of the recordings, not two (--at 4 and --at 8)" \
+    "scale: standard input at two values refused"
+check_fail 3 "gpumemsim: error: $R is given at 8 and at 16: each value needs a recording of its own (the job run at it)" \
+    scale --at 8 "$R" --at 16 "$R"
+ln -s "$R" "$TMP/link.json"
+check_fail 3 "gpumemsim: error: $TMP/link.json is given at 8 and at 16: each value needs a recording of its own (the job run at it)" \
+    plan --at 8 "$R" --at 16 "$TMP/link.json"
+
 done_testing

@@ -29,6 +29,17 @@ choices_of(const struct cli_command *c, enum cli_opt id)
 	return u != NULL && u->choices != NULL ? u->choices : cli_optdefs[id].choices;
 }
 
+/* Whether the command's --at is a recording's value (scale's), not an event. */
+static int
+at_is_value(const struct cli_command *c)
+{
+	const struct cli_use *u = cli_use_of(c, OPT_AT);
+
+	if (u == NULL)
+		return (c->groups & G_SCALED) != 0;
+	return (u->kinds ? u->kinds : c->inputs) == INPUTS_SCALED;
+}
+
 /*
  * A ratio: "0.2" or "20%".  A bare number above 1 could be either a fraction
  * or a percent (--max-overhead=20 once meant 2000%), so it is refused.
@@ -77,6 +88,9 @@ bad:
 		cli_error("--%s takes a device number, not '%s'", opt, arg);
 	else if (strcmp(opt, "at") == 0)
 		cli_error("--at takes an event number (0-based), not '%s'", arg);
+	else if (strcmp(opt, "at (a value)") == 0)
+		cli_error("--at takes the value a recording was made at (a whole number: the "
+		    "batch, the sequence length), not '%s'", arg);
 	else
 		cli_error("--%s takes a number from %llu to %llu, not '%s'", opt, lo, hi, arg);
 	return EXIT_INPUT;
@@ -260,6 +274,8 @@ check_value(const struct cli_command *c, const struct cli_optdef *d, const char 
 	case K_COUNT:
 		return parse_number(d->name, arg, 1, d->max, &v->n);
 	case K_INDEX:
+		if (d->id == OPT_AT && at_is_value(c))
+			return parse_number("at (a value)", arg, 0, d->max, &v->n);
 		return parse_number(d->name, arg, 0, d->max, &v->n);
 	case K_CHOICE:
 		return parse_choice(d->name, arg, choices_of(c, d->id), &v->choice);
