@@ -17,13 +17,14 @@
 #include "sim/progress.h"
 #include "traces/tracemem.h"
 
+/* One trace's page; shown: the page the report is (--at is its events'), not the one before. */
 static int
 build(const struct inputs *in, const struct report_request *rq, struct report_one *o,
-    char **cause)
+    int shown, char **cause)
 {
 	struct batch_job *jobs;
 	struct report_rows_of of;
-	size_t n = rq->npols, i;
+	size_t n = rq->npols, i, nat = shown ? rq->nat : 0;
 	int err;
 
 	progress_phase("reading the trace");
@@ -45,9 +46,9 @@ build(const struct inputs *in, const struct report_request *rq, struct report_on
 	    .gpu = rq->target.gpu ? rq->target.gpu->name : NULL, .labels = o->labels,
 	    .framework = in->framework };
 	if ((err = report_page_build(jobs, n, &of, o->mem, &in->topts, rq->points, rq->top,
-	    rq->at, rq->nat, rq->threads, &o->page, cause)) < 0)
+	    nat ? rq->at : NULL, nat, rq->threads, &o->page, cause)) < 0)
 		return err;
-	for (i = 0; i < rq->nat; i++)
+	for (i = 0; i < nat; i++)
 		if (rq->at[i] >= o->page.hr.res->events)
 			return gms_fail(cause, GMS_EUSAGE, "--at %llu: '%s' has %llu events (0 to "
 			    "%llu)", (unsigned long long)rq->at[i], o->path,
@@ -106,7 +107,7 @@ entry_report(const struct inputs *in, const struct report_request *rq,
 		ans->o[1].path = in->path;
 	}
 	for (k = 0; k <= ans->two; k++)
-		if ((err = build(in, rq, &ans->o[k], cause)) < 0)
+		if ((err = build(in, rq, &ans->o[k], k == ans->two, cause)) < 0)
 			return err;
 	if (ans->two && (err = diff(in, rq, ans, cause)) < 0)
 		return err;

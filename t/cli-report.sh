@@ -220,6 +220,16 @@ ok $? "hostile strings: the call site, escaped"
 grep -q '<title>&lt;b&gt;hostile&lt;/b&gt; &amp; &quot;quoted&quot;: gpumemsim report</title>' "$TMP/hostile.html"
 ok $? "hostile strings: the trace's name, escaped"
 
+# Two traces: the page is the after's, so --at is its events' (issue 55: it
+# was checked against the trace before, 6172 events, for resnet's 7787)
+gms report "$TOP_SRCDIR/traces/synth-lognormal-1.json" "$TOP_SRCDIR/traces/resnet50-train-b32.json" \
+    --at 7000 --policy=caching -o "$TMP/two-at.html"
+is "$rc $(grep -q 'event 7000' "$TMP/two-at.html" && echo shown)" "0 shown" \
+    "report A B --at 7000: past A's events, within B's, whose page it is"
+check_fail 2 "gpumemsim: error: --at 7000: '$TOP_SRCDIR/traces/synth-lognormal-1.json' has 6172 events (0 to 6171)" \
+    report "$TOP_SRCDIR/traces/resnet50-train-b32.json" "$TOP_SRCDIR/traces/synth-lognormal-1.json" \
+    --at 7000 --policy=caching -o "$TMP/two-at.html"
+
 # In a real browser (not under t/mutate.sh, which mutates no page script and
 # reruns this test for every mutant).
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
