@@ -52,7 +52,7 @@ ranks_info_text(const struct ranks_info *ri)
 		    set->f[i].rank, (unsigned long long)in->events,
 		    (unsigned long long)in->ops[TRACE_ALLOC], (unsigned long long)in->ops[TRACE_FREE],
 		    SZ(ri->res[i].peak_live), (unsigned long long)ri->res[i].peak_live_event, dur,
-		    in->ntop > 0 ? SZ(in->top[0].size) : "-", set->f[i].path);
+		    in->ntop > 0 ? SZ(in->top[0].size) : "-", set->f[i].shown);
 	}
 	if (set->n > 1)
 		fprintf(f, "\nJOB: the largest live peak is rank %d's, %s (event %llu of %llu); the "

@@ -71,11 +71,16 @@ cmp_rank(const void *a, const void *b)
 static void
 add(struct rank_set *set, size_t *cap, char *path)
 {
+	char *shown = gms_strdup(path), *c;
+
 	if (set->n == *cap) {
 		*cap = *cap ? 2 * *cap : 16;
 		set->f = gms_realloc(set->f, *cap * sizeof(*set->f));
 	}
-	set->f[set->n++] = (struct rank_file){ .rank = -1, .path = path };
+	for (c = shown; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	set->f[set->n++] = (struct rank_file){ .rank = -1, .path = path, .shown = shown };
 }
 
 /* dir's trace files, sorted by name, added to set. */
@@ -178,8 +183,10 @@ ranks_free(struct rank_set *set)
 {
 	size_t i;
 
-	for (i = 0; i < set->n; i++)
+	for (i = 0; i < set->n; i++) {
 		free(set->f[i].path);
+		free(set->f[i].shown);
+	}
 	free(set->f);
 	memset(set, 0, sizeof(*set));
 }
@@ -341,7 +348,7 @@ ranks_text(const struct ranks_job *job, const char *policy, size_t top)
 			    (unsigned long long)r->events);
 		else
 			fprintf(f, "fits");
-		fprintf(f, "  %s\n", set->f[i].path);
+		fprintf(f, "  %s\n", set->f[i].shown);
 		if (job->pl != NULL) {
 			const struct placements *pl = &job->pl[i];
 

@@ -20,6 +20,7 @@
 struct rank_file {
 	int rank;
 	char *path;
+	char *shown;		/* path as text shows it: control characters as '?' */
 };
 
 struct rank_set {

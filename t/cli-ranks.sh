@@ -284,4 +284,21 @@ check_fail 3 "gpumemsim: error: rank 0 is named twice: $TMP/a.pt.trace.json.gz a
 gms plan --ranks "$PROF" --format=json
 is "$rc $(json_top ranks_from)" '0 "contents"' "plan --ranks: ranks from the contents too"
 
+# File names with control characters are shown with '?' (issue 55: an
+# escape sequence and a newline were printed as they are)
+mkdir -p "$TMP/esc"
+cp "$TOP_SRCDIR/t/data/ranks/hand/job-rank0.json" "$TMP/esc/job-rank0-$(printf '\033')[31m.json"
+cp "$TOP_SRCDIR/t/data/ranks/hand/job-rank1.json" "$TMP/esc/job-rank1-a$(printf '\nb').json"
+for c in run info; do
+	gms $c --ranks "$TMP/esc"
+	is "$rc $(tr -d '\n' <"$TMP/out" | grep -c "$(printf '\033')") $(grep -c 'esc/job-rank0-?\[31m.json$' "$TMP/out") $(grep -c 'esc/job-rank1-a?b.json$' "$TMP/out")" \
+	    "0 0 1 1" "$c --ranks: an escape and a newline in file names shown as '?'"
+done
+# a stack's frames with an escape and a tab: '?' in --folded (whose lines
+# are frames joined by ';', then a space and the bytes)
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":1,"size":8,"stack":"a\\u001b[31m.py:1 f\\tx\\nmain.py:2 g\\n"}\n' >"$TMP/esc.jsonl"
+gms run "$TMP/esc.jsonl" --folded
+is "$rc $(cat "$TMP/out")" "0 main.py:2 g;a?[31m.py:1 f?x 8" "run --folded: control characters in frames as '?'"
+
 done_testing
+

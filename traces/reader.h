@@ -37,8 +37,8 @@ struct trace_reader {
 	uint64_t cur;		/* index of the event last returned or attempted */
 	char where[512];
 	char format[16];	/* hdr.format's storage */
-	char *at_buf, *label_buf, *name_buf;	/* printable copies (trace_next) */
-	size_t at_cap, label_cap;
+	char *at_buf, *label_buf, *stack_buf, *name_buf;	/* printable copies (trace_next) */
+	size_t at_cap, label_cap, stack_cap;
 	int printable;		/* set by a format's next: the event's strings hold
 				   no control character already (trace_next
 				   need not look) */

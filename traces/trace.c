@@ -337,13 +337,14 @@ is_control(char c)
 	return (unsigned char)c < 0x20 || c == 0x7f;
 }
 
+/* s with its control characters as '?' (keep: one that stays, a stack's '\n'). */
 static const char *
-printable(const char *s, char **buf, size_t *cap)
+printable_but(const char *s, char keep, char **buf, size_t *cap)
 {
 	size_t i, n;
 
 	for (i = 0; s[i] != '\0'; i++)
-		if (is_control(s[i]))
+		if (is_control(s[i]) && s[i] != keep)
 			break;
 	if (s[i] == '\0')
 		return s;
@@ -351,8 +352,14 @@ printable(const char *s, char **buf, size_t *cap)
 	if (n > *cap)
 		*buf = gms_realloc(*buf, *cap = n);
 	for (i = 0; i < n; i++)
-		(*buf)[i] = i + 1 < n && is_control(s[i]) ? '?' : s[i];
+		(*buf)[i] = i + 1 < n && is_control(s[i]) && s[i] != keep ? '?' : s[i];
 	return *buf;
+}
+
+static const char *
+printable(const char *s, char **buf, size_t *cap)
+{
+	return printable_but(s, '\0', buf, cap);
 }
 
 static int
@@ -921,7 +928,7 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 		r->gz = NULL;
 	}
 	if (rc == 1) {
-		const char *at = ev->at;
+		const char *at = ev->at, *stack = ev->stack;
 
 		/* how far into its file, for a person watching a long read */
 		if ((r->index & (PROGRESS_STEP - 1)) == 0)
@@ -934,8 +941,10 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 			ev->at = printable(ev->at, &r->at_buf, &r->at_cap);
 		if (ev->label != NULL)
 			ev->label = printable(ev->label, &r->label_buf, &r->label_cap);
+		if (ev->stack != NULL)
+			ev->stack = printable_but(ev->stack, '\n', &r->stack_buf, &r->stack_cap);
 		/* a copy, shown printable, is not the reader's kept string */
-		if (ev->at != at)
+		if (ev->at != at || ev->stack != stack)
 			r->event_stable = 0;
 	}
 	return rc;
@@ -972,6 +981,7 @@ trace_close(struct trace_reader *r)
 	cJSON_Delete(r->header_json);
 	free(r->at_buf);
 	free(r->label_buf);
+	free(r->stack_buf);
 	free(r->name_buf);
 	free(r->path);
 	free(r);
