@@ -238,4 +238,10 @@ gms info "$TOP_SRCDIR/t/data/hostile/ctrl-sites.pickle"
 is "$(grep -c ' a?\[31mred.py:1 f0$' "$TMP/out") $(grep -c ' b?\[34mblue.py:2 f1$' "$TMP/out") $(grep -c ' a?\[31mred.py:3 f2$' "$TMP/out") $(tr -dc '\033' <"$TMP/out" | wc -c)" \
     "2 2 2 0" "three sites with escapes: each shown as its own, with '?', in both tables"
 
+# A NUL byte is reported on its own line (issue 55: the line before was named)
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":1,"size":8}\n{"op":"al\000loc","id":2,"size":8}\n' >"$TMP/nul.jsonl"
+check_fail 3 "gpumemsim: error: $TMP/nul.jsonl:3: NUL byte in a line: not a trace" run "$TMP/nul.jsonl"
+printf 'Thread,Time,Action,Pointer,Size,Stream\n1,1.5,allocate,0x10,512,0x0\n1,1.6,free,0x1\00000,512,0x0\n' >"$TMP/nul.csv"
+check_fail 3 "gpumemsim: error: $TMP/nul.csv:3: NUL byte in a line: not a trace" run "$TMP/nul.csv"
+
 done_testing

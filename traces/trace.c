@@ -1058,10 +1058,11 @@ trace_read_line(struct trace_reader *r, struct trace_lines *ln, size_t *lenp, ch
 			ln->eof = 1;
 		}
 	}
-	/* a NUL inside a line is not text (and would cut its strings short) */
+	/* a NUL inside a line is not text (and would cut its strings short);
+	   the message names this line, so it is counted first */
+	ln->line++;
 	if (memchr(line, '\0', len) != NULL)
 		return gms_fail(cause, GMS_ETRACE, "NUL byte in a line: not a trace");
-	ln->line++;
 	ln->unterminated = !terminated;
 	while (len > 0 && line[len - 1] == '\r')
 		len--;
