@@ -244,4 +244,19 @@ check_fail 3 "gpumemsim: error: $TMP/nul.jsonl:3: NUL byte in a line: not a trac
 printf 'Thread,Time,Action,Pointer,Size,Stream\n1,1.5,allocate,0x10,512,0x0\n1,1.6,free,0x1\00000,512,0x0\n' >"$TMP/nul.csv"
 check_fail 3 "gpumemsim: error: $TMP/nul.csv:3: NUL byte in a line: not a trace" run "$TMP/nul.csv"
 
+# A key of ours twice in an event, a number with a leading zero: refused
+# (issue 55: the first "size" was taken, where Python's json takes the last,
+# and "id":03 was read as 3)
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":1,"size":8}\n{"op":"alloc","id":2,"size":8,"size":16}\n' >"$TMP/dup.jsonl"
+check_fail 3 "gpumemsim: error: $TMP/dup.jsonl:3: event gives \"size\" twice" run "$TMP/dup.jsonl"
+printf '{"format":"gpumemsim-trace","version":1,"events":[\n{"op":"alloc","id":1,"size":8,"size":9}]}\n' >"$TMP/dup.json"
+check_fail 3 "gpumemsim: error: $TMP/dup.json: event 0: event gives \"size\" twice" run "$TMP/dup.json"
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":03,"size":8}\n' >"$TMP/zero.jsonl"
+check_fail 3 "gpumemsim: error: $TMP/zero.jsonl:2: invalid JSON at column 20 (a number with a leading zero)" run "$TMP/zero.jsonl"
+printf '{"format":"gpumemsim-trace","version":1,"events":[\n{"op":"alloc","id":1,"size":8},\n  {"op":"alloc", "id":02,"size":8}]}\n' >"$TMP/zero.json"
+check_fail 3 "gpumemsim: error: $TMP/zero.json: event 1: invalid JSON (a number with a leading zero) at line 3, column 23" run "$TMP/zero.json"
+printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":1,"size":8,"x":[0,0.5,-0.0,10,1e05,"07"]}\n' >"$TMP/zeros-ok.jsonl"
+gms run "$TMP/zeros-ok.jsonl" --format=json
+is "$rc $(json_top peak_live)" "0 8" "... while 0, 0.5, -0.0, 1e05 and a string \"07\" are JSON"
+
 done_testing

@@ -116,6 +116,9 @@ int trace_json_truncated(const char *buf, size_t len, size_t off);
  * "u0000" is counted too; no trace needs one.)
  */
 int trace_json_has_nul(const char *buf, size_t len);
+/* Where JSON text has a number with a leading zero (01: not JSON, though
+   cJSON reads it), as an offset plus one; 0 when it has none. */
+size_t trace_json_leading_zero(const char *buf, size_t len);
 
 
 extern const struct trace_format trace_format_json;

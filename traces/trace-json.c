@@ -306,6 +306,15 @@ parse(struct trace_reader *r, struct json_state *st, const struct pos *p, cJSON 
 		return at(r, p, cause, "a string holds \\u0000 (a NUL character, which would cut "
 		    "it short)");
 	*out = cJSON_ParseWithLengthOpts(st->val, st->vlen, &end, 0);
+	if (*out != NULL && (size_t)(end - st->val) == st->vlen &&
+	    (off = trace_json_leading_zero(st->val, st->vlen)) > 0) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		trace_line_col(st->val, off - 1, &line, &col);
+		e.col = line == 1 ? e.col + col - 1 : col;
+		e.line += line - 1;
+		return at(r, &e, cause, "invalid JSON (a number with a leading zero)");
+	}
 	if (*out != NULL && (size_t)(end - st->val) == st->vlen)
 		return 0;
 	if (*out == NULL && end == NULL && cJSON_GetErrorPtr() != NULL)

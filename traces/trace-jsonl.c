@@ -36,6 +36,7 @@ static int
 parse_json(struct jsonl_state *st, size_t len, cJSON **out, char **cause)
 {
 	const char *end = NULL;
+	size_t zero;
 
 	if (trace_json_has_nul(st->lines.buf, len))
 		return gms_fail(cause, GMS_ETRACE, "a string holds \\u0000 (a NUL character, "
@@ -50,6 +51,12 @@ parse_json(struct jsonl_state *st, size_t len, cJSON **out, char **cause)
 			return gms_fail(cause, GMS_ETRACE, "truncated JSON at column %zu "
 			    "(the line ends early)", len + 1);
 		return gms_fail(cause, GMS_ETRACE, "invalid JSON at column %zu", off + 1);
+	}
+	if ((zero = trace_json_leading_zero(st->lines.buf, len)) > 0) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return gms_fail(cause, GMS_ETRACE, "invalid JSON at column %zu (a number with a "
+		    "leading zero)", zero);
 	}
 	if (end != NULL && end[strspn(end, " \t")] != '\0') {
 		cJSON_Delete(*out);

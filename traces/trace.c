@@ -231,6 +231,28 @@ get_seeded(const cJSON *obj, const char *op, struct trace_event *ev, char **caus
 	return 0;
 }
 
+/*
+ * A key of ours given twice in one event: JSON leaves it open, Python's json
+ * takes the last, cJSON's lookup the first; refused, as the header's are.
+ * Only the keys read are looked up (each lookup walks the event's keys, and
+ * the first repeat ends the walk).
+ */
+static int
+repeated_key(const cJSON *obj, char **cause)
+{
+	static const char *const ours[] = { "op", "id", "size", "stream", "t_us", "addr", "pool",
+	    "at", "stack", "label", "seeded", "in_use" };
+	const cJSON *c;
+	size_t i;
+
+	for (c = obj->child; c != NULL; c = c->next)
+		for (i = 0; c->string != NULL && i < ARRAY_SIZE(ours); i++)
+			if (strcmp(c->string, ours[i]) == 0 &&
+			    cJSON_GetObjectItemCaseSensitive(obj, ours[i]) != c)
+				return gms_fail(cause, GMS_ETRACE, "event gives \"%s\" twice", ours[i]);
+	return 0;
+}
+
 int
 trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 {
@@ -241,6 +263,8 @@ trace_event_from_json(const cJSON *obj, struct trace_event *ev, char **cause)
 
 	if (!cJSON_IsObject(obj))
 		return gms_fail(cause, GMS_ETRACE, "event is not a JSON object");
+	if ((err = repeated_key(obj, cause)) < 0)
+		return err;
 	opj = cJSON_GetObjectItemCaseSensitive(obj, "op");
 	if (opj == NULL)
 		return gms_fail(cause, GMS_ETRACE, "event without \"op\"");
@@ -482,6 +506,32 @@ trace_json_truncated(const char *buf, size_t len, size_t off)
 	    buf[len - 1] == '\r' || buf[len - 1] == '\n'))
 		len--;
 	return off + 1 >= len;
+}
+
+size_t
+trace_json_leading_zero(const char *buf, size_t len)
+{
+	size_t i;
+	int in_str = 0;
+
+	for (i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '0' && i + 1 < len && buf[i + 1] >= '0' && buf[i + 1] <= '9' &&
+		    (i == 0 || !((buf[i - 1] >= '0' && buf[i - 1] <= '9') || buf[i - 1] == '.' ||
+		    buf[i - 1] == 'e' || buf[i - 1] == 'E' || buf[i - 1] == '+' ||
+		    (buf[i - 1] == '-' && i >= 2 && (buf[i - 2] == 'e' || buf[i - 2] == 'E'))))) {
+			return i + 1;
+		}
+	}
+	return 0;
 }
 
 int
