@@ -140,6 +140,23 @@ ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 			add(set, &cap, gms_strdup(args[k]));
 		}
 	}
+	/* one file twice (under any name) is one rank's recording, not two */
+	for (i = 0; i < set->n; i++) {
+		struct stat si, sj;
+		size_t j;
+
+		if (stat(set->f[i].path, &si) != 0 || !S_ISREG(si.st_mode))
+			continue;
+		for (j = 0; j < i; j++)
+			if (stat(set->f[j].path, &sj) == 0 && si.st_dev == sj.st_dev &&
+			    si.st_ino == sj.st_ino) {
+				err = gms_fail(cause, GMS_ECONFIG, "%s and %s are one file: each "
+				    "rank is a recording of its own", set->f[j].shown,
+				    set->f[i].shown);
+				ranks_free(set);
+				return err;
+			}
+	}
 	/* by name where "rank" says it, else by contents, else by name, else by order */
 	for (i = 0, strong = weak = 1; i < set->n; i++) {
 		set->f[i].rank = rank_of_name(set->f[i].path, &one);

@@ -300,5 +300,12 @@ printf '{"format":"gpumemsim-trace","version":1}\n{"op":"alloc","id":1,"size":8,
 gms run "$TMP/esc.jsonl" --folded
 is "$rc $(cat "$TMP/out")" "0 main.py:2 g;a?[31m.py:1 f?x 8" "run --folded: control characters in frames as '?'"
 
+# One file twice, under two names, is one recording (issue 55: with ranks
+# in the order given it was two ranks of one job)
+cp "$HAND/job-rank0.json" "$TMP/order-a.json"
+ln -s "$TMP/order-a.json" "$TMP/order-b.json"
+check_fail 3 "gpumemsim: error: $TMP/order-a.json and $TMP/order-b.json are one file: each rank is a recording of its own" \
+    run --ranks "$TMP/order-a.json" "$TMP/order-b.json"
+
 done_testing
 
