@@ -43,10 +43,10 @@ inconsistent(const struct trace_header *hdr)
 	return hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "inconsistent") : NULL;
 }
 
-#define INCONSISTENT_MEANING "the profile's numbers disagree with each other: its " \
-	"Total Allocated is not the last one plus the event's Bytes, or a free's Bytes is not " \
-	"its block's; the events are replayed as recorded, and the observed numbers cannot " \
-	"all be right"
+#define INCONSISTENT_MEANING "the recording disagrees with itself: a profile's " \
+	"Total Allocated is not the last one plus the event's Bytes, a free's size is not " \
+	"its block's, or a block is allocated at an address still live; the events are " \
+	"replayed as recorded, and the observed numbers cannot all be right"
 
 cJSON *
 report_incomplete_json(const struct trace_header *hdr)
@@ -93,19 +93,31 @@ report_incomplete_text(const struct trace_header *hdr)
 	const cJSON *bad = inconsistent(hdr);
 
 	if (bad != NULL) {
-		double t = source_num(hdr, "inconsistent", "totals");
-		double z = source_num(hdr, "inconsistent", "sizes");
-		char ft[48] = "", fz[48] = "";
+		/* what disagrees, each part said only when it is there */
+		static const struct {
+			const char *key, *first, *one, *many;
+		} parts[] = {
+			{ "totals", "first_total_event", "event whose Total Allocated disagrees",
+			    "events whose Total Allocated disagrees" },
+			{ "sizes", "first_size_event", "free whose size is not its block's",
+			    "frees whose size is not their block's" },
+			{ "reused", "first_reused_event", "allocation at an address still live",
+			    "allocations at an address still live" },
+		};
+		char said[512] = "";
+		size_t i, len = 0;
 
-		if (t > 0)
-			snprintf(ft, sizeof(ft), " (the first: event %.0f)",
-			    source_num(hdr, "inconsistent", "first_total_event"));
-		if (z > 0)
-			snprintf(fz, sizeof(fz), " (the first: event %.0f)",
-			    source_num(hdr, "inconsistent", "first_size_event"));
-		both = gms_asprintf("%sINCONSISTENT: %s: %.0f event%s whose Total Allocated "
-		    "disagrees%s, %.0f free%s whose Bytes disagree%s: " INCONSISTENT_MEANING "\n",
-		    mid ? mid : "", hdr->name, t, t == 1 ? "" : "s", ft, z, z == 1 ? "" : "s", fz);
+		for (i = 0; i < ARRAY_SIZE(parts); i++) {
+			double n = source_num(hdr, "inconsistent", parts[i].key);
+
+			if (n > 0 && len < sizeof(said))
+				len += (size_t)snprintf(said + len, sizeof(said) - len,
+				    "%s%.0f %s (the first: event %.0f)", len ? ", " : "", n,
+				    n == 1 ? parts[i].one : parts[i].many,
+				    source_num(hdr, "inconsistent", parts[i].first));
+		}
+		both = gms_asprintf("%sINCONSISTENT: %s: %s: " INCONSISTENT_MEANING "\n",
+		    mid ? mid : "", hdr->name, said);
 		free(mid);
 		mid = both;
 	}

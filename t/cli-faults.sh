@@ -203,8 +203,28 @@ gms run "$TMP/bad.pt.trace.json" --format=json
 is "$rc $(json_deep incomplete inconsistent totals) $(json_deep incomplete inconsistent first_total_event) $(json_deep incomplete inconsistent sizes) $(json_deep incomplete inconsistent first_size_event)" \
     "0 1 1 1 3" "a profile whose totals and sizes disagree: said in JSON (the total at event 1, the free of 2048 B of a 1024 B block at event 3)"
 gms run "$TMP/bad.pt.trace.json"
-is "$(grep -c '^INCONSISTENT: bad: 1 event whose Total Allocated disagrees (the first: event 1), 1 free whose Bytes disagree (the first: event 3)' "$TMP/out")" "1" \
+is "$(grep -c '^INCONSISTENT: bad: 1 event whose Total Allocated disagrees (the first: event 1), 1 free whose size is not its block.s (the first: event 3)' "$TMP/out")" "1" \
     "... and in text"
+# An RMM log whose free gives another size than its block's, a profile that
+# allocates at an address still live: replayed as recorded, said in both
+# (issue 55: both passed without a word)
+printf 'Thread,Time,Action,Pointer,Size,Stream\n1,1.5,allocate,0x10,512,0x0\n1,1.6,allocate,0x400,512,0x0\n1,1.7,free,0x10,1024,0x0\n' >"$TMP/wrong.csv"
+gms run "$TMP/wrong.csv" --format=json
+is "$rc $(json_deep incomplete inconsistent sizes) $(json_deep incomplete inconsistent first_size_event)" "0 1 2" \
+    "an RMM log's free of 1024 B of a 512 B block: said (event 2)"
+gms run "$TMP/wrong.csv"
+is "$(grep -c '^INCONSISTENT: wrong: 1 free whose size is not its block.s (the first: event 2): ' "$TMP/out")" 1 "... and in text"
+{
+	printf '{"traceEvents": [\n'
+	printf '{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": %d, "args": {"Addr": 4096, "Bytes": 512, "Total Allocated": %d, "Total Reserved": 2097152, "Device Type": 1, "Device Id": 0}},\n' 1 512 2 1024
+	printf '{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 3, "args": {"Addr": 4096, "Bytes": -512, "Total Allocated": 512, "Total Reserved": 2097152, "Device Type": 1, "Device Id": 0}}\n'
+	printf ']}\n'
+} >"$TMP/reused.pt.trace.json"
+gms run "$TMP/reused.pt.trace.json" --format=json
+is "$rc $(json_deep incomplete inconsistent reused) $(json_deep incomplete inconsistent first_reused_event) $(json_deep incomplete inconsistent totals)" "0 1 1 0" \
+    "a profile that allocates at an address still live: said (event 1), its totals agreeing"
+gms run "$TMP/reused.pt.trace.json"
+is "$(grep -c '^INCONSISTENT: reused: 1 allocation at an address still live (the first: event 1): ' "$TMP/out")" 1 "... and in text"
 # A long TMPDIR: the temporary names are whole (the template once lost its XXXXXX).
 long=$TMP
 for i in 1 2 3 4 5 6; do long=$long/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa$i; done

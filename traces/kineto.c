@@ -76,6 +76,7 @@ struct kineto {
 	uint64_t bad_totals, first_bad_total;	/* Total Allocated is not the last one
 						   plus Bytes (first: its place in ev) */
 	uint64_t bad_sizes, first_bad_size;	/* a free's Bytes is not its block's */
+	uint64_t reused, first_reused;		/* an allocation at an address still live */
 	struct addr_id *live;
 	uint64_t next_id;
 	struct kstacks *ks;		/* the profile's spans, then its stacks */
@@ -290,6 +291,9 @@ scan(struct kineto *k)
 		if (isfinite(m->total_alloc) && m->total_alloc > k->peak_allocated)
 			k->peak_allocated = m->total_alloc;
 		if (m->bytes > 0) {
+			HASH_FIND(hh, k->live, &m->addr, sizeof(m->addr), a);
+			if (a != NULL && k->reused++ == 0)
+				k->first_reused = i;
 			live_at(k, m->addr)->size = (uint64_t)m->bytes;
 			continue;
 		}
@@ -408,7 +412,7 @@ kineto_header(struct kineto *k, const char *name)
 		    "blocks live before the profile were allocated: they are seeded at its start");
 		cJSON_AddBoolToObject(hdr, "starts_mid_run", 1);
 	}
-	if (k->bad_totals > 0 || k->bad_sizes > 0) {
+	if (k->bad_totals > 0 || k->bad_sizes > 0 || k->reused > 0) {
 		/* event numbers as the trace hands them out (event_of) */
 		cJSON *bad = cJSON_AddObjectToObject(src, "inconsistent");
 
@@ -420,6 +424,10 @@ kineto_header(struct kineto *k, const char *name)
 		if (k->bad_sizes > 0)
 			cJSON_AddNumberToObject(bad, "first_size_event",
 			    (double)event_of(k, k->first_bad_size));
+		cJSON_AddNumberToObject(bad, "reused", (double)k->reused);
+		if (k->reused > 0)
+			cJSON_AddNumberToObject(bad, "first_reused_event",
+			    (double)event_of(k, k->first_reused));
 	}
 	if (k->peak_allocated > 0 || k->peak_reserved > 0) {
 		obs = cJSON_AddObjectToObject(hdr, "observed");

@@ -47,8 +47,16 @@ struct thread_id {
 	UT_hash_handle hh;
 };
 
+/* A live block, by pointer: what its free should say (its size). */
+struct live_ptr {
+	uint64_t ptr, size;
+	UT_hash_handle hh;
+};
+
 struct csv_state {
 	struct trace_lines lines;
+	struct live_ptr *live;
+	uint64_t bad_sizes, first_bad_size;	/* a free whose size is not its block's */
 	int col[NCOLS];		/* field index of each column, -1 if absent */
 	int nfields;
 	int64_t day_us;		/* days added to time of day, in microseconds */
@@ -222,6 +230,47 @@ fail:
 	return rc;
 }
 
+/*
+ * The log against itself: a free whose size is not its block's.  Replayed as
+ * logged (the free frees the block), and said in the header once the log is
+ * read (source.inconsistent, as a profiler trace's disagreements are).  An
+ * allocate at a pointer still live is the engine's to refuse (an id live
+ * twice).
+ */
+static void
+follow(struct csv_state *st, const struct trace_event *ev, uint64_t index)
+{
+	struct live_ptr *l;
+
+	HASH_FIND(hh, st->live, &ev->id, sizeof(ev->id), l);
+	if (ev->op == TRACE_ALLOC) {
+		if (l == NULL) {
+			l = gms_malloc(sizeof(*l));
+			l->ptr = ev->id;
+			HASH_ADD(hh, st->live, ptr, sizeof(l->ptr), l);
+		}
+		l->size = ev->size;
+	} else if (l != NULL) {
+		if (l->size != ev->size && st->bad_sizes++ == 0)
+			st->first_bad_size = index;
+		HASH_DEL(st->live, l);
+		free(l);
+	}
+}
+
+static void
+say_inconsistent(struct trace_reader *r, struct csv_state *st)
+{
+	cJSON *bad;
+
+	if (st->bad_sizes == 0 || r->hdr.source == NULL ||
+	    cJSON_GetObjectItemCaseSensitive(r->hdr.source, "inconsistent") != NULL)
+		return;
+	bad = cJSON_AddObjectToObject(r->hdr.source, "inconsistent");
+	cJSON_AddNumberToObject(bad, "sizes", (double)st->bad_sizes);
+	cJSON_AddNumberToObject(bad, "first_size_event", (double)st->first_bad_size);
+}
+
 static int
 csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 {
@@ -233,8 +282,11 @@ csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	int n, rc;
 
 	do {
-		if ((rc = trace_read_line(r, &st->lines, &len, cause)) <= 0)
+		if ((rc = trace_read_line(r, &st->lines, &len, cause)) <= 0) {
+			if (rc == 0)
+				say_inconsistent(r, st);
 			return rc;
+		}
 	} while (st->lines.buf[strspn(st->lines.buf, " \t")] == '\0');
 	/*
 	 * RMM ends every row with a newline: a last row without one was cut short
@@ -244,6 +296,7 @@ csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	if (st->lines.unterminated) {
 		r->hdr.cut = "its last row has no end of line (was the job killed while "
 		    "logging?): that row was left out";
+		say_inconsistent(r, st);
 		return 0;
 	}
 	n = split(st->lines.buf, f);
@@ -294,6 +347,7 @@ csv_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 			ev->addr = ptr;
 			ev->flags |= TRACE_HAS_ADDR;
 		}
+		follow(st, ev, r->index);
 	}
 	return 1;
 }
@@ -311,6 +365,7 @@ csv_close(struct trace_reader *r)
 {
 	struct csv_state *st = r->priv;
 	struct thread_id *t, *tmp;
+	struct live_ptr *l, *ltmp;
 
 	if (st == NULL)
 		return;
@@ -318,6 +373,10 @@ csv_close(struct trace_reader *r)
 		HASH_DEL(st->threads, t);
 		free(t->name);
 		free(t);
+	}
+	HASH_ITER(hh, st->live, l, ltmp) {
+		HASH_DEL(st->live, l);
+		free(l);
 	}
 	trace_lines_free(&st->lines);
 	free(st);

@@ -146,6 +146,9 @@ fuzz_read(const char *path, int flags)
 	uint64_t n = 0;
 	int rc;
 
+	/* what --ranks reads of a file before its run: its rank, or -1 */
+	rc = trace_peek_rank(path);
+	fuzz_assert(rc >= -1, "a rank below -1", path);
 	rc = trace_open(path, &r, &cause);
 	if (rc < 0) {
 		fuzz_assert(cause != NULL && strstr(cause, path) != NULL,
