@@ -120,8 +120,19 @@ is "$rc $(json_top events)" "0 $(expect share-a events)" "a run's directory: its
 gms run - --format=json <"$X/share-a.xplane.pb.gz"
 is "$rc $(json_top events)" "0 $(expect share-a events)" "standard input"
 cp "$TMP/log/plugins/profile/2026_12_02_10_00_00/h.xplane.pb" "$TMP/log/plugins/profile/2026_12_02_10_00_00/g.xplane.pb"
-check_fail 3 "gpumemsim: error: $TMP/log: a profile of several hosts ($TMP/log/plugins/profile/2026_12_02_10_00_00/g.xplane.pb, $TMP/log/plugins/profile/2026_12_02_10_00_00/h.xplane.pb): give the file of one" \
+check_fail 3 "gpumemsim: error: $TMP/log: a profile of 2 hosts ($TMP/log/plugins/profile/2026_12_02_10_00_00/g.xplane.pb, $TMP/log/plugins/profile/2026_12_02_10_00_00/h.xplane.pb): give the file of one" \
     run "$TMP/log"
+# 2000 hosts: the first 8 named, the rest counted (issue 55: an 87 KB
+# message, built in quadratic time)
+R=$TMP/log/plugins/profile/2026_12_02_10_00_00
+i=0
+while [ $i -lt 2000 ]; do ln -s h.xplane.pb "$R/host$i.xplane.pb"; i=$((i + 1)); done
+gms run "$TMP/log"
+is "$rc $(grep -c 'a profile of 2002 hosts (.*/g.xplane.pb, .*/h.xplane.pb, .*/host0.xplane.pb, .* and 1994 more): give the file of one' "$TMP/err")" \
+    "3 1" "a profile of 2002 hosts: 8 named, 1994 more counted"
+[ "$(wc -c <"$TMP/err")" -lt 2000 ]
+ok $? "... in a message under 2000 bytes"
+rm -f "$R"/host*.xplane.pb
 mkdir "$TMP/empty"
 check_fail 4 "gpumemsim: error: cannot read trace '$TMP/empty': a directory, with no profile in it (NAME.xplane.pb, or plugins/profile/RUN/NAME.xplane.pb)" \
     run "$TMP/empty"

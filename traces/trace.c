@@ -736,6 +736,8 @@ cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+#define HOSTS_NAMED 8	/* a profile of more hosts: the first named, the rest counted */
+
 /* The profiles under dir: its own NAME.xplane.pb, or a log directory's plugins/profile/RUN/. */
 static int
 profiles_glob(const char *dir, glob_t *g)
@@ -861,15 +863,17 @@ profile_in_dir(const char *dir, char **file, char **cause)
 		    strchr(g.gl_pathv[first - 1] + len + 1, '/') != NULL)
 			break;
 	if (g.gl_pathc - first > 1) {
-		list = gms_strdup("");
-		for (i = first; i < g.gl_pathc; i++) {
-			char *l = gms_asprintf("%s%s%s", list, i > first ? ", " : "", g.gl_pathv[i]);
+		/* the first few named, the rest counted: a message, not a listing */
+		size_t n = g.gl_pathc - first, shown = GMS_MIN(n, (size_t)HOSTS_NAMED), at = 0;
+		FILE *f = open_memstream(&list, &at);
 
-			free(list);
-			list = l;
-		}
-		err = gms_fail(cause, GMS_ETRACE, "%s: a profile of several hosts (%s): give "
-		    "the file of one", dir, list);
+		for (i = first; i < first + shown; i++)
+			fprintf(f, "%s%s", i > first ? ", " : "", g.gl_pathv[i]);
+		if (n > shown)
+			fprintf(f, " and %zu more", n - shown);
+		fclose(f);
+		err = gms_fail(cause, GMS_ETRACE, "%s: a profile of %zu hosts (%s): give "
+		    "the file of one", dir, n, list);
 		free(list);
 		globfree(&g);
 		return err;
