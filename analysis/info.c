@@ -175,6 +175,10 @@ info_text(const struct info *in, const struct trace_header *hdr, const struct si
 	if (f == NULL)
 		return gms_strdup("(out of memory)\n");
 	fprintf(f, "%s (%s)\n\n", hdr->name, hdr->format);
+	it = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "device_type") : NULL;
+	if (cJSON_IsString(it))
+		fprintf(f, "  device          %s device %d\n", it->valuestring,
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(hdr->source, "device")));
 	fprintf(f, "  events          %llu: %llu alloc%s, %llu free%s, %llu mark%s, %llu observed\n",
 	    (unsigned long long)in->events, (unsigned long long)in->ops[TRACE_ALLOC],
 	    GMS_PLURAL(in->ops[TRACE_ALLOC]), (unsigned long long)in->ops[TRACE_FREE],

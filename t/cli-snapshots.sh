@@ -93,7 +93,7 @@ is "$(json_top events) $(json_top peak_live) $(json_top peak_reserved) $(json_in
 gms info "$SHAPES/kineto.json" --device=0 --format=json
 is "$(json_top events) $(json_top peak_live)" "1 512" "kineto --device=0: its one event"
 gms info "$SHAPES/kineto.json" --device=5
-is "$rc $(cat "$TMP/err")" "3 gpumemsim: error: $SHAPES/kineto.json: no [memory] events of CUDA device 5 in this profile" \
+is "$rc $(cat "$TMP/err")" "3 gpumemsim: error: $SHAPES/kineto.json: no [memory] events of GPU device 5 in this profile" \
     "kineto --device of no events: refused"
 read -r kev kseeds kpeak kbefore ktotal <"$GPU/profile.expect.txt"
 gms run "$GPU/profile.pt.trace.json" --format=json
@@ -232,4 +232,23 @@ grep -q '^STARTS MID-RUN' "$TMP/out"; ok $? "plan text says it"
 gms tune "$MID" --format=json
 is "$(json_in incomplete seeded_segments)" 1 "tune JSON: incomplete"
 
+# A profile recorded on an AMD GPU: ROCm's PyTorch writes "Device Type" 6
+# (HIP) and runs the same caching allocator (issue 54: refused as a profile
+# without memory events). The real profile of kineto-whole, as ROCm writes
+# it: the same run, and info says the device kind.
+K=$TOP_SRCDIR/t/data/users/kineto-whole.pt.trace.json.gz
+gzip -dc "$K" | sed 's/"Device Type": 1,/"Device Type": 6,/g' >"$TMP/rocm.pt.trace.json"
+[ "$(grep -c '"Device Type": 6,' "$TMP/rocm.pt.trace.json")" -gt 0 ] || echo "# the sed did not apply"
+gms run "$K" --format=json
+want=$(grep -v '"trace":\|"path":' "$TMP/out")
+peak=$(json_top peak_reserved)
+gms run "$TMP/rocm.pt.trace.json" --format=json
+is "$rc $(json_top peak_reserved)" "0 $peak" "a ROCm profile (Device Type 6): read, its peak the CUDA one's ($peak B)"
+is "$(grep -v '"trace":\|"path":' "$TMP/out")" "$want" "... the same run as the CUDA one"
+gms info "$TMP/rocm.pt.trace.json"
+is "$(sed -n 3p "$TMP/out")" "  device          HIP (ROCm) device 0" "... info says the device kind"
+gms info "$K"
+is "$(sed -n 3p "$TMP/out")" "  device          CUDA device 0" "... and CUDA for the CUDA one"
+
 done_testing
+

@@ -39,6 +39,7 @@
 
 #define KINETO_DEVICES 64
 #define CUDA_DEVICE_TYPE 1
+#define HIP_DEVICE_TYPE 6	/* ROCm: c10::DeviceType::HIP, the same caching allocator */
 
 /* One [memory] event of a CUDA device, as collected. */
 struct mem_event {
@@ -63,6 +64,7 @@ struct kineto {
 	int want;			/* the device asked for, -1 for the busiest */
 	int device;			/* the device read */
 	uint64_t count[KINETO_DEVICES];	/* [memory] events per device */
+	unsigned char hip[KINETO_DEVICES];	/* a device's events said HIP (ROCm) */
 	struct mem_event *ev;		/* collected; after kineto_choose, the device's
 					   in the profiler's order */
 	size_t n, cap, next;
@@ -150,7 +152,8 @@ kineto_collect(struct kineto *k, const cJSON *ev, char **cause)
 		return 0;
 	type = arg(args, "Device Type");
 	dev = arg(args, "Device Id");
-	if (type != CUDA_DEVICE_TYPE || !(dev >= 0 && dev < KINETO_DEVICES) || dev != floor(dev))
+	if ((type != CUDA_DEVICE_TYPE && type != HIP_DEVICE_TYPE) ||
+	    !(dev >= 0 && dev < KINETO_DEVICES) || dev != floor(dev))
 		return 0;
 	addr = arg(args, "Addr");
 	bytes = arg(args, "Bytes");
@@ -164,6 +167,7 @@ kineto_collect(struct kineto *k, const cJSON *ev, char **cause)
 	if (!valid_total(arg(args, "Total Reserved")))
 		return gms_fail(cause, GMS_ETRACE, "[memory] event \"Total Reserved\" is not a size");
 	k->count[(int)dev]++;
+	k->hip[(int)dev] |= type == HIP_DEVICE_TYPE;
 	if (bytes == 0)
 		return 0;
 	if (k->n == UINT32_MAX)
@@ -351,12 +355,12 @@ kineto_choose(struct kineto *k, char **cause)
 			best = d;
 	if (k->want >= 0) {
 		if (k->want >= KINETO_DEVICES || k->count[k->want] == 0)
-			return gms_fail(cause, GMS_ETRACE, "no [memory] events of CUDA device %d in "
+			return gms_fail(cause, GMS_ETRACE, "no [memory] events of GPU device %d in "
 			    "this profile", k->want);
 		best = k->want;
 	} else if (k->count[best] == 0) {
-		return gms_fail(cause, GMS_ETRACE, "a PyTorch profiler trace without CUDA [memory] "
-		    "events (record it with profile_memory=True)");
+		return gms_fail(cause, GMS_ETRACE, "a PyTorch profiler trace without GPU [memory] "
+		    "events, CUDA's or ROCm's (record it with profile_memory=True)");
 	}
 	k->device = best;
 	for (i = j = 0; i < k->n; i++)
@@ -393,6 +397,8 @@ kineto_header(struct kineto *k, const char *name)
 	src = cJSON_AddObjectToObject(hdr, "source");
 	cJSON_AddStringToObject(src, "from", "pytorch profiler (kineto) trace");
 	cJSON_AddNumberToObject(src, "device", k->device);
+	/* ROCm's PyTorch runs the caching allocator on HIP devices: read alike, said */
+	cJSON_AddStringToObject(src, "device_type", k->hip[k->device] ? "HIP (ROCm)" : "CUDA");
 	cJSON_AddNumberToObject(src, "memory_events", (double)k->count[k->device]);
 	if (k->empty_caches > 0) {
 		cJSON_AddNumberToObject(src, "empty_caches", (double)k->empty_caches);
