@@ -233,4 +233,23 @@ gms run "$T" --device=0 --folded --at 1
 is "$rc $(tr '\n' '|' <"$TMP/out")" "0 conv1;Conv2D 262144|dense;MatMul 131072|" \
     "tf-synth: each op's name scopes, outermost first in folded form, hold its block"
 
+# A JAX profile without a jax_version stat (older JAX, the public ROCm
+# profiles) is JAX's by its jitted functions' names (jit_...), never taken
+# for TensorFlow's (issue 54, item 2): op-growth with its stat renamed runs
+# as JAX's allocator, as the real one does; a TensorFlow profile stays TF's
+gzip -dc "$X/op-growth.xplane.pb.gz" | LC_ALL=C sed 's/jax_version/jax_versioX/g' >"$TMP/nojax.xplane.pb"
+[ "$(LC_ALL=C grep -c -a jax_versioX "$TMP/nojax.xplane.pb")" -gt 0 ] || echo "# the sed did not apply"
+gms run "$X/op-growth.xplane.pb.gz" --format=json
+want=$(grep -v '"trace":\|"path":' "$TMP/out")
+gms run "$TMP/nojax.xplane.pb" --format=json
+is "$rc $(json_str policy)" "0 grow-only" "a JAX profile without jax_version: run"
+is "$(grep -v '"trace":\|"path":' "$TMP/out")" "$want" "... exactly as the profile that has it (JAX's flavor, its limit)"
+gms info "$TMP/nojax.xplane.pb" --format=json
+is "$(sed -n 's/^.*"framework_from":[[:space:]]*"\(.*\)",*$/\1/p' "$TMP/out" | head -n 1)" \
+    "its jitted functions' names (jit_...): no jax_version stat" "... info says how JAX was known"
+gms info "$X/tf-synth.xplane.pb" --device=0 --format=json
+is "$(sed -n 's/^.*"framework":[[:space:]]*"\(.*\)",*$/\1/p' "$TMP/out" | head -n 1)" "tensorflow" \
+    "a TensorFlow profile (no jit_ function): TensorFlow's"
+
 done_testing
+

@@ -95,6 +95,9 @@ struct xp_state {
 	size_t n, cap, next;
 	uint64_t count[XP_DEVICES], regions;
 	int device, jax;
+	int jit;			/* an event named as JAX names its jitted
+					   functions (jit_NAME): JAX's, when no
+					   jax_version stat says so (older JAX, ROCm) */
 	uint64_t device_total[XP_DEVICES];
 	char *device_name[XP_DEVICES];
 	struct trace_event *seeds;
@@ -333,6 +336,8 @@ read_entry(struct trace_reader *r, struct xp_plane *p, uint32_t field, uint64_t 
 		if (e == NULL)
 			return rd_fail(r, cause, "an event metadata entry protobuf-c cannot read");
 		kind = e->value && e->value->name ? event_kind(e->value->name) : X_OTHER;
+		if (e->value && e->value->name && strncmp(e->value->name, "jit_", 4) == 0)
+			((struct xp_state *)r->priv)->jit = 1;
 		if (kind != X_OTHER)
 			name_add(&p->events, e->value->id ? e->value->id : e->key, NULL, kind);
 		gms__xplane__event_metadata_entry__free_unpacked(e, NULL);
@@ -872,7 +877,8 @@ header(struct trace_reader *r)
 	struct xp_state *st = r->priv;
 	cJSON *h = cJSON_CreateObject(), *src, *obs, *dev;
 	uint64_t limit = st->ev[0].in_use + st->ev[0].available, peak = 0;
-	const char *fw = st->jax ? "jax" : "tensorflow";
+	int jax = st->jax || st->jit;
+	const char *fw = jax ? "jax" : "tensorflow";
 	char name[256], *dot, alloc[32];
 	int mid = st->nseeds > 0;
 	size_t i;
@@ -894,9 +900,13 @@ header(struct trace_reader *r)
 			cJSON_AddNumberToObject(dev, "total_bytes", (double)st->device_total[st->device]);
 	}
 	src = cJSON_AddObjectToObject(h, "source");
-	cJSON_AddStringToObject(src, "from", st->jax ? "jax profiler (xplane)" :
+	cJSON_AddStringToObject(src, "from", jax ? "jax profiler (xplane)" :
 	    "tensorflow profiler (xplane)");
 	cJSON_AddStringToObject(src, "framework", fw);
+	if (!st->jax)
+		cJSON_AddStringToObject(src, "framework_from", jax ? "its jitted functions' "
+		    "names (jit_...): no jax_version stat" : "no jax_version stat and no jit_ "
+		    "function: TensorFlow's");
 	cJSON_AddStringToObject(src, "allocator", alloc);
 	cJSON_AddNumberToObject(src, "device", st->device);
 	cJSON_AddNumberToObject(src, "limit", (double)limit);
@@ -929,7 +939,7 @@ header(struct trace_reader *r)
 	if (!st->whole)
 		return h;
 	obs = cJSON_AddObjectToObject(h, "observed");
-	cJSON_AddStringToObject(obs, "allocator", st->jax ? "jax-bfc" : "tensorflow-bfc");
+	cJSON_AddStringToObject(obs, "allocator", jax ? "jax-bfc" : "tensorflow-bfc");
 	cJSON_AddNumberToObject(obs, "peak_allocated", (double)peak);
 	if (st->regions > 0 && st->ndevices == 1)
 		cJSON_AddNumberToObject(obs, "device_allocs", (double)st->regions);
