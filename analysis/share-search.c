@@ -287,9 +287,11 @@ share_recommend(const struct share_scenario *sc, int threads, char **text, char 
 	struct need *nd = gms_calloc(sc->njobs, sizeof(*nd));
 	struct alone al = { .sc = sc, .nd = nd };
 	struct share_result res = { 0 };
-	uint64_t sum = 0, need = 0, slack, extra;
+	uint64_t sum = 0, need = 0, slack, extra, even;
 	cJSON *o = NULL, *a, *it;
-	int checked = 0, round;
+	int checked = 0, round, even_short;
+	size_t even_oom = 0;
+	int64_t even_event = 0;
 	char *out = NULL;
 	size_t len = 0, k;
 	FILE *f;
@@ -339,6 +341,33 @@ share_recommend(const struct share_scenario *sc, int threads, char **text, char 
 		}
 		cJSON_AddItemToArray(a, it);
 	}
+	/*
+	 * The classic fix, the card split evenly, forgets each process's
+	 * context: run it, and where a job runs out under it, say why
+	 */
+	even = sc->njobs > 1 && sc->context > 0 && checked ? sc->total / sc->njobs : 0;
+	even_short = 0;
+	if (even > 0) {
+		struct need *ev = gms_calloc(sc->njobs, sizeof(*ev));
+		struct share_result er = { 0 };
+
+		for (k = 0; k < sc->njobs; k++) {
+			ev[k] = nd[k];
+			ev[k].limit = even;
+			ev[k].fraction = (double)even / (double)sc->total;
+		}
+		if (try_limits(sc, ev, &er, cause) == 0 && !er.fits && er.nooms > 0) {
+			even_short = 1;
+			even_oom = er.ooms[0].job;
+			even_event = er.ooms[0].event;
+		}
+		share_result_free(&er);
+		free(ev);
+	}
+	if (even_short) {
+		cJSON_AddNumberToObject(o, "even_split_limit", (double)even);
+		cJSON_AddBoolToObject(o, "even_split_fits", 0);
+	}
 	a = cJSON_AddArrayToObject(o, "gpus_that_fit");
 	for (k = 0; gpu_catalogue[k].name != NULL; k++)
 		if (gpu_catalogue[k].total >= need)
@@ -352,6 +381,13 @@ share_recommend(const struct share_scenario *sc, int threads, char **text, char 
 				    SZ(nd[k].min), nd[k].limit ? SZ(nd[k].limit) : "what it needs",
 				    nd[k].setting);
 			fprintf(f, "  checked: with these limits no job runs out of memory\n");
+			if (even_short)
+				fprintf(f, "  not %s each (the card split evenly: %s runs out at "
+				    "event %lld): each process's CUDA context (%s) comes on top of "
+				    "its limit, so %zu limits and %zu contexts would need %s of %s\n",
+				    SZ(even), sc->jobs[even_oom].name, (long long)even_event,
+				    SZ(sc->context), sc->njobs, sc->njobs,
+				    SZ((even + sc->context) * sc->njobs), SZ(sc->total));
 		} else {
 			fprintf(f, "\n  no split of this GPU fits every job: alone they need");
 			for (k = 0; k < sc->njobs; k++)

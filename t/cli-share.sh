@@ -160,4 +160,18 @@ is "$(sed -n "s/^$TAB$TAB$TAB\"\(after\|done_us\|end_us\)\":$TAB\([^,]*\),*/\1=\
     "JSON: after, done_us and end_us of each job"
 check_fail 3 "gpumemsim: error: --job 1: after='stay' is not exit (the process ends, its memory back) or hold (it stays alive holding what it reserved until the scenario ends)" \
     share --capacity=8GB --job "$A after=stay" --job "$A"
+# The seeds' story: two TensorFlow growth jobs on an 8 GiB card. The classic
+# fix, 4 GiB each, forgets each process's CUDA context: said beside the
+# limits that work (issue 54, item 7)
+J="$TOP_SRCDIR/traces/resnet50-train-b32.json policy=grow-only flavor=tensorflow"
+gms share --gpu=8GiB --job "$J" --job "$J" --recommend
+is "$(grep -c '^  not 4.00 GiB each (the card split evenly: resnet50-train-b32-2 runs out at event 2359): each process.s CUDA context (512.00 MiB) comes on top of its limit, so 2 limits and 2 contexts would need 9.00 GiB of 8.00 GiB$' "$TMP/out")" 1 \
+    "share --recommend: why 4 GiB each does not do on 8 GiB (the second job runs out, as without limits)"
+gms share --gpu=8GiB --job "$J" --job "$J" --recommend --format=json
+is "$(sed -n 's/^[[:space:]]*"even_split_limit":[[:space:]]*\([0-9]*\),*$/\1/p' "$TMP/out") $(sed -n 's/^[[:space:]]*"even_split_fits":[[:space:]]*\([a-z]*\),*$/\1/p' "$TMP/out")" \
+    "4294967296 false" "... and in JSON"
+gms share --gpu=24GiB --job "$J" --job "$J" --recommend --format=json
+is "$(grep -c even_split "$TMP/out")" 0 "... not said where the card split evenly fits both (24 GiB)"
+
 done_testing
+
