@@ -242,7 +242,7 @@ gzip -dc "$X/op-growth.xplane.pb.gz" | LC_ALL=C sed 's/jax_version/jax_versioX/g
 gms run "$X/op-growth.xplane.pb.gz" --format=json
 want=$(grep -v '"trace":\|"path":' "$TMP/out")
 gms run "$TMP/nojax.xplane.pb" --format=json
-is "$rc $(json_str policy)" "0 grow-only" "a JAX profile without jax_version: run"
+is "$rc $(json_top policy) $(json_in options flavor)" '0 "grow-only" "jax"' "a JAX profile without jax_version: run as JAX's"
 is "$(grep -v '"trace":\|"path":' "$TMP/out")" "$want" "... exactly as the profile that has it (JAX's flavor, its limit)"
 gms info "$TMP/nojax.xplane.pb" --format=json
 is "$(sed -n 's/^.*"framework_from":[[:space:]]*"\(.*\)",*$/\1/p' "$TMP/out" | head -n 1)" \
