@@ -41,19 +41,37 @@ check_le(struct check_list *l, const char *name, enum check_unit unit, double va
 }
 
 void
-check_fits(struct check_list *l, const char *name, uint64_t capacity, const struct sim_result *res)
+check_fits(struct check_list *l, const char *name, uint64_t capacity, const struct sim_result *res,
+    const struct trace_header *hdr)
 {
 	struct check_item *c = add(l);
+	uint64_t before = check_peak_before(hdr);
 
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->unit = CHECK_FITS;
 	c->limit = (double)capacity;
 	c->value = res->oomed ? (double)res->oom.event + 1 : 0;
 	c->pass = !res->oomed;
+	if (!res->oomed && before > capacity) {
+		/* the window fits, the job did not: the allocator held more before it */
+		c->pass = 0;
+		snprintf(c->detail, sizeof(c->detail), "the allocator recorded %s in use before "
+		    "the profile's window (its peak_bytes_in_use), more than %s", SZ(before),
+		    SZ(capacity));
+	}
 	if (res->oomed)
 		snprintf(c->detail, sizeof(c->detail), "out of memory at event %llu (a request "
 		    "for %s)%s%s", (unsigned long long)res->oom.event, SZ(res->oom.size),
 		    res->oom.at ? " at " : "", res->oom.at ? res->oom.at : "");
+}
+
+uint64_t
+check_peak_before(const struct trace_header *hdr)
+{
+	const cJSON *v = hdr != NULL && hdr->source != NULL ?
+	    cJSON_GetObjectItemCaseSensitive(hdr->source, "peak_in_use_before") : NULL;
+
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
 }
 
 void
@@ -83,16 +101,22 @@ check_complete(struct check_list *l, const char *name, const struct trace_header
 }
 
 void
-check_fits_placements(struct check_list *l, const char *name, const struct placements *p)
+check_fits_placements(struct check_list *l, const char *name, const struct placements *p,
+    const struct trace_header *hdr)
 {
 	struct check_item *c = add(l);
+	uint64_t before = check_peak_before(hdr);
 
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->unit = CHECK_FITS;
 	c->limit = (double)p->capacity;
 	c->value = p->ooms ? (double)p->oom_first + 1 : 0;
-	c->pass = p->ooms == 0;
-	if (p->ooms == 0)
+	c->pass = p->ooms == 0 && before <= p->capacity;
+	if (p->ooms == 0 && before > p->capacity)
+		snprintf(c->detail, sizeof(c->detail), "the allocator recorded %s in use before "
+		    "the profile's window (its peak_bytes_in_use), more than %s", SZ(before),
+		    SZ(p->capacity));
+	else if (p->ooms == 0)
 		snprintf(c->detail, sizeof(c->detail), "under every one of %zu placements", p->n);
 	else if (p->oom_first == p->oom_last)
 		snprintf(c->detail, sizeof(c->detail), "out of memory under %zu of %zu placements, "

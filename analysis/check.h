@@ -33,7 +33,13 @@ void check_le(struct check_list *l, const char *name, enum check_unit unit, doub
     double limit, const char *detail);
 /* Add a "fits in capacity" check from a run's result. */
 void check_fits(struct check_list *l, const char *name, uint64_t capacity,
-    const struct sim_result *res);
+    const struct sim_result *res, const struct trace_header *hdr);
+/*
+ * What a profile whose window began mid-run recorded the allocator holding
+ * in use before it (source.peak_in_use_before, TensorBoard's peak), or 0:
+ * a capacity below it fails whatever the window does.
+ */
+uint64_t check_peak_before(const struct trace_header *hdr);
 /*
  * Add a "the trace holds the whole job" check (--must-be-complete): it fails
  * for a trace cut short by its out of memory, one that starts mid-run, one
@@ -43,8 +49,8 @@ struct trace_header;
 void check_complete(struct check_list *l, const char *name, const struct trace_header *hdr);
 /* The same under every placement of p (--placements): it fits when all do. */
 struct placements;
-void check_fits_placements(struct check_list *l, const char *name,
-    const struct placements *p);
+void check_fits_placements(struct check_list *l, const char *name, const struct placements *p,
+    const struct trace_header *hdr);
 /*
  * Compare with a baseline (a saved `run --format=json` object of the same
  * trace, unless trace is NULL, and policy): none of its five metrics may be exceeded by more than

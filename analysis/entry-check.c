@@ -128,9 +128,10 @@ check_policy(const struct check_request *rq, const struct run_spec *tmpl,
 	if (need_first && (err = run_once(&spec, n, rq->threads, out, &pl, cause)) < 0)
 		goto out;
 	if (spec.capacity != 0 && n > 0)
-		check_fits_placements(l, name(prefix, "fits", buf, sizeof(buf)), &pl);
+		check_fits_placements(l, name(prefix, "fits", buf, sizeof(buf)), &pl, out->hdr);
 	else if (spec.capacity != 0)
-		check_fits(l, name(prefix, "fits", buf, sizeof(buf)), spec.capacity, &out->res);
+		check_fits(l, name(prefix, "fits", buf, sizeof(buf)), spec.capacity, &out->res,
+		    out->hdr);
 	if (rq->has_max_peak) {
 		snprintf(detail, sizeof(detail), "the largest under %zu placements", n);
 		check_le(l, name(prefix, "peak_reserved", buf, sizeof(buf)), CHECK_BYTES,
@@ -158,10 +159,11 @@ check_policy(const struct check_request *rq, const struct run_spec *tmpl,
 		if ((err = run_once(&spec, n, rq->threads, fo, &plfit, cause)) < 0)
 			goto out;
 		if (n > 0)
-			check_fits_placements(l, name(prefix, "must_fit", buf, sizeof(buf)), &plfit);
+			check_fits_placements(l, name(prefix, "must_fit", buf, sizeof(buf)), &plfit,
+			    fo->hdr);
 		else
 			check_fits(l, name(prefix, "must_fit", buf, sizeof(buf)), rq->fit_capacity,
-			    &fo->res);
+			    &fo->res, fo->hdr);
 	}
 	if (rq->baseline != NULL && (err = check_baseline(l, rq->baseline,
 	    rq->any_trace ? NULL : out->hdr->name,

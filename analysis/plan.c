@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/check.h"
 #include "analysis/plan.h"
 #include "sim/batch.h"
 #include "sim/checkpoint.h"
@@ -402,6 +403,8 @@ cell(void *arg, size_t i)
 	if (inert_at(c, &c->rep->pols[k], cl->capacity, gpu)) {
 		cl->fits = 1;
 		cl->peak_reserved = c->rep->pols[k].unbounded_peak;
+		if (cl->capacity < c->rep->peak_before)
+			cl->fits = 0, cl->before = 1;
 		return;
 	}
 	rc = plan_fits(c->m, &c->rep->pols[k], cl->capacity, gpu, &res);
@@ -410,6 +413,10 @@ cell(void *arg, size_t i)
 		return;
 	}
 	cl->fits = rc;
+	if (rc == 1 && cl->capacity < c->rep->peak_before) {
+		cl->fits = 0;
+		cl->before = 1;
+	}
 	cl->peak_reserved = res.peak_reserved;
 	cl->oom_event = res.oomed ? res.oom.event : 0;
 }
@@ -639,6 +646,11 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	end_points(rep);
 	expect_runs(&c, 1, 1);
 	batch_map(rep->npols, pool_search, &c, threads);
+	/* the window began after the job held more: a fact no replay of it shows */
+	rep->peak_before = check_peak_before(hdr);
+	for (i = 0; i < rep->npols && rep->peak_before > 0; i++)
+		if (rep->pols[i].min_capacity > 0 && rep->pols[i].min_capacity < rep->peak_before)
+			rep->pols[i].min_capacity = up(rep->peak_before);
 	rep->cells = gms_calloc(rep->ngpus * rep->npols + 1, sizeof(*rep->cells));
 	batch_map(rep->ngpus * rep->npols, cell, &c, threads);
 	free(c.rc0);
@@ -711,6 +723,8 @@ plan_json(const struct plan_report *rep)
 		}
 		cJSON_AddItemToArray(a, it);
 	}
+	if (rep->peak_before > 0)
+		cJSON_AddNumberToObject(o, "peak_in_use_before", (double)rep->peak_before);
 	g = cJSON_AddArrayToObject(o, "gpus");
 	for (j = 0; j < rep->ngpus; j++) {
 		it = cJSON_CreateObject();
@@ -727,10 +741,15 @@ plan_json(const struct plan_report *rep)
 			if (!cl->err) {
 				cJSON_AddNumberToObject(c, "peak_reserved", (double)cl->peak_reserved);
 				if (cl->fits)
-					cJSON_AddNumberToObject(c, "headroom",
-					    (double)(cl->capacity - GMS_MIN(cl->capacity, cl->peak_reserved)));
+					cJSON_AddNumberToObject(c, "headroom", (double)(cl->capacity -
+					    GMS_MIN(cl->capacity, GMS_MAX(cl->peak_reserved,
+					    rep->peak_before))));
+				else if (cl->before)
+					cJSON_AddNullToObject(c, "oom_event");
 				else
 					cJSON_AddNumberToObject(c, "oom_event", (double)cl->oom_event);
+				if (cl->before)
+					cJSON_AddBoolToObject(c, "before_window", 1);
 			}
 			cJSON_AddItemToArray(r, c);
 		}
@@ -773,6 +792,9 @@ plan_text(const struct plan_report *rep)
 			    (unsigned long long)p->min_capacity,
 			    p->verified ? "" : "  (not confirmed: fits only at some capacities)");
 	}
+	if (rep->peak_before > 0)
+		fprintf(f, "  (at least %s for every policy: the allocator recorded it in use before "
+		    "the profile's window began, its peak_bytes_in_use)\n", SZ(rep->peak_before));
 	for (i = k = 0; i < rep->npols; i++) {
 		const struct plan_policy *p = &rep->pols[i];
 		const char *const *key;
@@ -844,8 +866,10 @@ plan_text(const struct plan_report *rep)
 			if (cl->err)
 				snprintf(buf, sizeof(buf), "-");
 			else if (cl->fits)
-				snprintf(buf, sizeof(buf), "fits +%s",
-				    SZ(cl->capacity - GMS_MIN(cl->capacity, cl->peak_reserved)));
+				snprintf(buf, sizeof(buf), "fits +%s", SZ(cl->capacity -
+				    GMS_MIN(cl->capacity, GMS_MAX(cl->peak_reserved, rep->peak_before))));
+			else if (cl->before)
+				snprintf(buf, sizeof(buf), "OOM before");
 			else
 				snprintf(buf, sizeof(buf), "OOM @%llu", (unsigned long long)cl->oom_event);
 			fprintf(f, "  %-*s", i + 1 < rep->npols ? (int)GMS_MAX(16,
@@ -855,7 +879,8 @@ plan_text(const struct plan_report *rep)
 	}
 	fprintf(f, "\n  memory: what the driver reports; each policy gets it less the context (BFC\n"
 	    "  policies: the framework's own limit on it); +: headroom at the peak;\n"
-	    "  OOM @: the event where it runs out\n");
+	    "  OOM @: the event where it runs out%s\n", rep->peak_before ? "; OOM before: less "
+	    "than the job held before the profile's window" : "");
 	fclose(f);
 	return out;
 }

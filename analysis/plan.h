@@ -59,6 +59,7 @@ struct plan_policy {
 struct plan_cell {
 	int err;
 	int fits;
+	int before;			/* it does not fit for peak_before alone */
 	uint64_t capacity;		/* what the policy got on that GPU */
 	uint64_t peak_reserved;
 	uint64_t oom_event;
@@ -80,6 +81,9 @@ struct plan_report {
 					   processes forked while no other thread runs) */
 	const char *recorded_conf;	/* out: the recording's settings, which a
 					   caching policy given none simulates */
+	uint64_t peak_before;		/* out: what a profile's window began after
+					   (source.peak_in_use_before): every minimum is
+					   at least it, and a GPU below it does not fit */
 };
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);

@@ -347,6 +347,10 @@ share_recommend(const struct share_scenario *sc, int threads, char **text, char 
 	 */
 	even = sc->njobs > 1 && sc->context > 0 && checked ? sc->total / sc->njobs : 0;
 	even_short = 0;
+	/* a job that needs more than its share alone is another story, told above */
+	for (k = 0; k < sc->njobs && even > 0; k++)
+		if (nd[k].min > even)
+			even = 0;
 	if (even > 0) {
 		struct need *ev = gms_calloc(sc->njobs, sizeof(*ev));
 		struct share_result er = { 0 };

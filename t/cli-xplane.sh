@@ -251,5 +251,28 @@ gms info "$X/tf-synth.xplane.pb" --device=0 --format=json
 is "$(sed -n 's/^.*"framework":[[:space:]]*"\(.*\)",*$/\1/p' "$TMP/out" | head -n 1)" "tensorflow" \
     "a TensorFlow profile (no jit_ function): TensorFlow's"
 
+# A window that began after the job's peak: every event's peak_bytes_in_use
+# says the allocator once held 402356992 B (t/data/gen/xplane_synth.py
+# --window), the window 8 MiB at most. What it held is a fact of the job:
+# check and plan honour it and say it came from before (issue 54, item 5:
+# --must-fit=300MB passed)
+W=$X/window-peak.xplane.pb
+gms info "$W" --format=json
+is "$(json_in source peak_in_use_before) $(json_top peak_live)" "402356992 8388608" \
+    "a window after the peak: peak_in_use_before said, the window's own live peak 8 MiB"
+gms check "$W" --must-fit=300MB
+is "$rc $(grep -c 'FAIL  must_fit .*the allocator recorded 383.72 MiB in use before the profile.s window (its peak_bytes_in_use), more than 286.10 MiB$' "$TMP/out")" "1 1" \
+    "check --must-fit=300MB fails: the job held 383.72 MiB before the window"
+gms check "$W" --must-fit=400MiB
+is "$rc" 0 "... and 400 MiB passes"
+gms check "$W" --capacity=300MB --placements=2
+is "$rc $(grep -c 'FAIL  fits .*before the profile.s window' "$TMP/out")" "1 1" "... under placements too"
+gms plan "$W" --gpus=300MiB,1GiB --context-overhead=0 --format=json
+is "$(sed -n "s/^$TAB$TAB$TAB\"min_capacity\":$TAB\([0-9]*\),*/\1/p" "$TMP/out" | sort -u) $(json_top peak_in_use_before) $(grep -c '"before_window":	true' "$TMP/out")" \
+    "402653184 402356992 5" "plan: every minimum at least the peak before the window (to 2 MiB); 300 MiB does not fit any policy"
+gms plan "$W" --gpus=300MiB --context-overhead=0
+is "$(grep -c '^  (at least 383.72 MiB for every policy: the allocator recorded it in use before the profile.s window began, its peak_bytes_in_use)$' "$TMP/out") $(grep -c '^  300MiB .*OOM before' "$TMP/out")" \
+    "1 1" "... said in text"
+
 done_testing
 

@@ -935,9 +935,19 @@ header(struct trace_reader *r)
 		    "blocks live before the profile were allocated: they are seeded at its start");
 		cJSON_AddBoolToObject(h, "starts_mid_run", 1);
 	}
-	/* a window of the job: its numbers depend on what came before, so none is held to */
-	if (!st->whole)
+	/* a window of the job: its numbers depend on what came before, so none is held
+	   to; but what the allocator recorded holding before it is a fact of the job */
+	if (!st->whole) {
+		uint64_t window = 0, before = 0;
+
+		for (i = 0; i < st->n; i++) {
+			window = GMS_MAX(window, st->ev[i].in_use);
+			before = GMS_MAX(before, st->ev[i].peak);
+		}
+		if (before > window)
+			cJSON_AddNumberToObject(src, "peak_in_use_before", (double)before);
 		return h;
+	}
 	obs = cJSON_AddObjectToObject(h, "observed");
 	cJSON_AddStringToObject(obs, "allocator", jax ? "jax-bfc" : "tensorflow-bfc");
 	cJSON_AddNumberToObject(obs, "peak_allocated", (double)peak);

@@ -13,6 +13,9 @@
 # 15000000000); device 1 allocates and frees 512 bytes; gpu_host_bfc one.
 #   python3 xplane_synth.py OUT.xplane.pb
 #   python3 xplane_synth.py --bench OUT.xplane.pb PAIRS OTHER   (bench/xplane.sh)
+#   python3 xplane_synth.py --window OUT.xplane.pb   (a window that began after
+#     the allocator's peak: 8 allocations of 1 MiB, each event's
+#     peak_bytes_in_use 402356992, as a public TensorFlow profile had)
 import sys
 
 from xplane_facts import enc_field
@@ -107,6 +110,25 @@ def bench(path, pairs, other):
                                     for k, evs in enumerate(lines)]))
 
 
+def window(path):
+    """A profile taken mid-run, after the job's peak: every event says the
+    allocator once held 402356992 B in use, the window holds at most 8 MiB."""
+    evs, in_use = [], 0
+    for i in range(8):
+        in_use += 1048576
+        evs.append(mem("MemoryAllocation", i + 1, "GPU_0_bfc", BASE + i * 1048576, 1048576,
+                       1048576, in_use, op="dense/MatMul", peak=402356992))
+    for i in range(8):
+        in_use -= 1048576
+        evs.append(mem("MemoryDeallocation", i + 9, "GPU_0_bfc", BASE + i * 1048576, 1048576,
+                       1048576, in_use, peak=402356992))
+    with open(path, "wb") as f:
+        f.write(plane("/host:CPU", [line(1, "tf_Compute/1", evs)]))
+
+
+if len(sys.argv) > 2 and sys.argv[1] == "--window":
+    window(sys.argv[2])
+    sys.exit(0)
 if len(sys.argv) > 2 and sys.argv[1] == "--bench":
     bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     sys.exit(0)
