@@ -3,8 +3,10 @@
 # (a file, a line as it is, the line mutated, a note, and when the line is in
 # the file more than once, which occurrence) is applied to a scratch
 # copy of the source tree, built without sanitizers, and run against the test
-# suite (t/resource.sh aside: it tests limits, not logic).  A mutant the suite
-# fails is killed; one it passes survived, and the suite is missing a test.
+# suite (t/resource.sh aside: it tests limits, not logic; and
+# t/mutants-match.sh, which every mutant fails: it checks this list's lines).
+# A mutant the suite fails is killed; one it passes survived, and the suite
+# is missing a test.
 # Mutants marked "equivalent: WHY" change no behaviour and are not run.
 # Exit 0 when every mutant run was killed, 1 otherwise, 2 when the list no
 # longer matches the code (a line not found exactly once).
@@ -46,7 +48,7 @@ if ! { ./autogen.sh && ./configure && make -j"$(nproc)"; } >build.log 2>&1; then
 	exit 2
 fi
 tests=$(sed -n '/^SHELL_TESTS = /,/[^\\]$/p' Makefile | tr -d '\\' | sed 's/^SHELL_TESTS = //' |
-    tr '\n' ' ' | sed 's|t/resource.sh||')
+    tr '\n' ' ' | sed 's|t/resource.sh||; s|t/mutants-match.sh||')
 progs=$(sed -n '/^check_PROGRAMS = /,/[^\\]$/p' Makefile | tr -d '\\' |
     sed 's/^check_PROGRAMS = //; s/\$(EXEEXT)//g' | tr '\n' ' ')
 # one space between names: the Makefile's continuation lines begin with a
