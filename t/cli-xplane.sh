@@ -247,6 +247,8 @@ is "$(grep -v '"trace":\|"path":' "$TMP/out")" "$want" "... exactly as the profi
 gms info "$TMP/nojax.xplane.pb" --format=json
 is "$(sed -n 's/^.*"framework_from":[[:space:]]*"\(.*\)",*$/\1/p' "$TMP/out" | head -n 1)" \
     "its jitted functions' names (jit_...): no jax_version stat" "... info says how JAX was known"
+gms info "$X/op-growth.xplane.pb.gz" --format=json
+is "$(grep -c '"framework_from"' "$TMP/out")" 0 "... the real one is JAX's by its jax_version stat (its metadata plane kept)"
 gms info "$X/tf-synth.xplane.pb" --device=0 --format=json
 is "$(sed -n 's/^.*"framework":[[:space:]]*"\(.*\)",*$/\1/p' "$TMP/out" | head -n 1)" "tensorflow" \
     "a TensorFlow profile (no jit_ function): TensorFlow's"
