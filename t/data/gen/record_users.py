@@ -19,6 +19,22 @@ TORCH_CONF = {
 }
 
 
+
+def gpt2_server(dev):
+    """A small GPT-2 serving six requests of mixed lengths, emptying the cache
+    after each (the emptycache scenarios, recorded and profiled)."""
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+    cfg = GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=8000, n_positions=1024)
+    m = GPT2LMHeadModel(cfg).to(dev).eval()
+    with torch.no_grad():
+        for n in [200, 37, 512, 90, 300, 700]:
+            ids = torch.randint(0, 8000, (4, n), device=dev)
+            logits = m(ids).logits
+            logits[:, -1].argmax(-1).cpu()
+            del logits, ids
+            torch.cuda.empty_cache()
+
 def stats_facts(torch, facts):
     s = torch.cuda.memory_stats()
     keep = ["reserved_bytes.all.peak", "allocated_bytes.all.peak", "requested_bytes.all.peak",
@@ -153,36 +169,18 @@ def child(scen, out, fraction):
         torch.cuda.synchronize()
         dump(scen)
     elif scen == "emptycache-server":
-        from transformers import GPT2Config, GPT2LMHeadModel
         torch.cuda.memory._record_memory_history()
-        cfg = GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=8000, n_positions=1024)
-        m = GPT2LMHeadModel(cfg).to(dev).eval()
-        with torch.no_grad():
-            for n in [200, 37, 512, 90, 300, 700]:
-                ids = torch.randint(0, 8000, (4, n), device=dev)
-                logits = m(ids).logits
-                tok = logits[:, -1].argmax(-1).cpu()
-                del logits, ids
-                torch.cuda.empty_cache()
+        gpt2_server(dev)
         dump(scen)
     elif scen == "emptycache-profile":
         # the server above, profiled from its start (issue 58, item 10): each
         # empty_cache() shows only as Total Reserved falling at the next event
         from torch.profiler import profile, ProfilerActivity
-        from transformers import GPT2Config, GPT2LMHeadModel
         torch.cuda.memory._record_memory_history()
         prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
                        profile_memory=True, record_shapes=True, with_stack=True)
         prof.start()
-        cfg = GPT2Config(n_layer=4, n_embd=256, n_head=4, vocab_size=8000, n_positions=1024)
-        m = GPT2LMHeadModel(cfg).to(dev).eval()
-        with torch.no_grad():
-            for n in [200, 37, 512, 90, 300, 700]:
-                ids = torch.randint(0, 8000, (4, n), device=dev)
-                logits = m(ids).logits
-                tok = logits[:, -1].argmax(-1).cpu()
-                del logits, ids
-                torch.cuda.empty_cache()
+        gpt2_server(dev)
         torch.cuda.synchronize()
         prof.stop()
         path = f"{out}/{scen}.pt.trace.json"
