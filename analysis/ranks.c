@@ -117,6 +117,45 @@ add_dir(struct rank_set *set, size_t *cap, const char *dir, char **cause)
 	return 0;
 }
 
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	size_t i;
+};
+
+static int
+cmp_file_id(const void *a, const void *b)
+{
+	const struct file_id *x = a, *y = b;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* GMS_ECONFIG when two of set's regular files are one file, else 0. */
+static int
+same_file_twice(const struct rank_set *set, char **cause)
+{
+	struct file_id *id = gms_calloc(set->n + 1, sizeof(*id));
+	struct stat st;
+	size_t i, n = 0;
+	int err = 0;
+
+	for (i = 0; i < set->n; i++)
+		if (stat(set->f[i].path, &st) == 0 && S_ISREG(st.st_mode))
+			id[n++] = (struct file_id){ st.st_dev, st.st_ino, i };
+	qsort(id, n, sizeof(*id), cmp_file_id);
+	for (i = 1; i < n && err == 0; i++)
+		if (id[i].dev == id[i - 1].dev && id[i].ino == id[i - 1].ino)
+			err = gms_fail(cause, GMS_ECONFIG, "%s and %s are one file: each rank is a "
+			    "recording of its own", set->f[id[i - 1].i].shown, set->f[id[i].i].shown);
+	free(id);
+	return err;
+}
+
 int
 ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 {
@@ -140,22 +179,11 @@ ranks_collect(char *const *args, int n, struct rank_set *set, char **cause)
 			add(set, &cap, gms_strdup(args[k]));
 		}
 	}
-	/* one file twice (under any name) is one rank's recording, not two */
-	for (i = 0; i < set->n; i++) {
-		struct stat si, sj;
-		size_t j;
-
-		if (stat(set->f[i].path, &si) != 0 || !S_ISREG(si.st_mode))
-			continue;
-		for (j = 0; j < i; j++)
-			if (stat(set->f[j].path, &sj) == 0 && si.st_dev == sj.st_dev &&
-			    si.st_ino == sj.st_ino) {
-				err = gms_fail(cause, GMS_ECONFIG, "%s and %s are one file: each "
-				    "rank is a recording of its own", set->f[j].shown,
-				    set->f[i].shown);
-				ranks_free(set);
-				return err;
-			}
+	/* one file twice (under any name) is one rank's recording, not two: each
+	   file stat'ed once, then sorted by device and inode */
+	if ((err = same_file_twice(set, cause)) < 0) {
+		ranks_free(set);
+		return err;
 	}
 	/* by name where "rank" says it, else by contents, else by name, else by order */
 	for (i = 0, strong = weak = 1; i < set->n; i++) {
