@@ -64,12 +64,25 @@ def _bundle():
     return bundle
 
 
+# what the package holds besides its modules: the device-query library's
+# source and the stand-in header it builds with (recorder.py), the op tables
+SHIPPED = (".py", ".c", ".h", ".json")
+
+
+def _sources():
+    """The package's files, relative to python/ (nested ones too)."""
+    out = []
+    for top, dirs, files in os.walk(os.path.join(HERE, NAME)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        out += [os.path.relpath(os.path.join(top, n), HERE) for n in sorted(files)
+                if n.endswith(SHIPPED)]
+    return out
+
+
 def _files():
     """(name in the wheel, path on disk, executable) of every file shipped."""
-    pkg = os.path.join(HERE, NAME)
-    for name in sorted(os.listdir(pkg)):
-        if name.endswith(".py"):
-            yield "%s/%s" % (NAME, name), os.path.join(pkg, name), False
+    for rel in _sources():
+        yield rel.replace(os.sep, "/"), os.path.join(HERE, rel), False
     bundle = _bundle()
     for name in sorted(os.listdir(bundle)):
         path = os.path.join(bundle, name)
@@ -131,9 +144,7 @@ def build_sdist(sdist_directory, config_settings=None):
     base = "%s-%s" % (NAME, _version())
     os.makedirs(sdist_directory, exist_ok=True)
     with tarfile.open(os.path.join(sdist_directory, base + ".tar.gz"), "w:gz") as tf:
-        for rel in ["pyproject.toml", "build_backend.py"] + [
-                os.path.join(NAME, n) for n in sorted(os.listdir(os.path.join(HERE, NAME)))
-                if n.endswith(".py")]:
+        for rel in ["pyproject.toml", "build_backend.py"] + _sources():
             tf.add(os.path.join(HERE, rel), arcname=os.path.join(base, rel))
         info = tarfile.TarInfo(os.path.join(base, "PKG-INFO"))
         data = _metadata().encode()

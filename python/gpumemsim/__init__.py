@@ -23,7 +23,7 @@ from .results import (CheckResult, CompareResult, CompareRow, InfoResult, Oom,
                       TuneRmmResult)
 
 __all__ = ["run", "ranks", "plan_ranks", "compare", "plan", "tune", "check", "share", "info", "report", "scale",
-           "policies", "version", "record", "on_oom", "GpumemsimError", "SCHEMA",
+           "policies", "version", "record", "on_oom", "record_without_gpu", "GpumemsimError", "SCHEMA",
            "RunResult", "CompareResult", "CompareRow", "TraceDiff", "PlanResult",
            "TuneResult", "TuneRmmResult", "CheckResult", "InfoResult", "ShareResult", "ScaleResult",
            "Policy", "Report", "Oom", "RanksResult", "RankRun", "PlanRanksResult"]
@@ -233,6 +233,13 @@ def version():
 def record(*args, **kwargs):
     """See gpumemsim.torch_hooks.record."""
     from .torch_hooks import record as _record
+    return _record(*args, **kwargs)
+
+
+def record_without_gpu(*args, **kwargs):
+    """See gpumemsim.recorder.record_without_gpu: a block of PyTorch code
+    recorded on fake tensors, no GPU memory allocated."""
+    from .recorder import record_without_gpu as _record
     return _record(*args, **kwargs)
 
 

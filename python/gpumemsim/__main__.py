@@ -1,4 +1,5 @@
-"""python -m gpumemsim ARGS: the command line, exactly as the binary's."""
+"""python -m gpumemsim ARGS: the command line, exactly as the binary's; and
+python -m gpumemsim record ...: a job recorded without a GPU (recorder.py)."""
 import os
 import sys
 
@@ -6,6 +7,9 @@ from ._cli import GpumemsimError, binary
 
 
 def main():
+    if sys.argv[1:2] == ["record"]:
+        from .recorder import main as record
+        return record(sys.argv[2:])
     try:
         exe = binary()
     except GpumemsimError as e:
