@@ -192,6 +192,9 @@ cli_help_main(FILE *f)
 	    "Commands:\n");
 	for (c = cli_commands; c->name != NULL; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	/* the Python package's command, named where users look for commands */
+	fprintf(f, "\nA PyTorch script's trace, made without a GPU (the Python package):\n"
+	    "  python -m gpumemsim record --gpu=H100 -o job.jsonl.gz train.py [args]\n");
 	fprintf(f, "\nExample:\n  gpumemsim run traces/resnet50-train-b32.json --policy=caching --capacity=3GiB\n\n"
 	    "'gpumemsim <command> --help' describes a command and its options.\n"
 	    "Exit status: 0 done, 1 a requested check failed, 2 usage, 3 bad trace or\n"

@@ -76,7 +76,12 @@ find(const char *name)
 
 		for (c = cli_commands; c->name != NULL && k < ARRAY_SIZE(names); c++)
 			names[k++] = c->name;
-		if ((near = cli_nearest(name, strlen(name), names, k)) != NULL) {
+		if (strcmp(name, "record") == 0) {
+			/* it runs the user's PyTorch script: the Python package's */
+			cli_error("'record' runs a PyTorch script, and is the Python package's: "
+			    "python -m gpumemsim record --gpu=NAME [-o TRACE] script.py [args] "
+			    "(pip install ./python)");
+		} else if ((near = cli_nearest(name, strlen(name), names, k)) != NULL) {
 			cli_error("unknown command '%s' (did you mean '%s'?)", name, near);
 			fprintf(stderr, "Try 'gpumemsim --help'.\n");
 		} else {
