@@ -455,7 +455,11 @@ report_run_text(const struct report_run *run)
 	    (unsigned long long)r->peak_live_event);
 	fprintf(f, "  fragmentation   %11.1f%%  1 - peak allocated / peak reserved\n",
 	    100.0 * report_fragmentation(r));
-	if (r->peak_live > 0 && !r->oomed)
+	if (r->peak_live > 0 && !r->oomed && (run->ops->traits & POLICY_WHOLE_POOL))
+		/* the pool is the limit, whatever the job needed: no overhead to speak of */
+		fprintf(f, "  overhead                 -  a preallocated pool: its limit, reserved "
+		    "whole at the first allocation\n");
+	else if (r->peak_live > 0 && !r->oomed)
 		fprintf(f, "  overhead        %11.1f%%  peak reserved over the live peak\n",
 		    100.0 * ((double)r->peak_reserved / (double)r->peak_live - 1.0));
 	fprintf(f, "  device calls    %llu alloc%s, %llu free%s, %llu retr%s\n",

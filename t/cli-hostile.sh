@@ -194,7 +194,7 @@ check_fail 3 "gpumemsim: error: $TMP/nul.jsonl:2: a string holds \\u0000 (a NUL 
     run "$TMP/nul.jsonl"
 
 ## 7. The exit-code contract.
-check_fail 4 "gpumemsim: error: cannot read trace '$TRACES': a directory, with no profile in it (NAME.xplane.pb, or plugins/profile/RUN/NAME.xplane.pb)" run "$TRACES"
+check_fail 4 "gpumemsim: error: cannot read trace '$TRACES': a directory, with no profile in it (NAME.xplane.pb, plugins/profile/RUN/NAME.xplane.pb, or that in a directory of it: train/plugins/profile/...)" run "$TRACES"
 printf '%s,"events":[]}' "$H" >"$TMP/none.json"
 check_fail 3 "gpumemsim: error: $TMP/none.json: the trace has no events: no timeline to draw" \
     plot "$TMP/none.json" -o "$TMP/none.svg"

@@ -134,8 +134,23 @@ is "$rc $(grep -c 'a profile of 2002 hosts (.*/g.xplane.pb, .*/h.xplane.pb, .*/h
 ok $? "... in a message under 2000 bytes"
 rm -f "$R"/host*.xplane.pb
 mkdir "$TMP/empty"
-check_fail 4 "gpumemsim: error: cannot read trace '$TMP/empty': a directory, with no profile in it (NAME.xplane.pb, or plugins/profile/RUN/NAME.xplane.pb)" \
+check_fail 4 "gpumemsim: error: cannot read trace '$TMP/empty': a directory, with no profile in it (NAME.xplane.pb, plugins/profile/RUN/NAME.xplane.pb, or that in a directory of it: train/plugins/profile/...)" \
     run "$TMP/empty"
+# a preallocated pool's overhead is not a percentage of the job's need (issue
+# 54: "overhead 3814597.3%")
+gms run "$X/tf-synth.xplane.pb" --device=0
+grep -q '^  overhead                 -  a preallocated pool: its limit, reserved whole at the first allocation$' "$TMP/out"
+ok $? "preallocate: the overhead line says the pool is the limit, not a percentage"
+
+# Keras's TensorBoard callback: logs/fit/RUN/train/plugins/profile/TIME/ (issue
+# 54: logs/fit/RUN was refused where logs/fit/RUN/train worked)
+K=$TMP/logs/fit/20261207-101500
+mkdir -p "$K/train/plugins/profile/2026_12_07_10_15_03" "$K/validation"
+gzip -dc "$X/op-growth.xplane.pb.gz" >"$K/train/plugins/profile/2026_12_07_10_15_03/host.xplane.pb"
+gms run "$X/op-growth.xplane.pb.gz" --format=json
+want=$(json_top peak_reserved)
+gms run "$K" --format=json
+is "$rc $(json_top peak_reserved)" "0 $want" "a Keras log directory (RUN/train/plugins/profile/...) reads its run's profile"
 check_fail 3 "gpumemsim: error: $X/share-a.xplane.pb.gz: no events of device 1's allocator (the profile has GPU_0_bfc (18 events))" \
     run "$X/share-a.xplane.pb.gz" --device=1
 

@@ -738,12 +738,17 @@ cmp_path(const void *a, const void *b)
 
 #define HOSTS_NAMED 8	/* a profile of more hosts: the first named, the rest counted */
 
-/* The profiles under dir: its own NAME.xplane.pb, or a log directory's plugins/profile/RUN/. */
+/*
+ * The profiles under dir: its own NAME.xplane.pb, else a log directory's
+ * plugins/profile/RUN/, else those of the log directories in it (Keras's
+ * TensorBoard callback writes logs/fit/RUN/train/plugins/profile/...).
+ */
 static int
 profiles_glob(const char *dir, glob_t *g)
 {
 	static const char *const pats[] = { "*.xplane.pb", "*.xplane.pb.gz",
-	    "plugins/profile/*/*.xplane.pb", "plugins/profile/*/*.xplane.pb.gz" };
+	    "plugins/profile/*/*.xplane.pb", "plugins/profile/*/*.xplane.pb.gz",
+	    "*/plugins/profile/*/*.xplane.pb", "*/plugins/profile/*/*.xplane.pb.gz" };
 	char pat[4200];
 	size_t i;
 	int found = 0;
@@ -853,7 +858,8 @@ profile_in_dir(const char *dir, char **file, char **cause)
 	if (!profiles_glob(dir, &g)) {
 		globfree(&g);
 		return gms_fail(cause, GMS_EIO, "cannot read trace '%s': a directory, with no "
-		    "profile in it (NAME.xplane.pb, or plugins/profile/RUN/NAME.xplane.pb)", dir);
+		    "profile in it (NAME.xplane.pb, plugins/profile/RUN/NAME.xplane.pb, or "
+		    "that in a directory of it: train/plugins/profile/...)", dir);
 	}
 	/* glob sorts: the newest run's files are last */
 	slash = strrchr(g.gl_pathv[g.gl_pathc - 1], '/');
