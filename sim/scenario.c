@@ -431,7 +431,8 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
  * recorded: its allocator's mode (preallocate where the profile does not
  * show it, the frameworks' default), its flavor, and for JAX the fraction of
  * the card its limit was (XLA_PYTHON_CLIENT_MEM_FRACTION, read to 3 places
- * from the limit and the card's memory).
+ * from the limit and the card's memory).  One that names a BFC mode keeps
+ * the recording's flavor and fraction unless it gives its own.
  */
 static void
 recorded_job(const struct share_spec *js, struct share_job *j)
@@ -443,15 +444,23 @@ recorded_job(const struct share_spec *js, struct share_job *j)
 	double f;
 	size_t i;
 
+	int named = 0;
+
 	for (i = 0; i < js->n; i++)
-		if (strcmp(js->keys[i], "policy") == 0)
-			return;
+		named |= strcmp(js->keys[i], "policy") == 0;
 	if (!run_recorded_bfc(h, &mode, &fw, &limit))
 		return;
-	j->ops = mode && strcmp(mode, "grow-only") == 0 ? &policy_grow_only : &policy_preallocate;
+	if (named && !(j->ops->traits & POLICY_BFC))
+		return;
+	/* a BFC mode named without its flavor is still the recording framework's */
+	if (!named)
+		j->ops = mode && strcmp(mode, "grow-only") == 0 ? &policy_grow_only :
+		    &policy_preallocate;
 	if (policy_opt(&args, "flavor") == NULL)
 		j->opts[j->nopts++] = (struct policy_kv){ "flavor", fw };
-	if (strcmp(fw, "jax") == 0 && j->limit == 0 && j->fraction == 0 && h->device_total > 0) {
+	args = (struct policy_args){ .opts = j->opts, .nopts = j->nopts };
+	if (strcmp(fw, "jax") == 0 && strcmp(policy_opt(&args, "flavor"), "jax") == 0 &&
+	    j->limit == 0 && j->fraction == 0 && h->device_total > 0) {
 		f = floor((double)limit / (double)h->device_total * 1000.0 + 0.5) / 1000.0;
 		if (f > 0 && f <= 1)
 			j->fraction = f;

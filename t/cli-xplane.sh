@@ -142,6 +142,17 @@ gms run "$X/tf-synth.xplane.pb" --device=0
 grep -q '^  overhead                 -  a preallocated pool: its limit, reserved whole at the first allocation$' "$TMP/out"
 ok $? "preallocate: the overhead line says the pool is the limit, not a percentage"
 
+# a JAX profile's job that names a BFC mode stays JAX's (issue 54: policy=
+# preallocate dropped its flavor and simulated TensorFlow's)
+gms share --job "$X/op-growth.xplane.pb.gz policy=preallocate" --job "$X/jit-prealloc.xplane.pb.gz" \
+    --capacity=2GiB
+grep -q '^  op-growth     preallocate flavor=jax ' "$TMP/out"
+ok $? "share: a JAX profile's job named policy=preallocate is JAX's preallocation"
+gms share --job "$X/op-growth.xplane.pb.gz policy=preallocate flavor=tensorflow" \
+    --job "$X/jit-prealloc.xplane.pb.gz" --capacity=2GiB
+grep -q '^  op-growth     preallocate flavor=tensorflow     0.000 s    1.28 GiB' "$TMP/out"
+ok $? "... and with flavor=tensorflow, TensorFlow's, without JAX's fraction"
+
 # Keras's TensorBoard callback: logs/fit/RUN/train/plugins/profile/TIME/ (issue
 # 54: logs/fit/RUN was refused where logs/fit/RUN/train worked)
 K=$TMP/logs/fit/20261207-101500
