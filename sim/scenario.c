@@ -33,6 +33,7 @@ static const struct {
 	{ "limit", "a size above 0 (4GiB, 4000MB)" },
 	{ "fraction", "a fraction of the card above 0, at most 1" },
 	{ "cc", "a compute capability major (7, 8, 9)" },
+	{ "device", "a device number (0, 1, ...): the profile's or snapshot's GPU to read" },
 	{ "after", "exit (the process ends, its memory back) or hold (it stays alive "
 	  "holding what it reserved until the scenario ends)" },
 };
@@ -352,7 +353,7 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 	args = (struct policy_args){ .opts = j->opts, .nopts = n };
 	if ((err = policy_check_options(j->ops, &args, &why)) < 0) {
 		err = gms_fail(cause, GMS_ECONFIG, "%s: %s (a job also takes: policy, name, start, "
-		    "repeat, duration, limit, fraction, cc, after)", js->where, why);
+		    "repeat, duration, limit, fraction, cc, after, device)", js->where, why);
 		free(why);
 		return err;
 	}
@@ -422,6 +423,11 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
 		if (parse_u64(val, 20, &v) < 0 || v < 3)
 			return 1;
 		j->cc = (int)v;
+	} else if (strcmp(k, "device") == 0) {
+		if (parse_u64(val, 1023, &v) < 0)
+			return 1;
+		j->device = (int)v;
+		j->has_device = 1;
 	}
 	return 0;
 }
@@ -504,7 +510,12 @@ share_job_make(const struct share_spec *js, const struct trace_opts *topts, int 
 	if (load) {
 		char *why = NULL;
 
-		if ((err = trace_mem_load(j->path, topts, &m, &why)) < 0) {
+		/* the job's own device=, else the command's --device */
+		struct trace_opts own = topts ? *topts : (struct trace_opts){ .device = -1 };
+
+		if (j->has_device)
+			own.device = j->device;
+		if ((err = trace_mem_load(j->path, &own, &m, &why)) < 0) {
 			err = gms_fail(cause, err, "%s: %s", js->where, why);
 			free(why);
 			return err;

@@ -127,7 +127,7 @@ echo '{"jobs":[{"trace":"a.jsonl"},{"trace":"b.jsonl"}],"capacity":"8GB","gpus":
 check_fail 3 "gpumemsim: error: $TMP/bad.json: unknown key \"gpus\" (a scenario has: jobs, gpu, capacity, context_overhead)" \
     share --scenario "$TMP/bad.json"
 echo '{"jobs":[{"trace":"a.jsonl","polcy":"x"},{"trace":"b.jsonl"}],"capacity":"8GB"}' >"$TMP/bad.json"
-check_fail 3 "gpumemsim: error: $TMP/bad.json: jobs[0]: policy 'caching' has no option 'polcy' (it has: alloc_conf) (a job also takes: policy, name, start, repeat, duration, limit, fraction, cc, after)" \
+check_fail 3 "gpumemsim: error: $TMP/bad.json: jobs[0]: policy 'caching' has no option 'polcy' (it has: alloc_conf) (a job also takes: policy, name, start, repeat, duration, limit, fraction, cc, after, device)" \
     share --scenario "$TMP/bad.json"
 printf '%s\n' '{"format":"gpumemsim-trace","version":1}' '{"op":"alloc","id":1,"size":5}' >"$TMP/untimed.jsonl"
 check_fail 3 "gpumemsim: error: job untimed: $TMP/untimed.jsonl has no times: give duration= (one pass of the trace, e.g. duration=60s) to spread its events over" \

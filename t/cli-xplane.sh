@@ -153,6 +153,16 @@ gms share --job "$X/op-growth.xplane.pb.gz policy=preallocate flavor=tensorflow"
 grep -q '^  op-growth     preallocate flavor=tensorflow     0.000 s    1.28 GiB' "$TMP/out"
 ok $? "... and with flavor=tensorflow, TensorFlow's, without JAX's fraction"
 
+# a two-GPU TensorFlow profile as two share jobs, one per device (issue 54:
+# device=0 was taken for a caching option)
+gms share --job "$X/tf-synth.xplane.pb device=0" --job "$X/tf-synth.xplane.pb device=1 name=gpu1" \
+    --capacity=16GiB
+is "$rc" 0 "share: a job per device of a two-GPU profile (device=)"
+grep -q '^  gpu1      preallocate flavor=tensorflow ' "$TMP/out"
+ok $? "... each as TensorFlow's allocator, as recorded"
+check_fail 3 "gpumemsim: error: --job 1: $X/tf-synth.xplane.pb: no events of device 7's allocator (the profile has GPU_0_bfc (6 events), GPU_1_bfc (2 events))" \
+    share --job "$X/tf-synth.xplane.pb device=7" --job "$X/op-growth.xplane.pb.gz" --capacity=16GiB
+
 # Keras's TensorBoard callback: logs/fit/RUN/train/plugins/profile/TIME/ (issue
 # 54: logs/fit/RUN was refused where logs/fit/RUN/train worked)
 K=$TMP/logs/fit/20261207-101500
