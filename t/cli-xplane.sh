@@ -163,6 +163,13 @@ ok $? "... each as TensorFlow's allocator, as recorded"
 check_fail 3 "gpumemsim: error: --job 1: $X/tf-synth.xplane.pb: no events of device 7's allocator (the profile has GPU_0_bfc (6 events), GPU_1_bfc (2 events))" \
     share --job "$X/tf-synth.xplane.pb device=7" --job "$X/op-growth.xplane.pb.gz" --capacity=16GiB
 
+# a profile whose memory events are another allocator's is named as such, and
+# an empty one as empty (issue 54: both were asked "with the host tracer on?")
+check_fail 3 "gpumemsim: error: $X/host-only.xplane.pb: its memory events are of gpu_host_bfc (2 events), not of a GPU's BFC allocator (GPU_<n>_bfc): gpumemsim replays GPU allocators" \
+    run "$X/host-only.xplane.pb"
+: >"$TMP/empty.xplane.pb"
+check_fail 3 "gpumemsim: error: $TMP/empty.xplane.pb: an empty profile (0 bytes)" run "$TMP/empty.xplane.pb"
+
 # Keras's TensorBoard callback: logs/fit/RUN/train/plugins/profile/TIME/ (issue
 # 54: logs/fit/RUN was refused where logs/fit/RUN/train worked)
 K=$TMP/logs/fit/20261207-101500

@@ -105,6 +105,10 @@ struct xp_state {
 	uint64_t live_before, orphans, next_id;
 	int whole;			/* the profile saw the allocator from its start */
 	int ndevices;			/* GPU allocators with events */
+	char other[4][48];		/* allocators that are not a GPU's (the pinned
+					   host's, a TPU's): named when no GPU's is there */
+	uint64_t other_count[4];
+	size_t nother;
 	struct addr_live *live;
 	char *at_buf;
 	char *stack_buf;	/* the tf_op's name scopes, innermost first */
@@ -316,6 +320,23 @@ gpu_allocator(const char *s)
 		return -1;
 	n = strtol(s + 4, &end, 10);
 	return strcmp(end, "_bfc") == 0 && n < XP_DEVICES ? (int)n : -1;
+}
+
+/* An allocator that is not a GPU's, counted under its name (the first four). */
+static void
+other_allocator(struct xp_state *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nother; i++)
+		if (strcmp(st->other[i], name) == 0)
+			break;
+	if (i == st->nother) {
+		if (st->nother == sizeof(st->other) / sizeof(st->other[0]))
+			return;
+		snprintf(st->other[st->nother++], sizeof(st->other[0]), "%s", name);
+	}
+	st->other_count[i]++;
 }
 
 /* ---- pass 1: each plane's names ---- */
@@ -534,7 +555,9 @@ take_event(struct trace_reader *r, struct xp_plane *p, const uint8_t *buf, size_
 		case K_PEAK: x.peak = v; break;
 		}
 	}
-	if (alloc_name == NULL || (x.device = gpu_allocator(alloc_name)) < 0)
+	if (alloc_name != NULL && (x.device = gpu_allocator(alloc_name)) < 0)
+		other_allocator(st, alloc_name);
+	if (alloc_name == NULL || x.device < 0)
 		goto out;	/* another allocator's (pinned host memory) */
 	for (k = K_ADDR; k <= K_AVAILABLE; k++)
 		if (!(have & (1u << k))) {
@@ -788,6 +811,18 @@ choose(struct trace_reader *r, char **cause)
 			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%sGPU_%d_bfc "
 			    "(%llu events)", list[0] ? ", " : "", d, (unsigned long long)st->count[d]);
 		}
+	if (found == 0 && st->nother > 0) {
+		/* memory events of other allocators only: say whose, not "tracer off?" */
+		for (i = 0; i < st->nother; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s (%llu "
+			    "events)", i ? ", " : "", st->other[i],
+			    (unsigned long long)st->other_count[i]);
+		return gms_fail(cause, GMS_ETRACE, "%s: its memory events are of %s, not of a "
+		    "GPU's BFC allocator (GPU_<n>_bfc): gpumemsim replays GPU allocators",
+		    r->path, list);
+	}
+	if (found == 0 && st->pos == 0)
+		return gms_fail(cause, GMS_ETRACE, "%s: an empty profile (0 bytes)", r->path);
 	if (found == 0)
 		return gms_fail(cause, GMS_ETRACE, "%s: no MemoryAllocation events of a GPU's "
 		    "BFC allocator (GPU_<n>_bfc): was the profile taken while the job "

@@ -13,6 +13,8 @@
 # 15000000000); device 1 allocates and frees 512 bytes; gpu_host_bfc one.
 #   python3 xplane_synth.py OUT.xplane.pb
 #   python3 xplane_synth.py --bench OUT.xplane.pb PAIRS OTHER   (bench/xplane.sh)
+#   python3 xplane_synth.py --host-only OUT.xplane.pb   (the pinned host
+#     allocator's events only)
 #   python3 xplane_synth.py --window OUT.xplane.pb   (a window that began after
 #     the allocator's peak: 8 allocations of 1 MiB, each event's
 #     peak_bytes_in_use 402356992, as a public TensorFlow profile had)
@@ -126,6 +128,19 @@ def window(path):
         f.write(plane("/host:CPU", [line(1, "tf_Compute/1", evs)]))
 
 
+def host_only(path):
+    """Memory events of no GPU's allocator (the pinned host one's only), as a
+    profile of a job with no GPU memory, or a TPU's host, has: named, not
+    taken for a profile recorded without the host tracer."""
+    evs = [mem("MemoryAllocation", 1, "gpu_host_bfc", 0x1000, 100, 256, 256, peak=256),
+           mem("MemoryDeallocation", 2, "gpu_host_bfc", 0x1000, 100, 256, 0, peak=256)]
+    with open(path, "wb") as f:
+        f.write(plane("/host:CPU", [line(1, "tf_Compute/1", evs)]))
+
+
+if len(sys.argv) > 2 and sys.argv[1] == "--host-only":
+    host_only(sys.argv[2])
+    sys.exit(0)
 if len(sys.argv) > 2 and sys.argv[1] == "--window":
     window(sys.argv[2])
     sys.exit(0)
