@@ -170,6 +170,13 @@ check_fail 3 "gpumemsim: error: $X/host-only.xplane.pb: its memory events are of
 : >"$TMP/empty.xplane.pb"
 check_fail 3 "gpumemsim: error: $TMP/empty.xplane.pb: an empty profile (0 bytes)" run "$TMP/empty.xplane.pb"
 
+# TensorBoard's memory_profile.json is recognised and pointed to its profile
+# (issue 54: it was told '"format" must be "gpumemsim-trace"')
+printf '{"memoryProfilePerAllocator":{"GPU_0_bfc":{"memoryProfileSnapshots":[]}},"numHosts":1,"memoryIds":["GPU_0_bfc"]}\n' \
+    >"$TMP/memory_profile.json"
+check_fail 3 "gpumemsim: error: $TMP/memory_profile.json: TensorBoard's memory profile (memory_profile.json): it holds a sample of the allocator's events, not each one; give the profile it was made from, the HOST.xplane.pb beside it in plugins/profile/RUN/ (or that directory)" \
+    run "$TMP/memory_profile.json"
+
 # Keras's TensorBoard callback: logs/fit/RUN/train/plugins/profile/TIME/ (issue
 # 54: logs/fit/RUN was refused where logs/fit/RUN/train worked)
 K=$TMP/logs/fit/20261207-101500

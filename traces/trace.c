@@ -419,6 +419,12 @@ trace_take_header(struct trace_reader *r, cJSON *hdr, char **cause)
 				return gms_fail(cause, GMS_ETRACE, "the header names \"%s\" twice: "
 				    "which one counts is not defined (keep one)", it->string);
 	}
+	/* TensorBoard's memory_profile.json keeps a sampled timeline, not each event */
+	if (cJSON_GetObjectItemCaseSensitive(hdr, "memoryProfilePerAllocator") != NULL)
+		return gms_fail(cause, GMS_ETRACE, "TensorBoard's memory profile (memory_profile"
+		    ".json): it holds a sample of the allocator's events, not each one; give the "
+		    "profile it was made from, the HOST.xplane.pb beside it in plugins/profile/RUN/ "
+		    "(or that directory)");
 	it = cJSON_GetObjectItemCaseSensitive(hdr, "format");
 	if (!cJSON_IsString(it) || strcmp(it->valuestring, "gpumemsim-trace") != 0)
 		return gms_fail(cause, GMS_ETRACE,
