@@ -76,6 +76,23 @@ bad twice.jsonl "$H
 
 gzip -c "$RESNET" | head -c 20000 >"$TMP/cut.json.gz"
 check_fail 3 "gpumemsim: error: $TMP/cut.json.gz: truncated compressed file" run "$TMP/cut.json.gz"
+# bytes after the last gzip member: refused, not ignored as zlib's gzread
+# does (issue 55); concatenated members are one file, as gzip reads them
+gzip -c "$RESNET" >"$TMP/tail.json.gz"
+sz=$(wc -c <"$TMP/tail.json.gz")
+printf 'garbage' >>"$TMP/tail.json.gz"
+check_fail 3 "gpumemsim: error: $TMP/tail.json.gz: event 7787: 7 bytes after the compressed data (which ends at byte $sz of $((sz + 7))): the file was damaged or another joined to it" \
+    run "$TMP/tail.json.gz"
+gms run - <"$TMP/tail.json.gz"
+is "$rc" 3 "... from standard input too"
+printf '%s\n{"op":"alloc","id":1,"size":100}\n' "$H" | gzip -c >"$TMP/two.jsonl.gz"
+printf '{"op":"free","id":1}\n' | gzip -c >>"$TMP/two.jsonl.gz"
+gms run "$TMP/two.jsonl.gz" --format=json
+is "$rc $(json_top events)" "0 2" "two gzip members read as one file"
+sz=$(wc -c <"$TMP/two.jsonl.gz")
+printf 'X' >>"$TMP/two.jsonl.gz"
+check_fail 3 "gpumemsim: error: $TMP/two.jsonl.gz:3: 1 byte after the compressed data (which ends at byte $sz of $((sz + 1))): the file was damaged or another joined to it" \
+    run "$TMP/two.jsonl.gz"
 printf '\200\004\225junk' >"$TMP/snap.pickle"
 check_fail 3 "gpumemsim: error: $TMP/snap.pickle: pickle byte 2: truncated pickle (needs 8 more bytes, 4 left)" \
     run "$TMP/snap.pickle"

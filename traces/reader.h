@@ -29,6 +29,7 @@ struct trace_reader {
 	char *path;		/* as given by the user, for messages */
 	gzFile gz;		/* every format reads through zlib: plain files too */
 	int compressed;
+	int fd;			/* the file under gz (gz owns it), for its tail */
 	uint64_t size;		/* the file's bytes, for the progress line (0: unknown) */
 	struct trace_opts opts;
 	struct trace_header hdr;

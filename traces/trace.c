@@ -16,6 +16,7 @@
 
 #include "sim/gms.h"
 #include "sim/progress.h"
+#include "traces/gztail.h"
 #include "traces/input.h"
 #include "traces/reader.h"
 
@@ -936,6 +937,7 @@ trace_open_opts(const char *path, const struct trace_opts *opts,
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
 		r->size = (uint64_t)st.st_size;
 	errno = 0;
+	r->fd = fd;
 	if ((r->gz = gzdopen(fd, "rb")) == NULL) {
 		fd_err = errno;
 		close(fd);
@@ -985,6 +987,16 @@ trace_next(struct trace_reader *r, struct trace_event *ev, char **cause)
 	/* the whole file read: it must still be the one it was when the read began */
 	if (rc == 0 && (rc = input_unchanged(r->path, cause)) < 0)
 		return rc;
+	/* nothing may follow the compressed data: gzread ignores it */
+	if (rc == 0 && r->compressed && r->gz != NULL) {
+		char drain[8192];
+
+		while (gzread(r->gz, drain, sizeof(drain)) > 0)
+			;
+		if ((rc = gz_tail_check(r->fd, r->size, (uint64_t)GMS_MAX(gztell(r->gz), 0),
+		    r->path, cause)) < 0)
+			return rc;
+	}
 	if (rc == 0) {
 		/* its descriptor goes back now: a command that keeps many readers
 		   for their headers and strings (--ranks) holds no file open */
