@@ -276,4 +276,18 @@ ln -s "$R" "$TMP/link.json"
 check_fail 3 "gpumemsim: error: $TMP/link.json is given at 8 and at 16: each value needs a recording of its own (the job run at it)" \
     plan --at 8 "$R" --at 16 "$TMP/link.json"
 
+# two jobs that share two sites align allocation by allocation, but their
+# sizes follow no form of the value: not one job at two values (issue 55)
+H='{"format":"gpumemsim-trace","version":1}'
+{ echo "$H"; i=1; while [ $i -le 20 ]; do
+	[ $((i % 2)) -eq 1 ] && at='train.py:10 f' || at='train.py:20 g'
+	echo "{\"op\":\"alloc\",\"id\":$i,\"size\":$((i * 1000)),\"at\":\"$at\"}"; i=$((i + 1))
+done; i=1; while [ $i -le 20 ]; do echo "{\"op\":\"free\",\"id\":$i}"; i=$((i + 1)); done; } >"$TMP/job-a.jsonl"
+{ echo "$H"; i=1; while [ $i -le 14 ]; do
+	echo "{\"op\":\"alloc\",\"id\":$i,\"size\":5242880,\"at\":\"train.py:20 g\"}"
+	echo "{\"op\":\"alloc\",\"id\":$((i + 1)),\"size\":3145728,\"at\":\"train.py:10 f\"}"
+	echo "{\"op\":\"free\",\"id\":$i}"; i=$((i + 2))
+done; i=2; while [ $i -le 14 ]; do echo "{\"op\":\"free\",\"id\":$i}"; i=$((i + 2)); done; } >"$TMP/job-b.jsonl"
+check_fail 3 "gpumemsim: error: $TMP/job-b.jsonl (at 16) and the other recordings are not one job recorded at several values: 14 of their aligned allocations follow no form of the value, 0 do" \
+    scale --at 8 "$TMP/job-a.jsonl" --at 16 "$TMP/job-b.jsonl" --value 32
 done_testing

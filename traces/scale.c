@@ -430,7 +430,7 @@ scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
     struct scale_built *info, char **cause)
 {
 	uint64_t lo = m->recs[0].value, hi = m->recs[m->n - 1].value, al, size;
-	size_t base = nearest(m, value), i, r, np, aligned, allocs;
+	size_t base = nearest(m, value), i, r, np, aligned, allocs, n_fit;
 	const struct seq *b = &m->seqs[base];
 	struct trace_header hdr;
 	struct trace_event ev;
@@ -511,6 +511,21 @@ scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
 		}
 		if ((rc = trace_mem_append(t, &ev, cause)) < 0)
 			goto fail;
+	}
+	/*
+	 * Recordings whose allocations align (the same sites in the same order)
+	 * but whose sizes mostly follow no form of the value are not one job at
+	 * two values: two jobs that share a few sites (issue 55).
+	 */
+	n_fit = info->forms[SCALE_CONST] + info->forms[SCALE_AFFINE] +
+	    info->forms[SCALE_QUADRATIC];
+	if (info->forms[SCALE_NOFIT] >= 4 && info->forms[SCALE_NOFIT] > n_fit) {
+		rc = gms_fail(cause, GMS_ETRACE, "%s (at %llu) and the other recordings are not "
+		    "one job recorded at several values: %llu of their aligned allocations "
+		    "follow no form of the value, %llu do", m->recs[base].path,
+		    (unsigned long long)m->recs[base].value,
+		    (unsigned long long)info->forms[SCALE_NOFIT], (unsigned long long)n_fit);
+		goto fail;
 	}
 	free(pts);
 	*out = t;
