@@ -45,7 +45,7 @@ check_fits(struct check_list *l, const char *name, uint64_t capacity, const stru
     const struct trace_header *hdr)
 {
 	struct check_item *c = add(l);
-	uint64_t before = check_peak_before(hdr);
+	uint64_t before = trace_peak_before(hdr);
 
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->unit = CHECK_FITS;
@@ -63,15 +63,6 @@ check_fits(struct check_list *l, const char *name, uint64_t capacity, const stru
 		snprintf(c->detail, sizeof(c->detail), "out of memory at event %llu (a request "
 		    "for %s)%s%s", (unsigned long long)res->oom.event, SZ(res->oom.size),
 		    res->oom.at ? " at " : "", res->oom.at ? res->oom.at : "");
-}
-
-uint64_t
-check_peak_before(const struct trace_header *hdr)
-{
-	const cJSON *v = hdr != NULL && hdr->source != NULL ?
-	    cJSON_GetObjectItemCaseSensitive(hdr->source, "peak_in_use_before") : NULL;
-
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
 }
 
 void
@@ -105,7 +96,7 @@ check_fits_placements(struct check_list *l, const char *name, const struct place
     const struct trace_header *hdr)
 {
 	struct check_item *c = add(l);
-	uint64_t before = check_peak_before(hdr);
+	uint64_t before = trace_peak_before(hdr);
 
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->unit = CHECK_FITS;

@@ -35,12 +35,6 @@ void check_le(struct check_list *l, const char *name, enum check_unit unit, doub
 void check_fits(struct check_list *l, const char *name, uint64_t capacity,
     const struct sim_result *res, const struct trace_header *hdr);
 /*
- * What a profile whose window began mid-run recorded the allocator holding
- * in use before it (source.peak_in_use_before, TensorBoard's peak), or 0:
- * a capacity below it fails whatever the window does.
- */
-uint64_t check_peak_before(const struct trace_header *hdr);
-/*
  * Add a "the trace holds the whole job" check (--must-be-complete): it fails
  * for a trace cut short by its out of memory, one that starts mid-run, one
  * cut off, one whose numbers disagree, and says which.

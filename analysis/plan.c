@@ -647,7 +647,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	expect_runs(&c, 1, 1);
 	batch_map(rep->npols, pool_search, &c, threads);
 	/* the window began after the job held more: a fact no replay of it shows */
-	rep->peak_before = check_peak_before(hdr);
+	rep->peak_before = trace_peak_before(hdr);
 	for (i = 0; i < rep->npols && rep->peak_before > 0; i++)
 		if (rep->pols[i].min_capacity > 0 && rep->pols[i].min_capacity < rep->peak_before)
 			rep->pols[i].min_capacity = up(rep->peak_before);

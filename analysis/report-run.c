@@ -273,6 +273,7 @@ report_run_json(const struct report_run *run)
 {
 	const struct sim_result *r = run->res;
 	cJSON *o = cJSON_CreateObject(), *opts, *oom;
+	uint64_t before;
 	size_t i;
 
 	cJSON_AddStringToObject(o, "trace", run->trace);
@@ -293,6 +294,12 @@ report_run_json(const struct report_run *run)
 		cJSON_AddNullToObject(o, "capacity");
 	cJSON_AddNumberToObject(o, "events", (double)r->events);
 	cJSON_AddNumberToObject(o, "peak_live", (double)r->peak_live);
+	if ((before = trace_peak_before(run->hdr)) > 0) {
+		/* a profile's window began after the allocator held this */
+		cJSON_AddNumberToObject(o, "peak_in_use_before", (double)before);
+		cJSON_AddBoolToObject(o, "oom_before_window", report_capacity(run) != 0 &&
+		    before > report_capacity(run));
+	}
 	cJSON_AddNumberToObject(o, "peak_reserved", (double)r->peak_reserved);
 	cJSON_AddNumberToObject(o, "peak_allocated", (double)r->peak_allocated);
 	cJSON_AddNumberToObject(o, "peak_requested", (double)r->peak_requested);
@@ -416,7 +423,7 @@ report_run_text(const struct report_run *run)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
-	uint64_t cap = report_capacity(run);
+	uint64_t cap = report_capacity(run), before;
 	char *note;
 	size_t k;
 	int n, i, all;
@@ -453,6 +460,11 @@ report_run_text(const struct report_run *run)
 	fprintf(f, "  peak live       %12s  %14llu B  the lower bound (event %llu)\n",
 	    SZ(r->peak_live), (unsigned long long)r->peak_live,
 	    (unsigned long long)r->peak_live_event);
+	if ((before = trace_peak_before(run->hdr)) > 0)
+		fprintf(f, "  before window   %12s  %14llu B  what the allocator held before the "
+		    "profile began%s\n", SZ(before), (unsigned long long)before,
+		    cap != 0 && before > cap ? ": more than the capacity, OUT OF MEMORY BEFORE IT" :
+		    " (its peak_bytes_in_use)");
 	fprintf(f, "  fragmentation   %11.1f%%  1 - peak allocated / peak reserved\n",
 	    100.0 * report_fragmentation(r));
 	if (r->peak_live > 0 && !r->oomed && (run->ops->traits & POLICY_WHOLE_POOL))

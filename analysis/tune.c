@@ -534,6 +534,17 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 		rep->bfc_min_limit = b.l.found[0];
 		rep->bfc_min_prealloc = b.l.found[1];
 	}
+	/* the window's own search knows nothing of what came before it */
+	if ((rep->peak_before = trace_peak_before(hdr)) > 0) {
+		uint64_t need = (rep->peak_before + 2 * GMS_MiB - 1) / (2 * GMS_MiB) * (2 * GMS_MiB);
+
+		if (capacity != 0 && need > capacity)
+			rep->bfc_min_limit = rep->bfc_min_prealloc = 0;
+		if (rep->bfc_min_limit != 0 && rep->bfc_min_limit < need)
+			rep->bfc_min_limit = need;
+		if (rep->bfc_min_prealloc != 0 && rep->bfc_min_prealloc < need)
+			rep->bfc_min_prealloc = need;
+	}
 	/* the setting the job ran with is the baseline the others improve on */
 	if (rc != NULL && s.n < MAX_CANDS) {
 		struct policy_kv kv = { "alloc_conf", rc };
@@ -663,6 +674,8 @@ tune_json(const struct tune_report *rep)
 		cJSON_AddNumberToObject(o, "bfc_min_growth_limit", (double)rep->bfc_min_limit);
 	else
 		cJSON_AddNullToObject(o, "bfc_min_growth_limit");
+	if (rep->peak_before)
+		cJSON_AddNumberToObject(o, "peak_in_use_before", (double)rep->peak_before);
 	if (rep->bfc_min_prealloc)
 		cJSON_AddNumberToObject(o, "bfc_min_preallocated", (double)rep->bfc_min_prealloc);
 	else
@@ -750,6 +763,8 @@ bfc_text(FILE *f, const struct tune_report *rep)
 		i = order[k];
 		if (t->err)
 			snprintf(result, sizeof(result), "not run");
+		else if (rep->capacity != 0 && rep->peak_before > rep->capacity)
+			snprintf(result, sizeof(result), "OOM before");	/* the window */
 		else if (t->res.oomed)
 			snprintf(result, sizeof(result), "OOM at event %llu", (unsigned long long)t->res.oom.event);
 		else
@@ -776,6 +791,10 @@ bfc_text(FILE *f, const struct tune_report *rep)
 		fprintf(f, "  growth does not fit in %s with any limit\n", SZ(rep->capacity));
 	if (rep->bfc_min_prealloc)
 		fprintf(f, "  preallocated, it fits in %s\n", SZ(rep->bfc_min_prealloc));
+	if (rep->peak_before)
+		fprintf(f, "  (no limit below %s: the allocator held that before the profile's window "
+		    "began, its peak_bytes_in_use; OOM before: less than that)\n",
+		    SZ(rep->peak_before));
 }
 
 char *

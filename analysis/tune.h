@@ -52,6 +52,9 @@ struct tune_report {
 	uint64_t bfc_min_limit;		/* smallest BFC growth limit that fits (2 MiB
 					   steps), 0 if none up to the capacity */
 	uint64_t bfc_min_prealloc;	/* ... preallocated */
+	uint64_t peak_before;		/* a profile's window began after the
+					   allocator held this (peak_in_use_before):
+					   no limit below it fits */
 };
 
 /* An RMM log's search (tune-rmm.c): RMM's resources and sizes. */

@@ -325,6 +325,21 @@ is "$(sed -n "s/^$TAB$TAB$TAB\"min_capacity\":$TAB\([0-9]*\),*/\1/p" "$TMP/out" 
 gms plan "$W" --gpus=300MiB --context-overhead=0
 is "$(grep -c '^  (at least 383.72 MiB for every policy: the allocator recorded it in use before the profile.s window began, its peak_bytes_in_use)$' "$TMP/out") $(grep -c '^  300MiB .*OOM before' "$TMP/out")" \
     "1 1" "... said in text"
+# run and tune honour it too (issue 54, item 5: they went by the window alone)
+gms run "$W" --capacity=300MB --format=json
+is "$(json_top peak_in_use_before) $(json_top oom_before_window)" "402356992 true" \
+    "run under 300 MB: the peak before the window said, and that it runs out before it"
+gms run "$W" --capacity=400MiB --format=json
+is "$(json_top oom_before_window)" false "... not under 400 MiB"
+gms run "$W" --capacity=300MB
+grep -q '^  before window     383.72 MiB       402356992 B  what the allocator held before the profile began: more than the capacity, OUT OF MEMORY BEFORE IT$' "$TMP/out"
+ok $? "... said in text"
+gms tune "$W" --format=json
+is "$(json_top bfc_min_growth_limit) $(json_top bfc_min_preallocated)" "402653184 402653184" \
+    "tune: no limit below the peak before the window (to 2 MiB; the window alone fits in 10 MiB)"
+gms tune "$W" --capacity=300MB
+is "$(grep -c '^  growth, TensorFlow      14.00 MiB  OOM before ' "$TMP/out") $(grep -c '^  growth does not fit in 286.10 MiB with any limit$' "$TMP/out")" \
+    "1 1" "... and under 300 MB no mode fits: OOM before the window"
 
 done_testing
 

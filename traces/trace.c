@@ -1157,3 +1157,12 @@ trace_lines_free(struct trace_lines *ln)
 	free(ln->zmsg);
 	memset(ln, 0, sizeof(*ln));
 }
+
+uint64_t
+trace_peak_before(const struct trace_header *hdr)
+{
+	const cJSON *v = hdr != NULL && hdr->source != NULL ?
+	    cJSON_GetObjectItemCaseSensitive(hdr->source, "peak_in_use_before") : NULL;
+
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+}

@@ -52,6 +52,13 @@ int trace_is_rmm_log(const char *path);
 #define TRACE_FW_RMM 0x8u
 struct trace_header;
 unsigned trace_header_framework(const struct trace_header *hdr);
+
+/*
+ * What the recording allocator held before a profile's window began
+ * (source.peak_in_use_before, a TensorFlow or JAX profile taken mid-run):
+ * the job needs at least that.  0 when the trace does not say.
+ */
+uint64_t trace_peak_before(const struct trace_header *hdr);
 /* "PyTorch", "TensorFlow", "JAX", "RMM", or NULL for none of them. */
 const char *trace_framework_name(unsigned fw);
 /*
