@@ -674,12 +674,12 @@ tune_json(const struct tune_report *rep)
 		cJSON_AddNumberToObject(o, "bfc_min_growth_limit", (double)rep->bfc_min_limit);
 	else
 		cJSON_AddNullToObject(o, "bfc_min_growth_limit");
-	if (rep->peak_before)
-		cJSON_AddNumberToObject(o, "peak_in_use_before", (double)rep->peak_before);
 	if (rep->bfc_min_prealloc)
 		cJSON_AddNumberToObject(o, "bfc_min_preallocated", (double)rep->bfc_min_prealloc);
 	else
 		cJSON_AddNullToObject(o, "bfc_min_preallocated");
+	if (rep->peak_before)
+		cJSON_AddNumberToObject(o, "peak_in_use_before", (double)rep->peak_before);
 	return o;
 }
 
