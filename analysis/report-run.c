@@ -341,18 +341,26 @@ char *
 report_settings_text(const struct report_run *run)
 {
 	const cJSON *src = run->hdr->source, *from, *why;
-	const char *mode, *fw;
+	const char *mode, *fw, *assumed = "";
 	uint64_t limit;
 
+	/* a profile that does not say its framework: the one taken, said */
+	from = src != NULL ? cJSON_GetObjectItemCaseSensitive(src, "framework_from") : NULL;
+	if ((run->ops->traits & POLICY_BFC) && run->as_recorded && cJSON_IsString(from) &&
+	    strncmp(from->valuestring, "assumed", 7) == 0)
+		assumed = "  the profile does not say whether TensorFlow or JAX ran it: "
+		    "TensorFlow's allocator taken (--option flavor=jax for JAX's)\n";
 	if (run_recorded_bfc(run->hdr, &mode, &fw, &limit) && mode == NULL && run->as_recorded &&
 	    (run->ops->traits & POLICY_WHOLE_POOL)) {
 		why = cJSON_GetObjectItemCaseSensitive(src, "mode_unknown");
-		return gms_asprintf("  %s: preallocate is simulated, the framework's default "
-		    "(--policy=grow-only for a job run with %s)\n", cJSON_IsString(why) ?
+		return gms_asprintf("%s  %s: preallocate is simulated, the framework's default "
+		    "(--policy=grow-only for a job run with %s)\n", assumed, cJSON_IsString(why) ?
 		    why->valuestring : "the profile does not say the allocator's mode",
 		    strcmp(fw, "jax") == 0 ? "XLA_PYTHON_CLIENT_PREALLOCATE=false" :
 		    "memory growth on");
 	}
+	if (assumed[0] != '\0')
+		return gms_strdup(assumed);
 
 	if (!(run->ops->traits & POLICY_ALLOC_CONF) || src == NULL || policy_opt(&(struct policy_args){
 	    .opts = run->opts, .nopts = run->nopts }, "alloc_conf") != NULL)

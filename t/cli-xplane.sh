@@ -177,6 +177,18 @@ printf '{"memoryProfilePerAllocator":{"GPU_0_bfc":{"memoryProfileSnapshots":[]}}
 check_fail 3 "gpumemsim: error: $TMP/memory_profile.json: TensorBoard's memory profile (memory_profile.json): it holds a sample of the allocator's events, not each one; give the profile it was made from, the HOST.xplane.pb beside it in plugins/profile/RUN/ (or that directory)" \
     run "$TMP/memory_profile.json"
 
+# the framework from the profile itself, or said to be assumed (issue 54,
+# item 2: never assume silently): a tf.function graph's name says TensorFlow
+gms info "$X/tf-function.xplane.pb" --format=json
+is "$(json_in source framework_from)" "\"its tf.function graphs' names (__inference_...)\"" \
+    "a tf.function graph (__inference_...) says TensorFlow"
+gms run "$X/tf-synth.xplane.pb" --device=0
+grep -q "^  the profile does not say whether TensorFlow or JAX ran it: TensorFlow's allocator taken (--option flavor=jax for JAX's)$" "$TMP/out"
+ok $? "a profile that says neither: run says TensorFlow's is taken, and how to take JAX's"
+gms run "$X/tf-function.xplane.pb"
+grep -q "does not say whether TensorFlow or JAX" "$TMP/out"
+is "$?" 1 "... not when the profile says it"
+
 # Keras's TensorBoard callback: logs/fit/RUN/train/plugins/profile/TIME/ (issue
 # 54: logs/fit/RUN was refused where logs/fit/RUN/train worked)
 K=$TMP/logs/fit/20261207-101500

@@ -98,6 +98,8 @@ struct xp_state {
 	int jit;			/* an event named as JAX names its jitted
 					   functions (jit_NAME): JAX's, when no
 					   jax_version stat says so (older JAX, ROCm) */
+	int tf_fn;			/* one named as tf.function names its graphs
+					   (__inference_NAME): TensorFlow's */
 	uint64_t device_total[XP_DEVICES];
 	char *device_name[XP_DEVICES];
 	struct trace_event *seeds;
@@ -359,6 +361,9 @@ read_entry(struct trace_reader *r, struct xp_plane *p, uint32_t field, uint64_t 
 		kind = e->value && e->value->name ? event_kind(e->value->name) : X_OTHER;
 		if (e->value && e->value->name && strncmp(e->value->name, "jit_", 4) == 0)
 			((struct xp_state *)r->priv)->jit = 1;
+		/* tf.function's graphs: "__inference_train_step_1234" */
+		if (e->value && e->value->name && strncmp(e->value->name, "__inference_", 12) == 0)
+			((struct xp_state *)r->priv)->tf_fn = 1;
 		if (kind != X_OTHER)
 			name_add(&p->events, e->value->id ? e->value->id : e->key, NULL, kind);
 		gms__xplane__event_metadata_entry__free_unpacked(e, NULL);
@@ -940,8 +945,9 @@ header(struct trace_reader *r)
 	cJSON_AddStringToObject(src, "framework", fw);
 	if (!st->jax)
 		cJSON_AddStringToObject(src, "framework_from", jax ? "its jitted functions' "
-		    "names (jit_...): no jax_version stat" : "no jax_version stat and no jit_ "
-		    "function: TensorFlow's");
+		    "names (jit_...): no jax_version stat" : st->tf_fn ? "its tf.function graphs' "
+		    "names (__inference_...)" : "assumed: nothing in the profile says TensorFlow "
+		    "or JAX (no jax_version stat, no jit_ or __inference_ function)");
 	cJSON_AddStringToObject(src, "allocator", alloc);
 	cJSON_AddNumberToObject(src, "device", st->device);
 	cJSON_AddNumberToObject(src, "limit", (double)limit);

@@ -13,6 +13,8 @@
 # 15000000000); device 1 allocates and frees 512 bytes; gpu_host_bfc one.
 #   python3 xplane_synth.py OUT.xplane.pb
 #   python3 xplane_synth.py --bench OUT.xplane.pb PAIRS OTHER   (bench/xplane.sh)
+#   python3 xplane_synth.py --tf-function OUT.xplane.pb   (TensorFlow's, said by
+#     a tf.function graph's name alone)
 #   python3 xplane_synth.py --host-only OUT.xplane.pb   (the pinned host
 #     allocator's events only)
 #   python3 xplane_synth.py --window OUT.xplane.pb   (a window that began after
@@ -31,6 +33,7 @@ STATS = ["allocator_name", "addr", "requested_bytes", "allocation_bytes", "bytes
 SID = {n: 100 + i for i, n in enumerate(STATS)}
 EV = {"MemoryAllocation": 1, "MemoryDeallocation": 2, "DeviceMemAllocator::Alloc": 3,
       "Conv2D": 4}
+MORE_EV = {"__inference_train_step_12": 9}	# named only in --tf-function's profile
 
 
 def stat(name, v):
@@ -46,7 +49,7 @@ def stat(name, v):
 
 
 def event(kind, off_ps, stats):
-    b = enc_field(1, 0, EV[kind]) + enc_field(2, 0, off_ps)
+    b = enc_field(1, 0, {**EV, **MORE_EV}[kind]) + enc_field(2, 0, off_ps)
     for n, v in stats:
         b += enc_field(4, 2, stat(n, v))
     return b
@@ -68,11 +71,11 @@ def meta_entry(field, key, body):
     return enc_field(field, 2, enc_field(1, 0, key) + enc_field(2, 2, body))
 
 
-def plane(name, lines, stats=b"", names=True):
+def plane(name, lines, stats=b"", names=True, more=None):
     b = enc_field(1, 0, 1) + enc_field(2, 2, name.encode())
     b += b"".join(enc_field(3, 2, ln) for ln in lines)
     if names:
-        for n, k in EV.items():
+        for n, k in list(EV.items()) + list((more or {}).items()):
             b += meta_entry(4, k, enc_field(1, 0, k) + enc_field(2, 2, n.encode()))
         for n, k in SID.items():
             b += meta_entry(5, k, enc_field(1, 0, k) + enc_field(2, 2, n.encode()))
@@ -138,6 +141,21 @@ def host_only(path):
         f.write(plane("/host:CPU", [line(1, "tf_Compute/1", evs)]))
 
 
+def tf_function(path):
+    """A TensorFlow job's profile that says so only by its tf.function graph
+    (an event named __inference_train_step_12), no jax_version, no jit_."""
+    evs = [event("__inference_train_step_12", 500000, []),
+           mem("MemoryAllocation", 1, "GPU_0_bfc", BASE, 1048576, 1048576, 1048576,
+               op="dense/MatMul"),
+           mem("MemoryDeallocation", 2, "GPU_0_bfc", BASE, 1048576, 1048576, 0)]
+    with open(path, "wb") as f:
+        f.write(plane("/host:CPU", [line(1, "tf_Compute/1", evs)],
+                      more=MORE_EV))
+
+
+if len(sys.argv) > 2 and sys.argv[1] == "--tf-function":
+    tf_function(sys.argv[2])
+    sys.exit(0)
 if len(sys.argv) > 2 and sys.argv[1] == "--host-only":
     host_only(sys.argv[2])
     sys.exit(0)
