@@ -472,12 +472,19 @@ def _write(path, trace, key, spec, table, seconds, name):
 # that has the device-query library loaded ahead of the CUDA runtime
 
 USAGE = """usage: python -m gpumemsim record --gpu=NAME [-o TRACE] [--no-stacks] script.py [args...]
+       python -m gpumemsim record --gpu=NAME --values=V1,V2,... [--arg=OPTION|N]
+           [--capacity=SIZE] [-o DIR] script.py [args...]
 
 Runs script.py on fake CUDA tensors as the named GPU would run it, allocating
 no GPU memory (no GPU is needed), and writes its allocations and frees as a
 gpumemsim trace (default: <script>.nogpu.jsonl.gz), which every command reads:
     python -m gpumemsim record --gpu=H100 -o step.jsonl.gz train.py --batch-size=32
     gpumemsim plan step.jsonl.gz
+With --values, records the script at each value of one of its arguments
+(--arg=--batch-size, --arg=2 for its second, or {} in its arguments) and
+replays each on the GPU (less its CUDA context) or under --capacity, up to
+the first that runs out: the largest value that fits, and why the next does
+not (exit 1 when none fits).
 GPUs: %s"""
 
 
@@ -587,22 +594,29 @@ def child_env(gpu, lib, out, stacks):
 
 
 def main(argv):
-    gpu, out, stacks, i = "H100-80GB", None, True, 0
+    gpu, out, stacks, values, arg, capacity, i = "H100-80GB", None, True, None, None, None, 0
     while i < len(argv) and argv[i].startswith("-"):
         a = argv[i]
+        key, eq, val = a.partition("=")
         if a in ("-h", "--help"):
             print(USAGE % ", ".join(sorted(GPUS)))
             return 0
-        if a.startswith("--gpu="):
-            gpu = a[6:]
-        elif a == "--gpu" and i + 1 < len(argv):
+        if key in ("--gpu", "--output", "--values", "--arg", "--capacity", "-o") and not eq:
+            if i + 1 >= len(argv):
+                sys.stderr.write("gpumemsim: error: record: %s needs a value\n" % key)
+                return 2
             i += 1
-            gpu = argv[i]
-        elif a == "-o" and i + 1 < len(argv):
-            i += 1
-            out = argv[i]
-        elif a.startswith("--output="):
-            out = a[9:]
+            val = argv[i]
+        if key == "--gpu":
+            gpu = val
+        elif key in ("-o", "--output"):
+            out = val
+        elif key == "--values":
+            values = val
+        elif key == "--arg":
+            arg = val
+        elif key == "--capacity":
+            capacity = val
         elif a == "--no-stacks":
             stacks = False
         elif a == "--":
@@ -617,20 +631,43 @@ def main(argv):
         sys.stderr.write("gpumemsim: error: record: no script given\n%s\n" % USAGE.split("\n")[0])
         return 2
     script, args = argv[i], argv[i + 1:]
+    from . import largest
     try:
-        gpu_spec(gpu)
+        key, _ = gpu_spec(gpu)
         if not os.path.isfile(script):
             raise RecordError("%s: no such script" % script)
-        out = out or os.path.splitext(os.path.basename(script))[0] + ".nogpu.jsonl.gz"
+        vals = largest.parse_values(values) if values is not None else None
+        if vals is not None:
+            largest.with_value(args, arg, vals[0])     # where the value goes, checked now
+        elif arg is not None or capacity is not None:
+            raise RecordError("--arg and --capacity go with --values (the search for the "
+                              "largest value that fits)")
         info = _torch_info(sys.executable)
         lib = build_nocuda(info)
-    except RecordError as e:
+    except (RecordError, largest.SearchError) as e:
         sys.stderr.write("gpumemsim: error: record: %s\n" % e)
         return 3
+    name = os.path.splitext(os.path.basename(script))[0]
+    if vals is None:
+        return record_once(gpu, lib, out or name + ".nogpu.jsonl.gz", stacks, script, args)
+    out_dir = out or "."
+    os.makedirs(out_dir, exist_ok=True)
+    try:
+        best, _ = largest.search(
+            lambda v, path: record_once(gpu, lib, path, stacks, script,
+                                        largest.with_value(args, arg, v)),
+            vals, out_dir, name, gpu=key, capacity=capacity)
+    except largest.SearchError as e:
+        sys.stderr.write("gpumemsim: error: record: %s\n" % e)
+        return 3
+    return 0 if best is not None else 1
+
+
+def record_once(gpu, lib, out, stacks, script, args):
+    """The script recorded once, in a child process: its exit status."""
     import subprocess
-    env = child_env(gpu, lib, out, stacks)
     r = subprocess.run([sys.executable, "-c", "from gpumemsim.recorder import _child; _child()",
-                        script] + args, env=env)
+                        script] + args, env=child_env(gpu, lib, out, stacks))
     return r.returncode
 
 
