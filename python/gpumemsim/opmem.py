@@ -176,7 +176,9 @@ def measure(snapshot, ops):
             rec = live.pop(addr, None)
             if rec is not None:
                 rec["freed_ns"] = t_us * 1000
-    table = {}
+    # per occurrence of an op: what it asked beyond its outputs; an op's
+    # entry is what most of its occurrences with that signature asked
+    per = {}
     for rec in unseen:
         if rec["op"] is None:
             continue
@@ -184,9 +186,19 @@ def measure(snapshot, ops):
                for f in rec["frames"]):
             continue        # the workspace rules' (first_per_thread)
         op = ops[rec["op"]]
-        kept = rec["freed_ns"] is None or rec["freed_ns"] > op[3] + 1000000
-        table.setdefault(op[1], []).append({"size": rec["size"], "when": "after",
-                                            "kept": kept, "why": _why(rec["frames"])})
+        kept = rec["freed_ns"] is None or rec["freed_ns"] > op[3] + SLACK_NS
+        per.setdefault(rec["op"], []).append(
+            {"size": rec["size"], "when": "after", "kept": kept, "why": _why(rec["frames"])})
+    seen_sig = {}
+    for i, op in enumerate(ops):
+        key = json.dumps(per.get(i, []), sort_keys=True)
+        counts = seen_sig.setdefault(op[1], {})
+        counts[key] = counts.get(key, 0) + 1
+    table = {}
+    for sig, counts in seen_sig.items():
+        key = max(counts, key=lambda k: (counts[k], k))
+        if key != "[]":
+            table[sig] = json.loads(key)
     return table, unseen
 
 
