@@ -96,6 +96,8 @@ class Trace:
         self.sizes = {}         # id -> size, of every live allocation
         self.steps = 0
         self.op = None          # the op being dispatched on this thread
+        self.oomed = None       # the oom event, when the job ran out
+        self.oom_check = None   # closedloop.OomCheck, with no GPU behind it
         self.live_bytes = 0     # the live blocks, each rounded to 512 bytes
         self.peak_allocated = 0
         self.peak_mark = 0
@@ -150,26 +152,23 @@ class Trace:
 
     def reserved(self, peak=False):
         """What the caching allocator would hold now (or at its peak since
-        the last reset): the trace so far replayed by the gpumemsim binary."""
-        import subprocess
-        import tempfile
-        from ._cli import binary
+        the last reset): the trace so far replayed by the gpumemsim binary.
+        Without an empty_cache it keeps what it reserved: now is its peak."""
+        from .closedloop import replay_so_far
         with self.lock:
             events = list(self.events)
-        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-            f.write('{"format":"gpumemsim-trace","version":1}\n')
-            for ev in events:
-                f.write(json.dumps(ev) + "\n")
-        try:
-            r = subprocess.run([binary(), "run", f.name, "--format=json"], capture_output=True,
-                               text=True)
-        finally:
-            os.unlink(f.name)
-        if r.returncode != 0:
-            raise RecordError("replaying the recording so far failed: " + r.stderr.strip())
-        # the caching allocator keeps what it reserves: without an
-        # empty_cache, what it holds now is its peak
-        return json.loads(r.stdout)["peak_reserved"]
+        return replay_so_far(events)["peak_reserved"]
+
+    def to_oom(self, key):
+        """The last allocation (of storage key) made the OOM it would be: the
+        request that failed, never freed (the native format's oom event)."""
+        with self.lock:
+            i, size = self.live.pop(key)
+            self.sizes.pop(i, None)
+            self.live_bytes -= (size + 511) // 512 * 512
+            ev = self.events[-1]
+            ev["op"] = "oom"
+            self.oomed = ev
 
     def write(self, path, header):
         op = gzip.open if path.endswith(".gz") else open
@@ -249,6 +248,15 @@ def _dispatch_mode(trace, table, stacks, fake):
                 if n == 0:
                     continue
                 trace.alloc(key, n, stack=_stack() if stacks else None)
+                oom = trace.oom_check.fails(trace.events, trace.live_bytes) \
+                    if trace.oom_check else None
+                if oom is not None:
+                    trace.to_oom(key)
+                    raise torch.cuda.OutOfMemoryError(
+                        "CUDA out of memory. Tried to allocate %d bytes (gpumemsim: the %s's "
+                        "caching allocator, simulated, runs out at event %d: %d B reserved, "
+                        "the largest free block %d B)" % (n, trace.oom_check.gpu, oom["event"],
+                                                          oom["reserved"], oom["largest_free"]))
                 weakref.finalize(st, trace.free, key)
             for s, kept, why in post:
                 i = trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
@@ -310,7 +318,11 @@ def record_without_gpu(path, gpu="H100-80GB", stacks=True, name=None, table=None
     # (FakeTensorMode.avoid_device_init is a read-only property of torch 2.11)
     torch._C._set_only_lift_cpu_tensors(True)
     undo = _as_native(torch)
-    undo_cuda = _answer_cuda(torch, trace, spec) if os.environ.get("GMS_NOCUDA") else (lambda: None)
+    undo_cuda = lambda: None
+    if os.environ.get("GMS_NOCUDA"):
+        from .closedloop import OomCheck
+        undo_cuda = _answer_cuda(torch, trace, spec)
+        trace.oom_check = OomCheck(key, spec[1])
     failed = None
     try:
         with _dispatch_mode(trace, table, stacks, fake):
@@ -329,8 +341,11 @@ def record_without_gpu(path, gpu="H100-80GB", stacks=True, name=None, table=None
         torch._C._set_only_lift_cpu_tensors(only_lift_cpu)
         import gc
         gc.collect()
-        if failed is None:
-            _write(path, trace, key, spec, table, time.time() - t0, name)
+        # a job that died of the OOM the recording raised is written whole:
+        # it ends in its OOM, as a snapshot dumped at one does
+        died_of_oom = trace.oomed is not None and isinstance(failed, torch.cuda.OutOfMemoryError)
+        if failed is None or died_of_oom:
+            _write(path, trace, key, spec, table, time.time() - t0, name, died_of_oom)
 
 
 def _as_native(torch):
@@ -450,12 +465,12 @@ def _step(trace):
     trace.mark("step %d" % trace.steps)
 
 
-def _write(path, trace, key, spec, table, seconds, name):
+def _write(path, trace, key, spec, table, seconds, name, ends_in_oom=False):
     import torch
     # what is still live at the end was live when the job ended: the trace
     # ends there, as a snapshot taken at the end does
     trace.write(path, {
-        "format": "gpumemsim-trace", "version": 1,
+        "format": "gpumemsim-trace", "version": 1, "ends_in_oom": ends_in_oom,
         "name": name or os.path.basename(path).split(".")[0],
         "device": {"name": spec[0], "total_bytes": spec[1]},
         "source": {"from": "recorded without a GPU (gpumemsim.recorder)",
@@ -688,6 +703,12 @@ def _child():
     except RecordError as e:
         sys.stderr.write("gpumemsim: error: record: %s\n" % e)
         sys.exit(3)
+    except Exception as e:
+        if type(e).__name__ != "OutOfMemoryError" or not os.path.exists(out):
+            raise
+        sys.stderr.write("gpumemsim: record: %s ran out of memory on the %s (simulated): "
+                         "%s written, ending in its OOM\n" % (script, os.environ["GMS_RECORD_GPU"], out))
+        sys.exit(1)
     except SystemExit as e:
         if e.code not in (None, 0):
             sys.stderr.write("gpumemsim: error: record: %s exited with %s: nothing was written\n"

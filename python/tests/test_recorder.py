@@ -205,3 +205,28 @@ def test_the_recording_process_answers_as_the_gpu_named(tmp_path, monkeypatch):
     assert first[1:] == ["/opt/lib"]
     assert os.path.realpath(os.path.join(first[0], "libcuda.so.1")) == str(lib)
     assert env["GMS_RECORD_GPU"] == "L4" and env["GMS_RECORD_OUT"] == "out.jsonl.gz"
+
+
+def test_the_allocation_that_runs_out_of_the_gpu_is_found_and_made_the_oom():
+    from gpumemsim.closedloop import OomCheck
+    t = recorder.Trace()
+    check = OomCheck("H100-80GB", recorder.GPUS["H100-80GB"][1])
+    t.alloc("weights", 70 << 30)
+    assert check.fails(t.events, t.live_bytes) is None       # below 90 %: not replayed
+    assert check.checked == 0
+    t.alloc("activations", 12 << 30)
+    oom = check.fails(t.events, t.live_bytes)
+    # 82 GiB asked of an H100 that leaves the allocator 85045477376 B less
+    # 512 MiB of context: the second request is the one that fails
+    assert oom is not None and oom["event"] == 1 and oom["size"] == 12 << 30
+    t.to_oom("activations")
+    assert t.events[-1]["op"] == "oom" and t.allocated() == 70 << 30
+    t.free("activations")               # its storage dying later frees nothing
+    assert [e["op"] for e in t.events] == ["alloc", "oom"]
+    # the job caught it and asks for less: 74 GiB fits, 84 runs out
+    t.alloc("smaller", 4 << 30)
+    assert check.fails(t.events, t.live_bytes) is None
+    assert check.checked == 74 << 30                          # replayed, fits
+    t.alloc("more", 10 << 30)
+    oom = check.fails(t.events, t.live_bytes)
+    assert oom is not None and oom["event"] == 2 and oom["size"] == 10 << 30
