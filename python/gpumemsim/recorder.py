@@ -509,6 +509,9 @@ def _torch_info(python):
             "'torch': torch.__version__, 'dir': os.path.dirname(os.path.dirname(torch.__file__))}))")
     r = subprocess.run([python, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    if r.returncode != 0 and "No module named 'torch'" in r.stderr:
+        raise RecordError("cannot import torch with %s: it has no PyTorch (record runs the "
+                          "script with a CUDA build of PyTorch; no GPU is needed)" % python)
     if r.returncode != 0:
         raise RecordError("cannot import torch with %s: %s" % (python, r.stderr.strip()[-300:]))
     return json.loads(r.stdout)
