@@ -179,6 +179,17 @@ info_text(const struct info *in, const struct trace_header *hdr, const struct si
 	if (cJSON_IsString(it))
 		fprintf(f, "  device          %s device %d\n", it->valuestring,
 		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(hdr->source, "device")));
+	/* a job recorded without a GPU (python -m gpumemsim record): the card it stood for */
+	it = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "from") : NULL;
+	if (cJSON_IsString(it) && strncmp(it->valuestring, "recorded without a GPU", 22) == 0) {
+		const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(hdr->source, "gpu"),
+		    *fw = cJSON_GetObjectItemCaseSensitive(hdr->source, "framework");
+
+		fprintf(f, "  recorded        without a GPU, as a%s %s would run it (%s)\n",
+		    cJSON_IsString(gpu) && strchr("AEHILMORSX", gpu->valuestring[0]) ? "n" : "",
+		    cJSON_IsString(gpu) ? gpu->valuestring : "GPU",
+		    cJSON_IsString(fw) ? fw->valuestring : "PyTorch");
+	}
 	fprintf(f, "  events          %llu: %llu alloc%s, %llu free%s, %llu mark%s, %llu observed\n",
 	    (unsigned long long)in->events, (unsigned long long)in->ops[TRACE_ALLOC],
 	    GMS_PLURAL(in->ops[TRACE_ALLOC]), (unsigned long long)in->ops[TRACE_FREE],

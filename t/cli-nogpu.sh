@@ -54,6 +54,9 @@ ok $r "the header says it was recorded without a GPU"
 case $h in *'"gpu":"H100-80GB"'*'"steps":2'*) r=0 ;; *) r=1 ;; esac
 ok $r "... the GPU it stood for and its two optimizer steps"
 is "$(grep -c '"op":"mark","label":"step [12]"' "$TMP/h.jsonl")" 2 "... a mark per optimizer step"
+gms info "$T"
+is "$(sed -n 3p "$TMP/out")" "  recorded        without a GPU, as an H100-80GB would run it (pytorch 2.11.0+cu130)" \
+    "info says it was recorded without a GPU, as which card, with which PyTorch"
 gms compare "$T" --format=json
 is "$(json_top framework | tr -d '"')" PyTorch "compare: PyTorch's allocator, from the recording's source"
 gms tune "$T"
