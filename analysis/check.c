@@ -40,6 +40,15 @@ check_le(struct check_list *l, const char *name, enum check_unit unit, double va
 	snprintf(c->detail, sizeof(c->detail), "%s", detail ? detail : "");
 }
 
+/* A capacity the window fits in but the job did not: it held more before it. */
+static void
+held_before(struct check_item *c, uint64_t before, uint64_t capacity)
+{
+	c->pass = 0;
+	snprintf(c->detail, sizeof(c->detail), "the allocator recorded %s in use before the "
+	    "profile's window (its peak_bytes_in_use), more than %s", SZ(before), SZ(capacity));
+}
+
 void
 check_fits(struct check_list *l, const char *name, uint64_t capacity, const struct sim_result *res,
     const struct trace_header *hdr)
@@ -52,13 +61,8 @@ check_fits(struct check_list *l, const char *name, uint64_t capacity, const stru
 	c->limit = (double)capacity;
 	c->value = res->oomed ? (double)res->oom.event + 1 : 0;
 	c->pass = !res->oomed;
-	if (!res->oomed && before > capacity) {
-		/* the window fits, the job did not: the allocator held more before it */
-		c->pass = 0;
-		snprintf(c->detail, sizeof(c->detail), "the allocator recorded %s in use before "
-		    "the profile's window (its peak_bytes_in_use), more than %s", SZ(before),
-		    SZ(capacity));
-	}
+	if (!res->oomed && before > capacity)
+		held_before(c, before, capacity);
 	if (res->oomed)
 		snprintf(c->detail, sizeof(c->detail), "out of memory at event %llu (a request "
 		    "for %s)%s%s", (unsigned long long)res->oom.event, SZ(res->oom.size),
@@ -102,11 +106,9 @@ check_fits_placements(struct check_list *l, const char *name, const struct place
 	c->unit = CHECK_FITS;
 	c->limit = (double)p->capacity;
 	c->value = p->ooms ? (double)p->oom_first + 1 : 0;
-	c->pass = p->ooms == 0 && before <= p->capacity;
+	c->pass = p->ooms == 0;
 	if (p->ooms == 0 && before > p->capacity)
-		snprintf(c->detail, sizeof(c->detail), "the allocator recorded %s in use before "
-		    "the profile's window (its peak_bytes_in_use), more than %s", SZ(before),
-		    SZ(p->capacity));
+		held_before(c, before, p->capacity);
 	else if (p->ooms == 0)
 		snprintf(c->detail, sizeof(c->detail), "under every one of %zu placements", p->n);
 	else if (p->oom_first == p->oom_last)

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/check.h"
 #include "analysis/plan.h"
 #include "sim/batch.h"
 #include "sim/checkpoint.h"
@@ -163,8 +162,8 @@ run_fits(const struct trace_mem *m, const struct plan_policy *p, uint64_t capaci
 	return rc;
 }
 
-static uint64_t
-up(uint64_t n)
+uint64_t
+plan_up(uint64_t n)
 {
 	return (n + PLAN_STEP - 1) / PLAN_STEP * PLAN_STEP;
 }
@@ -291,9 +290,9 @@ search(void *arg, size_t i)
 	if (c->rc0[i] == 1) {
 		p->unbounded_peak = c->res0[i].peak_reserved;
 		p->unbounded_asked = c->res0[i].peak_asked;
-		hi = up(GMS_MAX(p->unbounded_peak, PLAN_STEP));
+		hi = plan_up(GMS_MAX(p->unbounded_peak, PLAN_STEP));
 	} else {
-		hi = up(GMS_MAX(c->rep->peak_live, PLAN_STEP));
+		hi = plan_up(GMS_MAX(c->rep->peak_live, PLAN_STEP));
 	}
 	/* above the uncapped run's peak nothing changes: it fits */
 	if (inert_at(c, p, hi, NULL)) {
@@ -308,11 +307,11 @@ search(void *arg, size_t i)
 	if (c->rep->no_probes)
 		return;
 	/* probe above: more memory must not fail, but with caching it can */
-	cap = p->unbounded_peak ? up(p->unbounded_peak) : hi * 2;
+	cap = p->unbounded_peak ? plan_up(p->unbounded_peak) : hi * 2;
 	struct probes pr = { .c = c, .p = p };
 
 	for (k = 1; k <= PLAN_PROBES && cap > hi; k++) {
-		uint64_t at = up(hi + (cap - hi) * k / (PLAN_PROBES + 1));
+		uint64_t at = plan_up(hi + (cap - hi) * k / (PLAN_PROBES + 1));
 
 		if (pr.n > 0 && pr.at[pr.n - 1] == at)
 			continue;	/* the same probe, rounded to 2 MiB */
@@ -403,22 +402,17 @@ cell(void *arg, size_t i)
 	if (inert_at(c, &c->rep->pols[k], cl->capacity, gpu)) {
 		cl->fits = 1;
 		cl->peak_reserved = c->rep->pols[k].unbounded_peak;
-		if (cl->capacity < c->rep->peak_before)
-			cl->fits = 0, cl->before = 1;
-		return;
-	}
-	rc = plan_fits(c->m, &c->rep->pols[k], cl->capacity, gpu, &res);
-	if (rc < 0) {
+	} else if ((rc = plan_fits(c->m, &c->rep->pols[k], cl->capacity, gpu, &res)) < 0) {
 		cl->err = rc;
 		return;
+	} else {
+		cl->fits = rc;
+		cl->peak_reserved = res.peak_reserved;
+		cl->oom_event = res.oomed ? res.oom.event : 0;
 	}
-	cl->fits = rc;
-	if (rc == 1 && cl->capacity < c->rep->peak_before) {
-		cl->fits = 0;
-		cl->before = 1;
-	}
-	cl->peak_reserved = res.peak_reserved;
-	cl->oom_event = res.oomed ? res.oom.event : 0;
+	/* the window fits, the job did not: it held more before the window */
+	if (cl->fits && cl->capacity < c->rep->peak_before)
+		cl->fits = 0, cl->before = 1;
 }
 
 /* A policy's run without a limit: its checkpoints' first pass and their driver. */
@@ -650,7 +644,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	rep->peak_before = trace_peak_before(hdr);
 	for (i = 0; i < rep->npols && rep->peak_before > 0; i++)
 		if (rep->pols[i].min_capacity > 0 && rep->pols[i].min_capacity < rep->peak_before)
-			rep->pols[i].min_capacity = up(rep->peak_before);
+			rep->pols[i].min_capacity = plan_up(rep->peak_before);
 	rep->cells = gms_calloc(rep->ngpus * rep->npols + 1, sizeof(*rep->cells));
 	batch_map(rep->ngpus * rep->npols, cell, &c, threads);
 	free(c.rc0);

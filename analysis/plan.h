@@ -23,6 +23,8 @@
 #include "traces/tracemem.h"
 
 #define PLAN_STEP ((uint64_t)2 << 20)
+/* n rounded up to the search's step */
+uint64_t plan_up(uint64_t n);
 #define PLAN_PROBES 8
 
 struct plan_policy {

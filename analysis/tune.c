@@ -536,7 +536,7 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	}
 	/* the window's own search knows nothing of what came before it */
 	if ((rep->peak_before = trace_peak_before(hdr)) > 0) {
-		uint64_t need = (rep->peak_before + 2 * GMS_MiB - 1) / (2 * GMS_MiB) * (2 * GMS_MiB);
+		uint64_t need = plan_up(rep->peak_before);
 
 		if (capacity != 0 && need > capacity)
 			rep->bfc_min_limit = rep->bfc_min_prealloc = 0;

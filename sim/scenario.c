@@ -33,9 +33,9 @@ static const struct {
 	{ "limit", "a size above 0 (4GiB, 4000MB)" },
 	{ "fraction", "a fraction of the card above 0, at most 1" },
 	{ "cc", "a compute capability major (7, 8, 9)" },
-	{ "device", "a device number (0, 1, ...): the profile's or snapshot's GPU to read" },
 	{ "after", "exit (the process ends, its memory back) or hold (it stays alive "
 	  "holding what it reserved until the scenario ends)" },
+	{ "device", "a device number (0, 1, ...): the profile's or snapshot's GPU to read" },
 };
 
 /* The key's entry in job_keys, or -1 when it is not one of share's own. */
@@ -352,8 +352,13 @@ job_policy(const struct share_spec *js, struct share_job *j, char **cause)
 	j->nopts = n;
 	args = (struct policy_args){ .opts = j->opts, .nopts = n };
 	if ((err = policy_check_options(j->ops, &args, &why)) < 0) {
-		err = gms_fail(cause, GMS_ECONFIG, "%s: %s (a job also takes: policy, name, start, "
-		    "repeat, duration, limit, fraction, cc, after, device)", js->where, why);
+		char keys[256] = "";
+
+		for (i = 0; i < ARRAY_SIZE(job_keys); i++)
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
+			    i ? ", " : "", job_keys[i].key);
+		err = gms_fail(cause, GMS_ECONFIG, "%s: %s (a job also takes: %s)", js->where, why,
+		    keys);
 		free(why);
 		return err;
 	}
@@ -427,7 +432,6 @@ job_key(const struct share_spec *js, const char *k, const char *val, struct shar
 		if (parse_u64(val, 1023, &v) < 0)
 			return 1;
 		j->device = (int)v;
-		j->has_device = 1;
 	}
 	return 0;
 }
@@ -449,7 +453,6 @@ recorded_job(const struct share_spec *js, struct share_job *j)
 	uint64_t limit;
 	double f;
 	size_t i;
-
 	int named = 0;
 
 	for (i = 0; i < js->n; i++)
@@ -488,6 +491,7 @@ share_job_make(const struct share_spec *js, const struct trace_opts *topts, int 
 	memset(j, 0, sizeof(*j));
 	j->path = gms_strdup(js->path);
 	j->repeat = 1;
+	j->device = -1;
 	if ((err = job_policy(js, j, cause)) < 0)
 		return err;
 	for (i = 0; i < js->n; i++) {
@@ -513,7 +517,7 @@ share_job_make(const struct share_spec *js, const struct trace_opts *topts, int 
 		/* the job's own device=, else the command's --device */
 		struct trace_opts own = topts ? *topts : (struct trace_opts){ .device = -1 };
 
-		if (j->has_device)
+		if (j->device >= 0)
 			own.device = j->device;
 		if ((err = trace_mem_load(j->path, &own, &m, &why)) < 0) {
 			err = gms_fail(cause, err, "%s: %s", js->where, why);

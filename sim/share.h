@@ -34,8 +34,8 @@ struct share_job {
 					   (caching), XLA_PYTHON_CLIENT_MEM_FRACTION
 					   (BFC, flavor jax); 0: none */
 	int cc;				/* TensorFlow's reserve: compute capability */
-	int device, has_device;		/* device=: the trace's GPU to read (a
-					   profile or snapshot of several) */
+	int device;			/* device=: the trace's GPU to read (a profile
+					   or snapshot of several); -1: the command's */
 	int64_t start_us;		/* when it starts */
 	int start_is_event;		/* ... at the first job's event start_event */
 	uint64_t start_event;
