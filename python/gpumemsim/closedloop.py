@@ -9,32 +9,17 @@ leaves the allocator (an OOM elsewhere, of fragmentation below that, is not
 raised: the trace's replay still finds it)."""
 
 import json
-import os
-import subprocess
-import tempfile
-
-from ._cli import binary
 
 CONTEXT = 512 << 20     # the binary's default context overhead (--gpu)
 STEP = 1 << 20          # a new high worth a replay: 1 MiB past the last one
 
 
 def replay_so_far(events, gpu=None):
-    """gpumemsim run over the events so far (on the GPU, less its context,
-    when named): its JSON."""
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-        f.write('{"format":"gpumemsim-trace","version":1}\n')
-        for ev in events:
-            f.write(json.dumps(ev) + "\n")
-    try:
-        r = subprocess.run([binary(), "run", f.name, "--format=json"] +
-                           (["--gpu=" + gpu] if gpu else []), capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    if r.returncode != 0:
-        raise RuntimeError("gpumemsim: replaying the recording so far failed: " +
-                           r.stderr.strip())
-    return json.loads(r.stdout)
+    """gpumemsim.run over the events so far (on the GPU, less its context,
+    when named): its RunResult."""
+    from . import run
+    lines = ['{"format":"gpumemsim-trace","version":1}'] + [json.dumps(ev) for ev in events]
+    return run(("\n".join(lines) + "\n").encode(), gpu=gpu)
 
 
 class OomCheck:
@@ -46,15 +31,15 @@ class OomCheck:
         self.checked = 0
 
     def fails(self, events, live_bytes):
-        """The OOM (run JSON's oom) when the last event is the request that
+        """The OOM (RunResult.oom) when the last event is the request that
         runs out, else None.  Requests that ran out before are left out of
         the replay: the job caught them and went on without that memory."""
         if live_bytes < self.threshold or live_bytes < self.checked + STEP:
             return None
         self.checked = live_bytes
         asked = [e for e in events if e["op"] != "oom"]
-        oom = replay_so_far(asked, self.gpu).get("oom")
-        if oom is None or oom["event"] != len(asked) - 1:
+        oom = replay_so_far(asked, self.gpu).oom
+        if oom is None or oom.event != len(asked) - 1:
             return None
         self.checked = 0        # what the job asks next, after catching it, is checked
         return oom

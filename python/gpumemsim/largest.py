@@ -8,12 +8,10 @@ story is told as `gpumemsim run` tells it.
     python -m gpumemsim record --gpu=A100-40GB --values=8,16,32,64 \\
         --arg=--batch-size train.py --epochs=1"""
 
-import json
 import os
-import subprocess
 import sys
 
-from ._cli import binary
+from . import _cli
 
 
 class SearchError(Exception):
@@ -64,19 +62,20 @@ def parse_values(text):
 
 
 def replay(trace, gpu=None, capacity=None, text=False):
-    """gpumemsim run on a recording, on the GPU (less its context) or under a
-    capacity: its JSON, or its text report."""
-    target = ["--capacity=" + capacity] if capacity else ["--gpu=" + gpu]
-    r = subprocess.run([binary(), "run", trace] + target + ([] if text else ["--format=json"]),
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SearchError("replaying %s: %s" % (trace, r.stderr.strip()))
-    return r.stdout if text else json.loads(r.stdout)
+    """A recording replayed on the GPU (less its context) or under a
+    capacity: gpumemsim.run's RunResult, or run's text report."""
+    from . import _target, run
+    try:
+        if not text:
+            return run(trace, capacity=capacity, gpu=gpu)
+        return _cli.run(["run", trace] + _target(capacity, gpu))[1]
+    except _cli.GpumemsimError as e:
+        raise SearchError("replaying %s: %s" % (trace, e.message))
 
 
 def search(record, values, out_dir, name, gpu=None, capacity=None, out=sys.stdout):
     """record(value, path) -> exit status records the script at value into
-    path.  Returns (largest value that fits or None, [(value, run JSON)])."""
+    path.  Returns (largest value that fits or None, [(value, RunResult)])."""
     rows, best, oom_text = [], None, None
     target = capacity or ("%s (less its CUDA context)" % gpu)
     out.write("largest value that fits %s, the script recorded without a GPU at each:\n\n"
@@ -89,11 +88,10 @@ def search(record, values, out_dir, name, gpu=None, capacity=None, out=sys.stdou
                               "known" % (v, rc))
         res = replay(trace, gpu, capacity)
         rows.append((v, res))
-        oom = res.get("oom")
-        out.write("  %8d  %14s  %s\n" % (v, _size(res["peak_reserved"]),
-                                          "fits" if oom is None else
-                                          "OUT OF MEMORY at event %d" % oom["event"]))
-        if oom is not None:
+        out.write("  %8d  %14s  %s\n" % (v, _size(res.peak_reserved),
+                                          "fits" if res.oom is None else
+                                          "OUT OF MEMORY at event %d" % res.oom.event))
+        if res.oom is not None:
             oom_text = replay(trace, gpu, capacity, text=True)
             break
         best = v

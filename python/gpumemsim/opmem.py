@@ -45,11 +45,10 @@ class Table:
         self.first_ops = set(self.first.get("ops", ()))
         self.lt = data.get("first_lt_per_thread") or {}
         self.lt_ops = set(self.lt.get("ops", ()))
-        self.lt_threads = set()
+        self.first_threads, self.lt_threads = set(), set()   # threads given each
         self.ops = data.get("ops", {})
         self.op_names = {k.split("|")[0] for k in self.ops}
         self.unmatched = {}
-        self.trace = None
 
     @classmethod
     def load(cls, gpu_key, torch):
@@ -70,13 +69,13 @@ class Table:
             path = (path + " + " if path else "") + extra
         return cls(data, path) if data else None
 
-    def extra(self, func, args, kwargs, tid, threads):
+    def extra(self, func, args, kwargs, tid):
         """What the op asks the allocator for beyond its outputs: two lists
         (made before the outputs, made after them) of (size, kept, why)."""
         name = str(func) if not isinstance(func, str) else func
         pre, post = [], []
-        if name in self.first_ops and tid not in threads:
-            threads[tid] = True
+        if name in self.first_ops and tid not in self.first_threads:
+            self.first_threads.add(tid)
             post.append((self.first["size"], True, self.first.get("why", "workspace")))
         if name in self.lt_ops and tid not in self.lt_threads:
             self.lt_threads.add(tid)

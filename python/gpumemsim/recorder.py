@@ -95,12 +95,10 @@ class Trace:
         self.live = {}          # storage key -> (id, size)
         self.sizes = {}         # id -> size, of every live allocation
         self.steps = 0
-        self.op = None          # the op being dispatched on this thread
         self.oomed = None       # the oom event, when the job ran out
         self.oom_check = None   # closedloop.OomCheck, with no GPU behind it
         self.live_bytes = 0     # the live blocks, each rounded to 512 bytes
         self.peak_allocated = 0
-        self.peak_mark = 0
 
     def alloc(self, key, size, stream=0, stack=None, note=None):
         with self.lock:
@@ -144,20 +142,20 @@ class Trace:
     def reset_peak(self):
         with self.lock:
             self.peak_allocated = self.live_bytes
-            self.peak_mark = len(self.events)
 
     def empty_cache(self):
         with self.lock:
             self.events.append({"op": "empty_cache"})
 
-    def reserved(self, peak=False):
-        """What the caching allocator would hold now (or at its peak since
-        the last reset): the trace so far replayed by the gpumemsim binary.
-        Without an empty_cache it keeps what it reserved: now is its peak."""
+    def reserved(self):
+        """What the caching allocator would hold: the trace so far replayed
+        by the gpumemsim binary, its peak reserved.  Without an empty_cache
+        it keeps what it reserved, so that is what it holds now; after one,
+        this overstates it (the replay reports no current reservation)."""
         from .closedloop import replay_so_far
         with self.lock:
             events = list(self.events)
-        return replay_so_far(events)["peak_reserved"]
+        return replay_so_far(events).peak_reserved
 
     def to_oom(self, key):
         """The last allocation (of storage key) made the OOM it would be: the
@@ -212,14 +210,13 @@ def _dispatch_mode(trace, table, stacks, fake):
     from torch._subclasses.fake_tensor import FakeTensor
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_map_only
-    threads = {}
 
     class Recorder(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if not _on_cuda(args, kwargs):
                 return func(*args, **(kwargs or {}))
             name = str(func)
-            pre, post = table.extra(func, args, kwargs, threading.get_ident(), threads) \
+            pre, post = table.extra(func, args, kwargs, threading.get_ident()) \
                 if table else ((), ())
             stack = _stack() if stacks and (pre or post) else None
             temps = [trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
@@ -255,8 +252,8 @@ def _dispatch_mode(trace, table, stacks, fake):
                     raise torch.cuda.OutOfMemoryError(
                         "CUDA out of memory. Tried to allocate %d bytes (gpumemsim: the %s's "
                         "caching allocator, simulated, runs out at event %d: %d B reserved, "
-                        "the largest free block %d B)" % (n, trace.oom_check.gpu, oom["event"],
-                                                          oom["reserved"], oom["largest_free"]))
+                        "the largest free block %d B)" % (n, trace.oom_check.gpu, oom.event,
+                                                          oom.reserved, oom.largest_free))
                 weakref.finalize(st, trace.free, key)
             for s, kept, why in post:
                 i = trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
@@ -304,8 +301,6 @@ def record_without_gpu(path, gpu="H100-80GB", stacks=True, name=None, table=None
                           "device queries as that GPU" % key)
     trace = Trace()
     table = opmem.Table.load(key, torch) if table is None else table
-    if table is not None:
-        table.trace = trace
     from torch.optim.optimizer import register_optimizer_step_post_hook
     hook = register_optimizer_step_post_hook(
         lambda opt, a, k: _step(trace))
@@ -452,7 +447,7 @@ def _answer_cuda(torch, trace, spec):
     patch(tc, "memory_allocated", lambda device=None: trace.allocated())
     patch(tc, "max_memory_allocated", lambda device=None: trace.peak_allocated)
     patch(tc, "memory_reserved", lambda device=None: trace.reserved())
-    patch(tc, "max_memory_reserved", lambda device=None: trace.reserved(peak=True))
+    patch(tc, "max_memory_reserved", lambda device=None: trace.reserved())
     patch(tc, "mem_get_info", lambda device=None: (dev_free(), spec[1]))
     patch(tc, "reset_peak_memory_stats", lambda device=None: trace.reset_peak())
     patch(tc, "empty_cache", lambda: trace.empty_cache())

@@ -26,13 +26,13 @@ def test_largest_under_a_capacity_agrees_with_the_real_runs(tmp_path):
     best, rows = largest.search(copy_fixture, [128, 256, 512], str(tmp_path), "gpt2",
                                 capacity="3GiB", out=out)
     assert best == 256 and [v for v, _ in rows] == [128, 256, 512]
-    assert [r["oom"] is None for _, r in rows] == [True, True, False]
+    assert [r.oom is None for _, r in rows] == [True, True, False]
     # the real runs on both sides of the answer: 256 fit in 3 GiB, 512 did not
     real = {v: FACTS["jobs"]["gpt2-%d" % v]["peak_reserved"] for v in (256, 512)}
     assert real[256] <= 3 << 30 < real[512]
     text = out.getvalue()
     assert "largest that fits: 256\n" in text
-    assert "OUT OF MEMORY at event %d" % rows[2][1]["oom"]["event"] in text
+    assert "OUT OF MEMORY at event %d" % rows[2][1].oom.event in text
     assert "\nat 512 (" in text and "the largest free block is" in text
 
 

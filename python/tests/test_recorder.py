@@ -218,7 +218,7 @@ def test_the_allocation_that_runs_out_of_the_gpu_is_found_and_made_the_oom():
     oom = check.fails(t.events, t.live_bytes)
     # 82 GiB asked of an H100 that leaves the allocator 85045477376 B less
     # 512 MiB of context: the second request is the one that fails
-    assert oom is not None and oom["event"] == 1 and oom["size"] == 12 << 30
+    assert oom is not None and oom.event == 1 and oom.size == 12 << 30
     t.to_oom("activations")
     assert t.events[-1]["op"] == "oom" and t.allocated() == 70 << 30
     t.free("activations")               # its storage dying later frees nothing
@@ -229,4 +229,4 @@ def test_the_allocation_that_runs_out_of_the_gpu_is_found_and_made_the_oom():
     assert check.checked == 74 << 30                          # replayed, fits
     t.alloc("more", 10 << 30)
     oom = check.fails(t.events, t.live_bytes)
-    assert oom is not None and oom["event"] == 2 and oom["size"] == 10 << 30
+    assert oom is not None and oom.event == 2 and oom.size == 10 << 30
