@@ -916,15 +916,19 @@ header(struct trace_reader *r)
 {
 	struct xp_state *st = r->priv;
 	cJSON *h = cJSON_CreateObject(), *src, *obs, *dev;
-	uint64_t limit = st->ev[0].in_use + st->ev[0].available, peak = 0;
+	uint64_t limit = st->ev[0].in_use + st->ev[0].available, window = 0, before = 0, peak;
 	int jax = st->jax || st->jit;
 	const char *fw = jax ? "jax" : "tensorflow";
 	char name[256], *dot, alloc[32];
 	int mid = st->nseeds > 0;
 	size_t i;
 
-	for (i = 0; i < st->n; i++)
-		peak = GMS_MAX(peak, GMS_MAX(st->ev[i].peak, st->ev[i].in_use));
+	/* the window's own peak in use, and the allocator's lifetime peak it records */
+	for (i = 0; i < st->n; i++) {
+		window = GMS_MAX(window, st->ev[i].in_use);
+		before = GMS_MAX(before, st->ev[i].peak);
+	}
+	peak = GMS_MAX(window, before);
 	snprintf(name, sizeof(name), "%s", r->hdr.name);
 	if ((dot = strstr(name, ".xplane.pb")) != NULL)
 		*dot = '\0';
@@ -979,12 +983,6 @@ header(struct trace_reader *r)
 	/* a window of the job: its numbers depend on what came before, so none is held
 	   to; but what the allocator recorded holding before it is a fact of the job */
 	if (!st->whole) {
-		uint64_t window = 0, before = 0;
-
-		for (i = 0; i < st->n; i++) {
-			window = GMS_MAX(window, st->ev[i].in_use);
-			before = GMS_MAX(before, st->ev[i].peak);
-		}
 		if (before > window)
 			cJSON_AddNumberToObject(src, "peak_in_use_before", (double)before);
 		return h;
