@@ -68,6 +68,35 @@ is "$(gzip -dc "$T" | grep -c '"size":33554432,.*"note":"aten\.[a-z]*mm\.default
 gms plan "$N/llama-1024.nogpu.jsonl.gz" --gpus=L4,A100-40GB --format=json
 is "$rc" 0 "plan tabulates GPUs for a job that never ran on one"
 
+# The recording's answers near the card's limit (t/data/gen/nogpu_fit.sh,
+# fit.json: HF GPT-2 at length 1024, batch 80 and 40, run for real on the
+# H100 with the whole card, and recorded with CUDA hidden as an H100).
+fit() {	# JOB KEY
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][sys.argv[2]][sys.argv[3]])' \
+	    "$N/fit.json" "$1" "$2"
+}
+# a job that dies of it: its recording ends in the OOM PyTorch raised
+gms run "$N/fit-die.nogpu.jsonl.gz" --gpu=H100-80GB --format=json
+is "$(json_top peak_reserved)" "$(fit die peak_reserved)" \
+    "a job that ran out of the H100: its recording's peak reserved is PyTorch's"
+is "$(json_in oom size)" "$(fit die oom_request)" "... and it runs out asking for what PyTorch asked (960 MiB)"
+is "$(gzip -dc "$N/fit-die.nogpu.jsonl.gz" | grep -c '"op":"oom","id":[0-9]*,"size":1006632960,')" 1 \
+    "... the recording keeps the OOM the job died of"
+# a batch finder (halve on OutOfMemoryError): the recording raised it where
+# the card did, so the job went on at the batch it went on at for real
+is "$(fit find recorded_printed)" "$(fit find printed)" \
+    "the finder recorded without a GPU ran out at the batch it ran out at for real, and went on at 40"
+gms run "$N/fit-find.nogpu.jsonl.gz" --gpu=H100-80GB --format=json
+is "$(json_top peak_reserved)" "$(fit find peak_reserved)" \
+    "... its recording peaks where the real run did"
+is "$(gzip -dc "$N/fit-find.nogpu.jsonl.gz" | grep -c '"op":"oom"')" 1 "... through the one OOM it caught"
+# under a limit: batch 8 fits 24 GiB, as it did for real (16 ran out)
+gms run "$N/fit-8.nogpu.jsonl.gz" --capacity=24GiB --format=json
+is "$(json_top oom)" null "batch 8 fits 24 GiB in the replay of its recording"
+e=$(off "$(json_top peak_reserved)" "$(fit largest-8 peak_reserved)")
+[ "$e" -le 2 ]; ok $? "... its peak reserved within 0.02% of the real run's under that limit (off by $e/10000)"
+[ "$(fit largest-16 num_ooms)" -ge 1 ]; ok $? "... where batch 16 ran out for real"
+
 # the binary points at the package's command, in its help and when asked
 gms --help
 grep -q '^  python -m gpumemsim record --gpu=H100 -o job.jsonl.gz train.py' "$TMP/out"

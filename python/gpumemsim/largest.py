@@ -63,8 +63,11 @@ def parse_values(text):
 
 def replay(trace, gpu=None, capacity=None, text=False):
     """A recording replayed on the GPU (less its context) or under a
-    capacity: gpumemsim.run's RunResult, or run's text report."""
+    capacity, which replaces the card: gpumemsim.run's RunResult, or run's
+    text report."""
     from . import _target, run
+    if capacity:
+        gpu = None
     try:
         if not text:
             return run(trace, capacity=capacity, gpu=gpu)

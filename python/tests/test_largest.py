@@ -23,8 +23,9 @@ def copy_fixture(value, dest):
 
 def test_largest_under_a_capacity_agrees_with_the_real_runs(tmp_path):
     out = io.StringIO()
+    # record always names the card it stood for; the capacity replaces it
     best, rows = largest.search(copy_fixture, [128, 256, 512], str(tmp_path), "gpt2",
-                                capacity="3GiB", out=out)
+                                gpu="H100-80GB", capacity="3GiB", out=out)
     assert best == 256 and [v for v, _ in rows] == [128, 256, 512]
     assert [r.oom is None for _, r in rows] == [True, True, False]
     # the real runs on both sides of the answer: 256 fit in 3 GiB, 512 did not
