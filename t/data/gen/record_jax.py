@@ -27,6 +27,14 @@ JOBS = {
     "midrun": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
     "share-a": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
     "share-b": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
+    # issue 54: arrays of mixed sizes in a sliding window, op by op, in each
+    # mode, and a jitted MLP trained at four batch sizes in one process
+    "window-growth": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
+    "window-prealloc": {},
+    "window-frac": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".02"},
+    "window-oom": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "XLA_PYTHON_CLIENT_MEM_FRACTION": ".004"},
+    "mlp4-growth": {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
+    "mlp4-prealloc": {},
 }
 
 PAIR_ENV = {
@@ -97,6 +105,27 @@ def mlp(jax, jnp, steps, jit, b=256, d=512, h=2048):
         y = jax.random.normal(jax.random.PRNGKey(20 + i), (b, 10))
         params = update(params, x, y)
     jax.block_until_ready(params)
+
+
+def window(jax, jnp, steps, keep=8):
+    """Op by op: arrays of mixed sizes made from each other, the oldest
+    deleted as each new one comes (sizes from a fixed seed)."""
+    import random
+    rng = random.Random(54)
+    held = []
+    for i in range(steps):
+        n = rng.choice([rng.randrange(1000, 60000), rng.randrange(60000, 2 ** 20),
+                        rng.randrange(2 ** 20, 6 * 2 ** 20)])
+        a = jnp.ones((n,), jnp.float32) * (i + 1)
+        if held and i % 3 == 0:
+            b = held[-1]
+            a = jnp.concatenate([a, b[: min(b.shape[0], n // 2)] + 1.0])
+        held.append(a)
+        if len(held) > keep:
+            held.pop(0).delete()
+    jax.block_until_ready(held)
+    for a in held:
+        a.delete()
 
 
 def zeros(jnp, n):
@@ -185,6 +214,15 @@ def child(job, out):
                     a.delete()
                 settle(jax)
                 mlp(jax, jnp, 2, True)
+            elif job.startswith("window-"):
+                try:
+                    window(jax, jnp, 400, 64 if job == "window-oom" else 8)
+                except Exception as e:  # RESOURCE_EXHAUSTED
+                    facts["oom"] = {"message": str(e)[:400]}
+                    facts["stats_at_oom"] = stats(jax)
+            elif job.startswith("mlp4-"):
+                for b in (256, 1024, 4096, 8192):
+                    mlp(jax, jnp, 3, True, b=b, d=1024, h=8192)
             elif job == "share-a":
                 share_a(jax, jnp, 4.0)
             elif job == "share-b":

@@ -1,0 +1,42 @@
+#!/bin/sh
+# t/cli-jaxjobs.sh - JAX 0.11 jobs recorded on an H100 (issue 54, item 1):
+# jitted MLPs trained at four batch sizes in one process (growth and the
+# default 75 % preallocation), and the OOM probes of
+# t/data/gen/record_oom_logs.py (arrays kept until a 1 % pool is full, 30 MB
+# arrays with every other freed, a jitted step too large for its pool),
+# each as it ran out and under the setting that let it finish.  Each
+# profile (jax.profiler.trace) is kept converted (gpumemsim convert: the
+# xplane files are 0.2 to 7 MB, their memory events 2 to 29 KB), with
+# device.memory_stats() beside it (NAME.facts.json).  Exercises the BFC
+# policy's JAX flavor and the observed-number check.
+. "${TOP_SRCDIR:-.}/t/lib.sh"
+
+J=$TOP_SRCDIR/t/data/jaxjobs
+if ! command -v python3 >/dev/null 2>&1; then
+	ok 0 "# SKIP python3 (to read the facts) is not installed"
+	done_testing
+	exit
+fi
+stat() {	# NAME KEY: memory_stats() when the job ended
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["memory_stats"][sys.argv[2]])' \
+	    "$J/$1.facts.json" "$2"
+}
+for n in mlp4-growth mlp4-prealloc jax-short jax-short-frac02 jax-frag jax-frag-frac015 \
+    jax-frag-growth jax-jit jax-jit-frac03; do
+	gms run "$J/$n.jsonl.gz" --format=json
+	is "$(json_top peak_allocated)" "$(stat $n peak_bytes_in_use)" \
+	    "$n: peak in use is the allocator's peak_bytes_in_use"
+	is "$(json_top peak_reserved)" "$(stat $n peak_pool_bytes)" "... the pool is its pool_bytes"
+	gms run "$J/$n.jsonl.gz"
+	is "$(grep '^observed' "$TMP/out")" \
+	    "observed (jax-bfc, as recorded): reproduced exactly (3 numbers and the bytes in use at every event)" \
+	    "... and the bytes in use after every event are the profile's"
+done
+# growth pools: the regions the allocator listed when it ran out (its log,
+# TF_CPP_MIN_LOG_LEVEL=0) are the regions the replay added
+for n in jax-jit jax-frag-growth; do
+	gms run "$J/$n.jsonl.gz" --format=json
+	is "$(json_top device_allocs)" "$(grep -c 'bfc_allocator.cc:[0-9]*\] Next region of size' "$J/$n.log")" \
+	    "$n: as many growth regions as the allocator's dump at its OOM lists"
+done
+done_testing
