@@ -16,6 +16,8 @@
 #include "traces/tracemem.h"
 
 #define SZ(n) gms_fmt_size((n), (char[32]){ 0 }, 32)
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define PROBES_ABOVE 4
 
 int
@@ -55,6 +57,40 @@ scale_point_run(struct scale_model *m, const struct run_spec *spec, struct scale
 			p->oom_size = out.res.oom.size;
 			p->oom_at = out.res.oom.at ? gms_strdup(out.res.oom.at) : NULL;
 		}
+	}
+	run_output_free(&out);
+	trace_mem_free(t);
+	return rc;
+}
+
+/*
+ * A curve point whose trace the recordings leave open (scale_build_bound):
+ * the peaks at the low end too, with no limit, as the curve's are.
+ */
+static int
+point_low(struct scale_model *m, const struct run_spec *spec, struct scale_point *p,
+    char **cause)
+{
+	struct run_spec s = *spec;
+	struct run_output out;
+	struct scale_built b;
+	struct trace_mem *t;
+	size_t k;
+	int rc;
+
+	for (k = 0; k < scale_nrecs(m); k++)
+		if (scale_rec_at(m, k)->value == p->value)
+			return 0;
+	if (!p->built.forms[SCALE_UNALIGNED] && !p->built.uncapped)
+		return 0;
+	if ((rc = scale_build_bound(m, p->value, SCALE_LOW, &t, &b, cause)) < 0)
+		return rc;
+	s.mem = t;
+	s.path = scale_rec_at(m, b.base)->path;
+	if ((rc = run_simulate(&s, &out, cause)) == 0) {
+		p->ranged = out.res.peak_reserved != p->peak_reserved;
+		p->alt_reserved = out.res.peak_reserved;
+		p->alt_allocated = out.res.peak_allocated;
 	}
 	run_output_free(&out);
 	trace_mem_free(t);
@@ -138,7 +174,8 @@ scale_run(struct scale_report *rep, const struct run_spec *spec, uint64_t search
 	free_run.gpu_total = 0;
 	rep->capacity = spec->capacity;
 	for (i = 0; i < rep->npoints; i++) {
-		if ((rc = scale_point_run(rep->model, &free_run, &rep->points[i], cause)) < 0)
+		if ((rc = scale_point_run(rep->model, &free_run, &rep->points[i], cause)) < 0 ||
+		    (rc = point_low(rep->model, &free_run, &rep->points[i], cause)) < 0)
 			return rc;
 		if (spec->capacity == 0)
 			continue;
@@ -183,18 +220,28 @@ scale_built_json(cJSON *o, const struct scale_model *m, const struct scale_built
 	for (k = 0; k < SCALE_NFORMS; k++)
 		cJSON_AddNumberToObject(f, scale_form_name((enum scale_form)k), (double)b->forms[k]);
 	cJSON_AddNumberToObject(o, "unaligned_bytes", (double)b->unaligned_bytes);
+	cJSON_AddNumberToObject(o, "uncapped", (double)b->uncapped);
 	cJSON_AddNumberToObject(o, "clamped", (double)b->clamped);
 }
 
 static cJSON *
 point_json(const struct scale_report *rep, const struct scale_point *p)
 {
-	cJSON *o = cJSON_CreateObject(), *oom;
+	cJSON *o = cJSON_CreateObject(), *oom, *r;
 
 	cJSON_AddNumberToObject(o, "value", (double)p->value);
 	cJSON_AddNumberToObject(o, "peak_reserved", (double)p->peak_reserved);
 	cJSON_AddNumberToObject(o, "peak_allocated", (double)p->peak_allocated);
 	cJSON_AddNumberToObject(o, "peak_live", (double)p->peak_live);
+	if (p->ranged) {	/* what the recordings leave open: both ends' peaks */
+		r = cJSON_AddArrayToObject(o, "peak_reserved_range");
+		cJSON_AddItemToArray(r, cJSON_CreateNumber((double)MIN(p->alt_reserved,
+		    p->peak_reserved)));
+		cJSON_AddItemToArray(r, cJSON_CreateNumber((double)MAX(p->alt_reserved,
+		    p->peak_reserved)));
+	} else {
+		cJSON_AddNullToObject(o, "peak_reserved_range");
+	}
 	if (p->oomed) {
 		oom = cJSON_AddObjectToObject(o, "oom");
 		cJSON_AddNumberToObject(oom, "event", (double)p->oom_event);
@@ -254,11 +301,22 @@ scale_json(const struct scale_report *rep)
 void
 scale_built_text(FILE *f, const struct scale_model *m, const struct scale_built *b)
 {
+	uint64_t at = scale_rec_at(m, b->base)->value;
+
 	if (b->forms[SCALE_UNALIGNED])
 		fprintf(f, "    %zu allocations (%s at %llu) are only in the recording at %llu: "
-		    "taken in proportion to the value (first: event %zu)\n",
+		    "taken in proportion to the value (first: event %zu), and as recorded for "
+		    "the low end (a path the job takes above some size: record at another value "
+		    "that has them, %llu say, and they are fitted)\n",
 		    b->forms[SCALE_UNALIGNED], SZ(b->unaligned_bytes), (unsigned long long)b->value,
-		    (unsigned long long)scale_rec_at(m, b->base)->value, b->first_unaligned);
+		    (unsigned long long)at, b->first_unaligned,
+		    (unsigned long long)(b->value > at ? b->value : 2 * at));
+	if (b->uncapped)
+		fprintf(f, "    %zu reductions' staging buffers grow past every recording "
+		    "(first: event %zu): they stop at a size the GPU sets (its multiprocessors), "
+		    "which no recording has reached; the low end holds them at the largest "
+		    "recorded (record at %llu too, and the cap is seen or ruled out)\n",
+		    b->uncapped, b->first_uncapped, (unsigned long long)b->value);
 	if (b->forms[SCALE_NOFIT] && scale_nrecs(m) == 2)
 		fprintf(f, "    %zu sizes shrink, or grow faster than the value but not as its "
 		    "square: a library's choice per shape (a cuDNN workspace, say), the larger "
@@ -314,6 +372,10 @@ scale_text(const struct scale_report *rep)
 				fprintf(f, "  recorded");
 			else if (b->beyond > 0)
 				fprintf(f, "  %.1fx beyond the recordings", b->beyond);
+			if (p->ranged)
+				fprintf(f, "%s%s to %s: the recordings cannot decide", b->beyond > 0 ?
+				    "; " : "  ", SZ(MIN(p->alt_reserved, p->peak_reserved)),
+				    SZ(MAX(p->alt_reserved, p->peak_reserved)));
 			if (p->oomed) {
 				fprintf(f, "  ");
 				oom_line(f, rep, p);

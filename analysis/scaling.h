@@ -25,6 +25,13 @@ struct scale_point {
 	uint64_t value;
 	struct scale_built built;
 	uint64_t peak_reserved, peak_allocated, peak_live;
+	int ranged;			/* the recordings leave the peak open (a curve
+					   point's): the trace built at SCALE_LOW
+					   (traces/scale.h) peaks elsewhere: at
+					   alt_reserved, which may be above the fit's (a
+					   caching allocator's peak is not monotone in
+					   the sizes) */
+	uint64_t alt_reserved, alt_allocated;
 	int oomed;
 	uint64_t oom_event;		/* in the recording followed (built.base) */
 	uint64_t oom_size;

@@ -3,10 +3,12 @@
  * worked by hand: each form a size can take (constant, affine, c V^2 from two
  * recordings, any quadratic from three, none from four), an allocation only
  * in the recording followed, sizes that are no tensor's (a library's
- * choice), a fit that falls below zero, the recording
- * followed (the nearest), how far beyond the recordings, and what is refused
- * (one recording, a value twice, recordings of two different jobs, a value
- * past 1024 times the largest, a recording that ran out of memory).
+ * choice), a fit that falls below zero, a reduction's staging buffer that
+ * stops growing (seen stopped, or left open at either end), a recording
+ * that took another path through a site, the recording followed (the
+ * nearest), how far beyond the recordings, and what is refused (one
+ * recording, a value twice, recordings of two different jobs, a value past
+ * 1024 times the largest, a recording that ran out of memory).
  */
 #include "config.h"
 
@@ -210,6 +212,65 @@ main(void)
 		trace_mem_free(x);
 		trace_mem_free(y);
 		trace_mem_free(z);
+	}
+	/*
+	 * What two recordings leave open, and a third settles (issue 57): a
+	 * reduction's staging buffer, 1024 V B up to the GPU's cap of 6144 B
+	 * (the largest recorded, 8, is past it); a site whose kernel takes
+	 * another path above V 2 (one buffer at 2, a sort's two from 4 on: at
+	 * 4, 8 the first is 512 V, the second constant 3000).
+	 */
+	{
+		const struct ev c2[] = { { 'a', 1, 2048, "void at::native::gpu_reduce_kernel<float>" },
+		    { 'a', 2, 100, "Embedding (backward)" } },
+		    c4[] = { { 'a', 1, 4096, "void at::native::gpu_reduce_kernel<float>" },
+		    { 'a', 2, 2048, "Embedding (backward)" }, { 'a', 3, 3000, "Embedding (backward)" } },
+		    c8[] = { { 'a', 1, 6144, "void at::native::gpu_reduce_kernel<float>" },
+		    { 'a', 2, 4096, "Embedding (backward)" }, { 'a', 3, 3000, "Embedding (backward)" } };
+		struct trace_mem *a = make("c2", c2, 2, 0), *c = make("c4", c4, 3, 0),
+		    *d = make("c8", c8, 3, 0);
+		struct scale_rec two[] = { { "c2", 2, a }, { "c4", 4, c } },
+		    three[] = { { "c2", 2, a }, { "c4", 4, c }, { "c8", 8, d } };
+
+		ok(scale_model_new(two, 2, &m, &cause) == 0 &&
+		    scale_build_bound(m, 16, SCALE_FIT, &t, &b, &cause) == 0,
+		    "from 2 and 4, at 16");
+		/*
+		 * reduction 1024 V = 16384; the site's first buffer, paired with the
+		 * other path's at 2 (100, 2048: faster than V), no form, its larger
+		 * kept; the second only at 4: 3000 x 16 / 4
+		 */
+		is_str(sizes(t), "16384 2048 12000", "... the fit: the reduction affine, the new buffer in proportion");
+		ok(b.uncapped == 1 && b.first_uncapped == 0 && b.forms[SCALE_UNALIGNED] == 1,
+		    "... one reduction grown past the recordings, one allocation only at 4: both said");
+		trace_mem_free(t);
+		ok(scale_build_bound(m, 16, SCALE_LOW, &t, &b, &cause) == 0, "... and at its low end");
+		is_str(sizes(t), "4096 2048 3000", "... the reduction held at the largest recorded, the new buffer as recorded");
+		trace_mem_free(t);
+		ok(scale_build_bound(m, 3, SCALE_LOW, &t, &b, &cause) == 0 && b.uncapped == 0,
+		    "... inside the recordings no reduction is left open");
+		trace_mem_free(t);
+		scale_model_free(m);
+		ok(scale_model_new(three, 3, &m, &cause) == 0 &&
+		    scale_build_bound(m, 16, SCALE_LOW, &t, &b, &cause) == 0,
+		    "from 2, 4 and 8, at 16");
+		/*
+		 * the reduction 2048, 4096, 6144: 1024 V stopped at 6144, exactly;
+		 * the sort path's buffers from 4 and 8 alone (the recording at 2 made
+		 * one allocation there, not two): 512 V = 8192 and 3000
+		 */
+		is_str(sizes(t), "6144 8192 3000", "... the cap seen, the other path's recording left out");
+		ok(b.forms[SCALE_CAPPED] == 1 && b.forms[SCALE_AFFINE] == 1 && b.forms[SCALE_CONST] == 1 &&
+		    b.uncapped == 0 && b.forms[SCALE_UNALIGNED] == 0, "... capped, affine, constant: nothing left open");
+		is_str(scale_form_name(SCALE_CAPPED), "capped", "... the form's name");
+		trace_mem_free(t);
+		ok(scale_build(m, 6, &t, &b, &cause) == 0, "... at 6, between them");
+		is_str(sizes(t), "6144 3072 3000", "... 1024 x 6 is the cap itself");
+		trace_mem_free(t);
+		scale_model_free(m);
+		trace_mem_free(a);
+		trace_mem_free(c);
+		trace_mem_free(d);
 	}
 	/* refusals */
 	{

@@ -19,9 +19,17 @@
 #include "traces/trace.h"
 #include "traces/tracemem.h"
 
+/* How many allocations a recording makes with one token. */
+struct tally {
+	uint64_t tok;
+	size_t n;
+	UT_hash_handle hh;
+};
+
 /* One recording's input events (what a run replays), as tokens to align. */
 struct seq {
 	size_t n;
+	struct tally *tally;	/* allocations by token */
 	uint64_t *tok;
 	uint32_t *ev;		/* the event's index in the recording */
 	uint64_t *size;		/* allocations' sizes */
@@ -38,7 +46,7 @@ struct scale_model {
 };
 
 static const char *const form_names[SCALE_NFORMS] = {
-	"constant", "affine", "quadratic", "no form", "unaligned",
+	"constant", "affine", "quadratic", "capped", "no form", "unaligned",
 };
 
 const char *
@@ -98,6 +106,7 @@ seq_make(const struct trace_mem *mem, struct seq *s)
 {
 	size_t i, n = trace_mem_count(mem);
 	struct live *live = NULL, *l, *tmp;
+	struct tally *t;
 	struct trace_event ev;
 
 	s->tok = gms_calloc(n ? n : 1, sizeof(*s->tok));
@@ -120,6 +129,13 @@ seq_make(const struct trace_mem *mem, struct seq *s)
 			s->is_alloc[s->n] = 1;
 			s->tok[s->n] = token('A', ev.at, ev.stream);
 			s->allocs++;
+			HASH_FIND(hh, s->tally, &s->tok[s->n], sizeof(uint64_t), t);
+			if (t == NULL) {
+				t = gms_calloc(1, sizeof(*t));
+				t->tok = s->tok[s->n];
+				HASH_ADD(hh, s->tally, tok, sizeof(t->tok), t);
+			}
+			t->n++;
 			break;
 		case TRACE_FREE:
 			HASH_FIND(hh, live, &ev.id, sizeof(ev.id), l);
@@ -144,6 +160,16 @@ seq_make(const struct trace_mem *mem, struct seq *s)
 		HASH_DEL(live, l);
 		free(l);
 	}
+}
+
+/* How many allocations s makes with token tok. */
+static size_t
+tally_of(const struct seq *s, uint64_t tok)
+{
+	struct tally *t;
+
+	HASH_FIND(hh, s->tally, &tok, sizeof(tok), t);
+	return t != NULL ? t->n : 0;
 }
 
 static int
@@ -219,6 +245,12 @@ scale_model_free(struct scale_model *m)
 	if (m == NULL)
 		return;
 	for (i = 0; m->seqs != NULL && i < m->n; i++) {
+		struct tally *t, *tmp;
+
+		HASH_ITER(hh, m->seqs[i].tally, t, tmp) {
+			HASH_DEL(m->seqs[i].tally, t);
+			free(t);
+		}
 		free(m->seqs[i].tok);
 		free(m->seqs[i].ev);
 		free(m->seqs[i].size);
@@ -361,6 +393,28 @@ fit(const struct pt *p, size_t n, uint64_t v, enum scale_form *form)
 		return (long double)p[0].s + ((long double)p[n - 1].s - p[0].s) *
 		    (x - p[0].v) / ((long double)p[n - 1].v - p[0].v);
 	}
+	/*
+	 * Growing on the line through the two smallest, then stopped at the
+	 * largest: min(a + b V, cap), a reduction splitting its input over as
+	 * many blocks as the GPU runs at once (its staging buffer stops growing
+	 * there).  Exact through every point, or not this form.
+	 */
+	if (p[1].s > p[0].s && p[n - 1].s >= p[n - 2].s) {
+		long double slope = ((long double)p[1].s - p[0].s) / ((long double)p[1].v - p[0].v);
+		long double line = (long double)p[0].s + slope * ((long double)p[n - 1].v - p[0].v);
+
+		for (i = 0, all = line > (long double)p[n - 1].s; i < n && all; i++) {
+			r = (long double)p[0].s + slope * ((long double)p[i].v - p[0].v);
+			if (r > (long double)p[n - 1].s)
+				r = (long double)p[n - 1].s;
+			all = fabsl(r - (long double)p[i].s) < 0.5L;
+		}
+		if (all) {
+			*form = SCALE_CAPPED;
+			r = (long double)p[0].s + slope * (x - p[0].v);
+			return r < (long double)p[n - 1].s ? r : (long double)p[n - 1].s;
+		}
+	}
 	/* the three points nearest v: slide a window of three while it gets nearer */
 	for (k = 0; k + 3 < n; k++) {
 		uint64_t dl = v > p[k].v ? v - p[k].v : p[k].v - v;
@@ -425,12 +479,26 @@ nearest(const struct scale_model *m, uint64_t v)
 	return best;
 }
 
+/* A reduction's staging buffer (PyTorch's gpu_reduce_kernel): see SCALE_CAPPED. */
+static int
+is_reduction(const char *at)
+{
+	return at != NULL && strstr(at, "gpu_reduce_kernel") != NULL;
+}
+
 int
 scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
     struct scale_built *info, char **cause)
 {
+	return scale_build_bound(m, value, SCALE_FIT, out, info, cause);
+}
+
+int
+scale_build_bound(struct scale_model *m, uint64_t value, enum scale_bound bound,
+    struct trace_mem **out, struct scale_built *info, char **cause)
+{
 	uint64_t lo = m->recs[0].value, hi = m->recs[m->n - 1].value, al, size;
-	size_t base = nearest(m, value), i, r, np, aligned, allocs, n_fit;
+	size_t base = nearest(m, value), i, r, np, same, aligned, allocs, n_fit;
 	const struct seq *b = &m->seqs[base];
 	struct trace_header hdr;
 	struct trace_event ev;
@@ -470,8 +538,19 @@ scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
 		    TRACE_HAS_ADDR | TRACE_SEEDED : 0));
 		ev.addr = 0;
 		if (ev.op == TRACE_ALLOC) {
-			for (r = 0, np = 0; r < m->n; r++)
+			/*
+			 * A recording that makes this site's allocations another number
+			 * of times took another path through it (PyTorch's embedding
+			 * backward sorts its indices only above 3072 of them): what its
+			 * alignment pairs there are other buffers, not this one's size.
+			 * Left out while two recordings that took the path remain.
+			 */
+			for (r = 0, np = 0, same = 0; r < m->n; r++)
 				if (m->maps[base * m->n + r][i] >= 0)
+					same += tally_of(&m->seqs[r], b->tok[i]) == tally_of(b, b->tok[i]);
+			for (r = 0; r < m->n; r++)
+				if (m->maps[base * m->n + r][i] >= 0 && (same < 2 ||
+				    tally_of(&m->seqs[r], b->tok[i]) == tally_of(b, b->tok[i])))
 					pts[np++] = (struct pt){ m->recs[r].value,
 					    m->seqs[r].size[m->maps[base * m->n + r][i]] };
 			if (np < 2) {
@@ -482,7 +561,8 @@ scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
 				 */
 				form = SCALE_UNALIGNED;
 				al = alignment(pts, 1);
-				want = (long double)ev.size * value / m->recs[base].value;
+				want = bound == SCALE_LOW ? (long double)ev.size :
+				    (long double)ev.size * value / m->recs[base].value;
 				if (info->forms[SCALE_UNALIGNED] == 0)
 					info->first_unaligned = b->ev[i];
 			} else {
@@ -490,6 +570,13 @@ scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
 				al = alignment(pts, np);
 				if (form == SCALE_NOFIT && info->forms[SCALE_NOFIT] == 0)
 					info->first_nofit = b->ev[i];
+				if (is_reduction(ev.at) && value > pts[np - 1].v && form != SCALE_CAPPED &&
+				    want > (long double)pts[np - 1].s) {
+					if (info->uncapped++ == 0)
+						info->first_uncapped = b->ev[i];
+					if (bound == SCALE_LOW)
+						want = (long double)pts[np - 1].s;
+				}
 			}
 			if (want <= 0) {	/* a size that shrinks as the value grows: its least */
 				info->clamped++;

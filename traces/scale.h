@@ -25,11 +25,15 @@ enum scale_form {
 	SCALE_CONST,		/* the same at every recorded value */
 	SCALE_AFFINE,		/* a + b V */
 	SCALE_QUADRATIC,	/* a + b V + c V^2 (from two recordings: c V^2) */
+	SCALE_CAPPED,		/* a + b V up to the largest recorded, which it
+				   stops at (from three or more: a reduction's
+				   staging buffer, whose grid the GPU caps) */
 	SCALE_NOFIT,		/* no form through every recording: the quadratic
 				   through the three nearest V; from two, a size
 				   that shrinks or grows faster than V (not as V^2):
 				   a library's choice, its larger kept */
-	SCALE_UNALIGNED,	/* only in the recording followed: in proportion to V */
+	SCALE_UNALIGNED,	/* only in the recording followed: in proportion to V
+				   (as recorded, for the low end) */
 	SCALE_NFORMS
 };
 /* "constant", "affine", ... as the reports spell them. */
@@ -63,6 +67,9 @@ struct scale_built {
 	size_t first_unaligned;		/* the first such allocation's event in the
 					   recording followed (when forms[UNALIGNED]) */
 	size_t first_nofit;		/* ... and of SCALE_NOFIT */
+	size_t uncapped;		/* reductions' staging buffers grown past the
+					   largest recorded, with no cap seen yet */
+	size_t first_uncapped;		/* ... the first one's event */
 	double beyond;			/* value / largest recorded, or smallest / value,
 					   when outside the recordings (> 1); else 0 */
 };
@@ -85,6 +92,20 @@ int scale_alignment(struct scale_model *m, size_t base, size_t r, size_t *aligne
  */
 int scale_build(struct scale_model *m, uint64_t value, struct trace_mem **out,
     struct scale_built *info, char **cause);
+
+/*
+ * What the recordings leave open, taken at either end: SCALE_FIT (what
+ * scale_build builds) takes each size from its fit, an allocation seen in
+ * one recording only in proportion to the value; SCALE_LOW takes that one as
+ * recorded, and a reduction's staging buffer grown past every recording as
+ * though the GPU's cap were the largest recorded.  Sizes that do not grow
+ * with the value, the two ends agree: the peak's range is between the two
+ * traces' (info->forms[SCALE_UNALIGNED] or info->uncapped say whether there
+ * is one).
+ */
+enum scale_bound { SCALE_FIT, SCALE_LOW };
+int scale_build_bound(struct scale_model *m, uint64_t value, enum scale_bound bound,
+    struct trace_mem **out, struct scale_built *info, char **cause);
 
 /*
  * Align every pair of recordings now (building aligns lazily, the pairs it

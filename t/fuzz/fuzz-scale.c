@@ -118,7 +118,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < sizeof(probes) / sizeof(*probes); i++) {
 			uint64_t v = probes[i] == 1000 ? hi * SCALE_EXTRAPOLATION_MAX + 1 : probes[i];
 
-			if (scale_build(m, v, &t, &info, &cause) == 0) {
+			/* both ends of what the recordings leave open, in turn */
+			if (scale_build_bound(m, v, i % 2 ? SCALE_LOW : SCALE_FIT, &t, &info,
+			    &cause) == 0) {
 				if (v > hi * SCALE_EXTRAPOLATION_MAX)
 					abort();
 				for (n = 0; n < trace_mem_count(t); n++) {
