@@ -68,6 +68,16 @@ is "$(gzip -dc "$T" | grep -c '"size":33554432,.*"note":"aten\.[a-z]*mm\.default
 gms plan "$N/llama-1024.nogpu.jsonl.gz" --gpus=L4,A100-40GB --format=json
 is "$rc" 0 "plan tabulates GPUs for a job that never ran on one"
 
+# scale takes them as it takes GPU recordings (issue 57): GPT-2 recorded
+# without a GPU at 128 and 256 gives PyTorch's own peak at 512, and a value
+# between two recordings, 256 from 128 and 512
+gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 256 "$N/gpt2-256.nogpu.jsonl.gz" --value 512 --format=json
+is "$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" "$(fact gpt2-512 peak_reserved)" \
+    "scale from two recordings made without a GPU: PyTorch's peak reserved at 512"
+gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 512 "$N/gpt2-512.nogpu.jsonl.gz" --value 256 --format=json
+is "$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" "$(fact gpt2-256 peak_reserved)" \
+    "... and at 256, between them"
+
 # The recording's answers near the card's limit (t/data/gen/nogpu_fit.sh,
 # fit.json: HF GPT-2 at length 1024, batch 80 and 40, run for real on the
 # H100 with the whole card, and recorded with CUDA hidden as an H100).
