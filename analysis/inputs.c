@@ -30,6 +30,8 @@ inputs_kind_name(enum inputs_kind k)
 		return "--at";
 	case INPUTS_JOBS:
 		return "--job/--scenario";
+	case INPUTS_OOMLOG:
+		return "an out-of-memory log";
 	}
 	return "?";
 }
@@ -195,6 +197,11 @@ inputs_open(const struct inputs_req *rq, struct inputs *in, char **cause)
 	}
 	case INPUTS_JOBS:
 		return open_jobs(rq, in, cause);
+	case INPUTS_OOMLOG:
+		in->path = rq->args[0];
+		add_file(in, in->path);
+		in->oomlog = gms_calloc(1, sizeof(*in->oomlog));
+		return oomlog_read(in->path, in->oomlog, cause);
 	}
 	return gms_fail(cause, GMS_EUSAGE, "no input");
 }
@@ -215,6 +222,9 @@ inputs_close(struct inputs *in)
 		share_job_free(&in->sc.jobs[i]);
 	free(in->sc.jobs);
 	share_specs_free(&in->specs);
+	if (in->oomlog != NULL)
+		oomlog_free(in->oomlog);
+	free(in->oomlog);
 	free(in->files);
 	memset(in, 0, sizeof(*in));
 }

@@ -16,6 +16,7 @@
 
 #include <cJSON.h>
 
+#include "analysis/oomlog.h"
 #include "analysis/ranks.h"
 #include "sim/gpus.h"
 #include "sim/scenario.h"
@@ -28,8 +29,9 @@ enum inputs_kind {
 	INPUTS_RANKS = 1u << 2,		/* the ranks of one job (--ranks) */
 	INPUTS_SCALED = 1u << 3,	/* recordings at values (--at VALUE TRACE) */
 	INPUTS_JOBS = 1u << 4,		/* jobs sharing a GPU (--job, --scenario) */
+	INPUTS_OOMLOG = 1u << 5,	/* an out-of-memory log (analysis/oomlog.h) */
 };
-#define INPUTS_NKINDS 5
+#define INPUTS_NKINDS 6
 /* The kind as the messages name it: "one trace", "two traces", "--ranks", ... */
 const char *inputs_kind_name(enum inputs_kind k);
 
@@ -73,6 +75,8 @@ struct inputs {
 	struct scale_model *model;
 	struct scale_built *built;	/* the job at req.value, or NULL */
 	struct trace_mem *mem;		/* ... its trace */
+	/* OOMLOG: the log, read */
+	struct oomlog *oomlog;
 	/* JOBS */
 	struct share_specs specs;
 	struct share_scenario sc;
@@ -85,6 +89,7 @@ struct inputs {
  * Resolve rq into *in: RANKS collects the files and their ranks
  * (ranks_collect); SCALED reads the recordings, models them and with a value
  * builds the job there; JOBS reads the jobs and the card and checks them;
+ * OOMLOG reads the log into the allocator's state at its OOM;
  * TRACE and PAIR only keep their paths (the runs read them).  0, or a GMS_E*
  * code with *cause; inputs_close either way.
  */

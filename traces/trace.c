@@ -640,6 +640,14 @@ trace_framework_name(unsigned fw)
 }
 
 int
+trace_looks_like_oomlog(const char *head)
+{
+	return strstr(head, "ran out of memory trying to allocate") != NULL ||
+	    strstr(head, "CUDA out of memory. Tried to allocate") != NULL ||
+	    strstr(head, "BFCAllocator dump for") != NULL;
+}
+
+int
 trace_ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -729,7 +737,11 @@ sniff(struct trace_reader *r, char **cause)
 		return NULL;
 	}
 	head[n] = '\0';
-	if ((f = by_content(head, (size_t)n)) == NULL)
+	if ((f = by_content(head, (size_t)n)) == NULL && trace_looks_like_oomlog(head))
+		gms_fail(cause, GMS_ETRACE, "%s: an out-of-memory log, not a trace: 'gpumemsim "
+		    "oom %s' reads it (the allocator's state when it ran out, and what serves it)",
+		    r->path, r->path);
+	else if (f == NULL)
 		gms_fail(cause, GMS_ETRACE, "%s: not a trace gpumemsim can read (expected a "
 		    "gpumemsim JSON trace, a PyTorch snapshot pickle or profiler trace, a "
 		    "TensorFlow or JAX profile (.xplane.pb) or an RMM log CSV, optionally "

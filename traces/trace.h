@@ -78,6 +78,8 @@ unsigned trace_framework(const char *path, const struct trace_opts *opts);
 int trace_peek_rank(const char *path);
 
 /* Whether s ends with suffix (file names: extensions). */
+/* Do a file's first bytes (NUL-ended) look like an out-of-memory log (analysis/oomlog.h)? */
+int trace_looks_like_oomlog(const char *head);
 int trace_ends_with(const char *s, const char *suffix);
 
 /* The op's name as it is spelled in a trace ("alloc", "segment_alloc", ...). */

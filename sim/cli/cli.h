@@ -358,6 +358,7 @@ int cmd_policies(struct cli_args *a);
 int cmd_share(struct cli_args *a);
 int cmd_report(struct cli_args *a);
 int cmd_scale(struct cli_args *a);
+int cmd_oom(struct cli_args *a);
 
 /*
  * The progress line (progress.c): on a terminal, unless --quiet.  Messages

@@ -54,6 +54,8 @@ kind_of(const struct cli_command *c, const struct cli_args *a, int *rc)
 	}
 	if (c->inputs == INPUTS_JOBS)
 		return INPUTS_JOBS;
+	if (c->inputs == INPUTS_OOMLOG)
+		return INPUTS_OOMLOG;
 	if (a->argc == 2 && (c->inputs & INPUTS_PAIR))
 		return INPUTS_PAIR;
 	return INPUTS_TRACE;
@@ -87,6 +89,9 @@ counts(const struct cli_command *c, const struct cli_args *a, enum inputs_kind k
 	if (a->argc < c->min_args || a->argc > c->max_args) {
 		if (c->max_args == 0)
 			return cli_usage_error(c, "unexpected argument '%s'", a->argv[0]);
+		if (c->max_args == 1 && c->inputs == INPUTS_OOMLOG)
+			return cli_usage_error(c, a->argc == 0 ? "no log given" :
+			    "more than one log given");
 		if (c->max_args == 1)
 			return cli_usage_error(c, a->argc == 0 ? "no trace given" :
 			    "more than one trace given");

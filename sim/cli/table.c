@@ -416,6 +416,7 @@ static const struct cli_use info_opts[] = {
 	{ .id = OPT_NONE },
 };
 static const struct cli_use policies_opts[] = { { .id = OPT_NONE } };
+static const struct cli_use oom_opts[] = { { .id = OPT_NONE } };
 
 static const struct cli_use convert_opts[] = {
 	{ .id = OPT_OUTPUT, .help = "the native trace to write, in place of <out>" },
@@ -917,6 +918,35 @@ const struct cli_command cli_commands[] = {
 	  .groups = G_TRACE | G_PROGRESS,
 	  .opts = convert_opts, .inputs = INPUTS_TRACE,
 	  .min_args = 1, .max_args = 2, .own_output = 1, .exec = cmd_convert },
+	{ "oom", "<log>", "read an out-of-memory log: shortage or fragmentation, and the setting that serves it",
+	  "Read what a job printed when it ran out of GPU memory, as users paste it: the "
+	  "BFC allocator's dump from TensorFlow or JAX (\"Allocator (GPU_0_bfc) ran out of "
+	  "memory trying to allocate ...\" and the chunk map that follows it; they print it "
+	  "with TF_CPP_MIN_LOG_LEVEL=0), or PyTorch's OutOfMemoryError (the current message "
+	  "or 1.x's) with or without torch.cuda.memory_summary(). Prefixes (glog's, "
+	  "Python's, timestamps) may stay. It rebuilds the allocator's state at that moment "
+	  "(BFC: every region and chunk, in use and free, from the chunk map; PyTorch: "
+	  "allocated, reserved, cached but unallocated, the limit), says whether the memory "
+	  "was there in the wrong shape (fragmentation: no free chunk, or no wholly free "
+	  "segment, holds the request) or was not there (a shortage), what the job held and "
+	  "asked for at that moment, and the framework's settings that would have served "
+	  "the request. Only that moment is in a log: record the job to tune the whole run.",
+	  "gpumemsim oom train.log\n"
+	  "python train.py 2>&1 | tee run.log; gpumemsim oom run.log --format=json\n",
+	  "== OUTPUT\n"
+	  "--format=json prints {schema, log, line, allocator (bfc, pytorch-caching), "
+	  "framework (jax, tensorflow, pytorch or null), device, request, request_exact, "
+	  "state, verdict (fragmentation, shortage), needed, available, settings}: state is "
+	  "BFC's {in_use, in_use_chunks, free, free_chunks, largest_free, pool, regions, "
+	  "limit, mode, region_sizes} or PyTorch's {allocated, reserved, "
+	  "reserved_unallocated, total_capacity, free_on_card, allowed, memory_summary, "
+	  "segments}.\n"
+	  "== EXIT STATUS\n"
+	  "0; 3 when the file is no out-of-memory log gpumemsim reads, or a BFC log lacks "
+	  "its dump (named, with the line).\n",
+	  .groups = G_OUTPUT,
+	  .opts = oom_opts, .inputs = INPUTS_OOMLOG,
+	  .min_args = 1, .max_args = 1, .exec = cmd_oom },
 	{ "policies", "", "list the policies, what they model and their options",
 	  "List the allocator policies, the framework setting each stands for, and their "
 	  "settings with defaults: write them after the policy's name in --policy "

@@ -48,3 +48,4 @@ link fuzz-sim fuzz-sim.c
 link fuzz-eventscan fuzz-eventscan.c
 link fuzz-scenario fuzz-scenario.c
 link fuzz-scale fuzz-scale.c
+link fuzz-oomlog fuzz-oomlog.c

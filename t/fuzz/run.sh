@@ -10,7 +10,7 @@ set -u
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 srcdir=$(cd "$(dirname "$0")/../.." && pwd)
-names=${*:-"fuzz-json fuzz-jsonl fuzz-pickle fuzz-pickle-shared fuzz-csv fuzz-xplane fuzz-allocconf fuzz-baseline fuzz-sim fuzz-eventscan fuzz-scenario fuzz-scale"}
+names=${*:-"fuzz-json fuzz-jsonl fuzz-pickle fuzz-pickle-shared fuzz-csv fuzz-xplane fuzz-allocconf fuzz-baseline fuzz-sim fuzz-eventscan fuzz-scenario fuzz-scale fuzz-oomlog"}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/gms-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}

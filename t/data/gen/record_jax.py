@@ -112,10 +112,13 @@ def window(jax, jnp, steps, keep=8):
     deleted as each new one comes (sizes from a fixed seed)."""
     import random
     rng = random.Random(54)
+    # 16 sizes, from 4 KB to 24 MB: each new shape is a compilation (and
+    # the profile's events), so the job reuses them
+    sizes = [rng.choice([rng.randrange(1000, 60000), rng.randrange(60000, 2 ** 20),
+                         rng.randrange(2 ** 20, 6 * 2 ** 20)]) for _ in range(16)]
     held = []
     for i in range(steps):
-        n = rng.choice([rng.randrange(1000, 60000), rng.randrange(60000, 2 ** 20),
-                        rng.randrange(2 ** 20, 6 * 2 ** 20)])
+        n = rng.choice(sizes)
         a = jnp.ones((n,), jnp.float32) * (i + 1)
         if held and i % 3 == 0:
             b = held[-1]
@@ -216,7 +219,7 @@ def child(job, out):
                 mlp(jax, jnp, 2, True)
             elif job.startswith("window-"):
                 try:
-                    window(jax, jnp, 400, 64 if job == "window-oom" else 8)
+                    window(jax, jnp, 150, 64 if job == "window-oom" else 8)
                 except Exception as e:  # RESOURCE_EXHAUSTED
                     facts["oom"] = {"message": str(e)[:400]}
                     facts["stats_at_oom"] = stats(jax)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Record what users paste after an out-of-memory error (issue 54, item 8),
 # each beside the recording of the same run, on a machine with a CUDA GPU:
-#   python3 record_oom_logs.py all OUTDIR [torch|jax]
+#   python3 record_oom_logs.py all OUTDIR [torch|jax] [VARIANT...]
 # JAX: each job in a fresh process with the allocator's logging on
 # (TF_CPP_MIN_LOG_LEVEL=0), under jax.profiler.trace(): OUTDIR/JOB.log (the
 # process's stderr: the BFC allocator's dump), JOB.xplane.pb.gz,
@@ -19,24 +19,31 @@ MB = 2 ** 20
 JAX_JOBS = {
     # a real shortage: arrays kept until the 1 % pool is full
     "jax-short": {"as-run": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".01"},
-                  "frac02": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".02"}},
+                  "frac02": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".02"},
+                  # what `gpumemsim oom jax-short.log` recommends
+                  "rec": {"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.011"}},
     # fragmentation: the pool filled with 30 MB arrays, every other freed,
     # then 60 MB asked for
     "jax-frag": {"as-run": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".01"},
                  "growth": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".01", "XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
                  "platform": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".01", "XLA_PYTHON_CLIENT_ALLOCATOR": "platform"},
                  "async": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".01", "XLA_PYTHON_CLIENT_ALLOCATOR": "cuda_async"},
-                 "frac015": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".015"}},
+                 "frac015": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".015"},
+                 # what `gpumemsim oom` recommends for the growth run's log
+                 "growth-rec": {"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.011",
+                                "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}},
     # a jitted step too large for its growth pool's limit
     "jax-jit": {"as-run": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".01", "XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
-                "frac03": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".03", "XLA_PYTHON_CLIENT_PREALLOCATE": "false"}},
+                "frac03": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".03", "XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
+                "rec": {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".01", "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+                        "XLA_PYTHON_CLIENT_ALLOCATOR": "platform"}},
 }
 TORCH_JOBS = {
-    "torch-short": {"as-run": {}, "limit2x": {}, "uncapped": {}},
+    "torch-short": {"as-run": {}, "limit2x": {}, "uncapped": {}, "rec": {"GMS_FRACTION": "0.014"}},
     "torch-frag": {"as-run": {}, "uncapped": {}, "expandable": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
                    "split100": {"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:100"}},
     "torch-gpt2": {"as-run": {}, "expandable": {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"},
-                   "limit2x": {}, "uncapped": {}},
+                   "limit2x": {}, "uncapped": {}, "rec": {"GMS_FRACTION": "0.051"}},
 }
 KEEP_JAX = ["num_allocs", "bytes_in_use", "peak_bytes_in_use", "largest_alloc_size", "bytes_limit",
             "pool_bytes", "peak_pool_bytes", "largest_free_block_bytes", "bytes_reserved"]
@@ -115,6 +122,8 @@ def torch_child(job, variant, out):
         limit *= 2
     if variant == "uncapped":
         limit = total
+    if "GMS_FRACTION" in os.environ:    # a recommended fraction, as the user would set it
+        limit = float(os.environ["GMS_FRACTION"]) * total
     torch.cuda.set_per_process_memory_fraction(limit / total)
     facts = {"job": job, "variant": variant, "torch": torch.__version__, "device_total": total,
              "fraction": limit / total, "limit": int(limit / total * total),
@@ -149,7 +158,7 @@ def torch_child(job, variant, out):
     s = torch.cuda.memory_stats()
     facts["memory_stats"] = {k: s.get(k) for k in KEEP_TORCH}
     name = job if variant == "as-run" else job + "." + variant
-    if variant == "as-run":
+    if variant in ("as-run", "rec"):
         with open(os.path.join(out, name + ".log"), "w") as f:
             f.write(text)
         p = os.path.join(out, name + ".pickle")
@@ -161,7 +170,7 @@ def torch_child(job, variant, out):
         json.dump(facts, f, indent=1, sort_keys=True)
 
 
-def main_all(out, which=("torch", "jax")):
+def main_all(out, which=("torch", "jax"), only=()):
     os.makedirs(out, exist_ok=True)
     me = os.path.abspath(__file__)
     for jobs, extra in ((TORCH_JOBS, {}), (JAX_JOBS, {"TF_CPP_MIN_LOG_LEVEL": "0"})):
@@ -169,6 +178,8 @@ def main_all(out, which=("torch", "jax")):
             continue
         for job, variants in jobs.items():
             for variant, env in variants.items():
+                if only and variant not in only:
+                    continue
                 t = time.time()
                 name = job if variant == "as-run" else job + "." + variant
                 with open(os.path.join(out, name + ".stderr"), "w") as err:
@@ -183,4 +194,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "child":
         (jax_child if sys.argv[2] in JAX_JOBS else torch_child)(*sys.argv[2:5])
     else:
-        main_all(sys.argv[2], sys.argv[3:] or ("torch", "jax"))
+        which = [w for w in sys.argv[3:] if w in ("torch", "jax")] or ("torch", "jax")
+        main_all(sys.argv[2], which, [w for w in sys.argv[3:] if w not in ("torch", "jax")])
