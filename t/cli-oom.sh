@@ -121,6 +121,7 @@ is "$(sed -n 1p "$TMP/out")" "$J/jax-jit.log: the BFC allocator GPU_0_bfc (JAX) 
     "the text names the allocator, the framework and the line"
 grep -q '^FRAGMENTATION: 604.00 MiB was free, but no free chunk holds 288.00 MiB (the largest is 282.00 MiB), and the pool is at its limit$' "$TMP/out"
 ok $? "... and says why, in the log's numbers"
+is "$(grep -c 'partial' "$TMP/out")" 0 "... its chunk map and its Stats' InUse agree (MaxInUse is another line)"
 check_fail 3 "gpumemsim: error: $TOP_SRCDIR/traces/synth-lognormal-1.json: not an out-of-memory log gpumemsim can read (expected the BFC allocator's \"ran out of memory trying to allocate\" and its dump, from TensorFlow or JAX, or PyTorch's \"CUDA out of memory. Tried to allocate\")" \
     oom "$TOP_SRCDIR/traces/synth-lognormal-1.json"
 printf 'W x bfc_allocator.cc:1] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824)\nnothing else\n' >"$TMP/nodump.log"

@@ -13,8 +13,8 @@ COMPLETION=$(dirname "$GPUMEMSIM")/completion/gpumemsim
 
 gms --help
 commands=$(sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$TMP/out")
-is "$(echo $commands)" "run compare check plan tune plot report replay share scale info convert policies" \
-    "--help lists the twelve commands"
+is "$(echo $commands)" "run compare check plan tune plot report replay share scale info convert oom policies" \
+    "--help lists the thirteen commands"
 
 # Every long option any command documents, from the help itself.
 : >"$TMP/all"
