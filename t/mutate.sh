@@ -38,7 +38,8 @@ case $record in /*|'') ;; *) record=$PWD/$record ;; esac
 tab=$(printf '\t')
 
 echo "mutate: copying and building $src in $scratch"
-(cd "$src" && tar cf - --exclude='*.o' --exclude='*.a' --exclude='*.log' --exclude='*.trs' \
+(cd "$src" && tar cf - --exclude='*.o' --exclude='*.a' --no-wildcards-match-slash \
+    --exclude='./*.log' --exclude='./t/*.log' --exclude='./t/fuzz/*.log' --exclude='*.trs' \
     --exclude=autom4te.cache --exclude=t/fuzz/obj --exclude=.git .) | (cd "$scratch" && tar xf -)
 cd "$scratch" || exit 2
 [ -f Makefile ] && make -s distclean >/dev/null 2>&1

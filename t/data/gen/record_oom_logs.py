@@ -182,6 +182,11 @@ def main_all(out, which=("torch", "jax"), only=()):
                     continue
                 t = time.time()
                 name = job if variant == "as-run" else job + "." + variant
+                # on another card, the same limits in bytes: GMS_SCALE_FRACTIONS is
+                # the recording card's total over this one's
+                env = {k: (repr(float(v) * float(os.environ["GMS_SCALE_FRACTIONS"]))
+                           if k in ("XLA_PYTHON_CLIENT_MEM_FRACTION", "GMS_FRACTION") and
+                           "GMS_SCALE_FRACTIONS" in os.environ else v) for k, v in env.items()}
                 with open(os.path.join(out, name + ".stderr"), "w") as err:
                     r = subprocess.run([sys.executable, me, "child", job, variant, out],
                                        env=dict(os.environ, **extra, **env), stderr=err)
