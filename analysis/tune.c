@@ -507,8 +507,11 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 	    .setting = "TF_FORCE_GPU_ALLOW_GROWTH=true (GC of free regions on)" };
 	rep->bfc[1] = (struct tune_bfc){ .label = "growth, JAX",
 	    .setting = "XLA_PYTHON_CLIENT_PREALLOCATE=false" };
-	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ?
-	    "the default of both (the whole limit at the first allocation)" : tfw ?
+	/* under a capacity the pool is the capacity: each framework's words for it */
+	rep->bfc[2] = (struct tune_bfc){ .label = "preallocated", .setting = capacity ? (tfw ?
+	    "TensorFlow's default: the whole limit (memory_limit) at the first allocation" :
+	    "JAX preallocating the capacity: the fraction of the card that gives it "
+	    "(XLA_PYTHON_CLIENT_MEM_FRACTION; its default is 75%)") : tfw ?
 	    "TensorFlow's default: the card less its reserve at the first allocation" :
 	    "JAX's default: 75% of the card at the first allocation" };
 	b.pols[0] = (struct plan_policy){ .ops = &policy_grow_only, .opts = jax, .nopts = 1 };
