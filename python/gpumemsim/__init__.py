@@ -17,16 +17,16 @@ import os
 
 from . import _cli
 from ._cli import GpumemsimError, SCHEMA
-from .results import (CheckResult, CompareResult, CompareRow, InfoResult, Oom,
+from .results import (CheckResult, CompareResult, CompareRow, InfoResult, Oom, OomLog,
                       PlanRanksResult, PlanResult, Policy, RankRun, RanksResult, Report,
                       RunResult, ScaleResult, ShareResult, TraceDiff, TuneResult,
                       TuneRmmResult)
 
 __all__ = ["run", "ranks", "plan_ranks", "compare", "plan", "tune", "check", "share", "info", "report", "scale",
-           "policies", "version", "record", "on_oom", "record_without_gpu", "GpumemsimError", "SCHEMA",
+           "policies", "version", "oom", "record", "on_oom", "record_without_gpu", "GpumemsimError", "SCHEMA",
            "RunResult", "CompareResult", "CompareRow", "TraceDiff", "PlanResult",
            "TuneResult", "TuneRmmResult", "CheckResult", "InfoResult", "ShareResult", "ScaleResult",
-           "Policy", "Report", "Oom", "RanksResult", "RankRun", "PlanRanksResult"]
+           "Policy", "Report", "Oom", "OomLog", "RanksResult", "RankRun", "PlanRanksResult"]
 
 
 def _size(v):
@@ -192,6 +192,16 @@ def info(trace):
     """What a trace holds: events, streams, the live peak and its sites."""
     arg, data = _cli.trace_arg(trace)
     return InfoResult.from_json(_cli.run_json(["info", arg], data)[1])
+
+
+def oom(log):
+    """An out-of-memory log read back into the allocator's state (`gpumemsim
+    oom`): a path, or the text as bytes, e.g. after catching one:
+    gpumemsim.oom((str(e) + torch.cuda.memory_summary()).encode())."""
+    if isinstance(log, str) and not os.path.exists(log) and "\n" in log:
+        raise TypeError("oom() takes a log's path, or its text as bytes (.encode())")
+    arg, data = _cli.trace_arg(log)
+    return OomLog.from_json(_cli.run_json(["oom", arg], data)[1])
 
 
 def scale(recordings, *, value=None, capacity=None, gpu=None, policy=None):

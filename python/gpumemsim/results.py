@@ -329,6 +329,27 @@ class ScaleResult(_Result):
 
 
 @dataclass
+class OomLog(_Result):
+    """What `gpumemsim oom` read in an out-of-memory log: the allocator's
+    state at that moment, the verdict (fragmentation or shortage), what the
+    job needed, and the settings that would have served the request."""
+    schema: int = None
+    log: str = None
+    line: int = None
+    allocator: str = None
+    framework: Optional[str] = None
+    device: Optional[str] = None
+    request: int = None
+    request_exact: bool = None
+    state: Dict[str, Any] = None
+    verdict: str = None
+    needed: int = None
+    available: int = None
+    settings: List[str] = None
+    raw: Dict[str, Any] = _raw()
+
+
+@dataclass
 class Policy(_Result):
     name: str = None
     models: str = None

@@ -164,6 +164,25 @@ def test_info(gpt2):
     assert i.device["name"] == hdr["device"]["name"]
 
 
+def test_oom_log_by_path_and_text():
+    """A real PyTorch OOM log (t/data/oomlogs): its numbers are the snapshot's
+    of the same run (t/cli-oom.sh checks them); here the API's reading of it,
+    from a path and from its text, and a trace refused as no log."""
+    log = os.path.join(os.environ["GMS_TOP"], "t", "data", "oomlogs", "torch-frag.log")
+    o = gpumemsim.oom(log)
+    assert o.verdict == "fragmentation" and o.allocator == "pytorch-caching"
+    # "Tried to allocate 700.00 MiB", "200.00 MiB is allocated by PyTorch"
+    assert o.request == 700 << 20 and o.state["allocated"] == 200 << 20
+    assert o.needed == 900 << 20
+    assert o.settings[0].startswith("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True ")
+    with open(log, "rb") as f:
+        assert gpumemsim.oom(f.read()).needed == o.needed
+    with pytest.raises(TypeError):
+        gpumemsim.oom("CUDA out of memory.\nTried to allocate")
+    with pytest.raises(gpumemsim.GpumemsimError):
+        gpumemsim.oom(os.path.join(os.environ["GMS_TOP"], "traces", "synth-lognormal-1.json"))
+
+
 def test_share(resnet):
     p, hdr, _ = resnet
     s = gpumemsim.share([p, p], gpu="H200")

@@ -68,6 +68,9 @@ CASES = [
     ("share", ["share", "--job", R, "--job", R, "--gpu=H200"]),
     ("scale", ["scale"] + AT + ["--value", "96"]), ("scale", ["scale"] + AT),
     ("policies", ["policies"]),
+    ("oom", ["oom", path("t", "data", "jaxjobs", "jax-jit.log")]),
+    ("oom", ["oom", path("t", "data", "oomlogs", "torch-frag.log")]),
+    ("oom", ["oom", path("t", "data", "oomlogs", "torch1x-shaped.log")]),
 ]
 
 
