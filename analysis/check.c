@@ -42,11 +42,12 @@ check_le(struct check_list *l, const char *name, enum check_unit unit, double va
 
 /* A capacity the window fits in but the job did not: it held more before it. */
 static void
-held_before(struct check_item *c, uint64_t before, uint64_t capacity)
+held_before(struct check_item *c, uint64_t before, uint64_t capacity,
+    const struct trace_header *hdr)
 {
 	c->pass = 0;
-	snprintf(c->detail, sizeof(c->detail), "the allocator recorded %s in use before the "
-	    "profile's window (its peak_bytes_in_use), more than %s", SZ(before), SZ(capacity));
+	snprintf(c->detail, sizeof(c->detail), "the allocator recorded %s in use %s, more than %s",
+	    SZ(before), trace_peak_where(hdr), SZ(capacity));
 }
 
 void
@@ -62,7 +63,7 @@ check_fits(struct check_list *l, const char *name, uint64_t capacity, const stru
 	c->value = res->oomed ? (double)res->oom.event + 1 : 0;
 	c->pass = !res->oomed;
 	if (!res->oomed && before > capacity)
-		held_before(c, before, capacity);
+		held_before(c, before, capacity, hdr);
 	if (res->oomed)
 		snprintf(c->detail, sizeof(c->detail), "out of memory at event %llu (a request "
 		    "for %s)%s%s", (unsigned long long)res->oom.event, SZ(res->oom.size),
@@ -108,7 +109,7 @@ check_fits_placements(struct check_list *l, const char *name, const struct place
 	c->value = p->ooms ? (double)p->oom_first + 1 : 0;
 	c->pass = p->ooms == 0;
 	if (p->ooms == 0 && before > p->capacity)
-		held_before(c, before, p->capacity);
+		held_before(c, before, p->capacity, hdr);
 	else if (p->ooms == 0)
 		snprintf(c->detail, sizeof(c->detail), "under every one of %zu placements", p->n);
 	else if (p->oom_first == p->oom_last)

@@ -642,6 +642,7 @@ plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char *
 	batch_map(rep->npols, pool_search, &c, threads);
 	/* the window began after the job held more: a fact no replay of it shows */
 	rep->peak_before = trace_peak_before(hdr);
+	rep->peak_where = trace_peak_where(hdr);
 	for (i = 0; i < rep->npols && rep->peak_before > 0; i++)
 		if (rep->pols[i].min_capacity > 0 && rep->pols[i].min_capacity < rep->peak_before)
 			rep->pols[i].min_capacity = plan_up(rep->peak_before);
@@ -787,8 +788,8 @@ plan_text(const struct plan_report *rep)
 			    p->verified ? "" : "  (not confirmed: fits only at some capacities)");
 	}
 	if (rep->peak_before > 0)
-		fprintf(f, "  (at least %s for every policy: the allocator recorded it in use before "
-		    "the profile's window began, its peak_bytes_in_use)\n", SZ(rep->peak_before));
+		fprintf(f, "  (at least %s for every policy: the allocator recorded it in use %s)\n",
+		    SZ(rep->peak_before), rep->peak_where);
 	for (i = k = 0; i < rep->npols; i++) {
 		const struct plan_policy *p = &rep->pols[i];
 		const char *const *key;

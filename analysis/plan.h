@@ -84,8 +84,10 @@ struct plan_report {
 	const char *recorded_conf;	/* out: the recording's settings, which a
 					   caching policy given none simulates */
 	uint64_t peak_before;		/* out: what a profile's window began after
-					   (source.peak_in_use_before): every minimum is
+					   (source.peak_in_use_before), or held in it
+					   out of the replay's sight: every minimum is
 					   at least it, and a GPU below it does not fit */
+	const char *peak_where;		/* out: which, in words (trace_peak_where) */
 };
 
 int plan_run(const struct trace_mem *m, struct plan_report *rep, int threads, char **cause);

@@ -468,11 +468,16 @@ report_run_text(const struct report_run *run)
 	fprintf(f, "  peak live       %12s  %14llu B  the lower bound (event %llu)\n",
 	    SZ(r->peak_live), (unsigned long long)r->peak_live,
 	    (unsigned long long)r->peak_live_event);
-	if ((before = trace_peak_before(run->hdr)) > 0)
+	if ((before = trace_peak_before(run->hdr)) > 0 && !trace_peak_in_window(run->hdr))
 		fprintf(f, "  before window   %12s  %14llu B  what the allocator held before the "
 		    "profile began%s\n", SZ(before), (unsigned long long)before,
 		    cap != 0 && before > cap ? ": more than the capacity, OUT OF MEMORY BEFORE IT" :
 		    " (its peak_bytes_in_use)");
+	else if (before > 0)
+		fprintf(f, "  in the window   %12s  %14llu B  what the allocator recorded in use: "
+		    "free chunks made before the window, handed out whole, are not in the "
+		    "replay%s\n", SZ(before), (unsigned long long)before,
+		    cap != 0 && before > cap ? ": more than the capacity, OUT OF MEMORY" : "");
 	fprintf(f, "  fragmentation   %11.1f%%  1 - peak allocated / peak reserved\n",
 	    100.0 * report_fragmentation(r));
 	if (r->peak_live > 0 && !r->oomed && (run->ops->traits & POLICY_WHOLE_POOL))

@@ -538,6 +538,7 @@ tune_run(const struct trace_mem *m, uint64_t capacity, int threads, struct tune_
 		rep->bfc_min_prealloc = b.l.found[1];
 	}
 	/* the window's own search knows nothing of what came before it */
+	rep->peak_where = trace_peak_where(hdr);
 	if ((rep->peak_before = trace_peak_before(hdr)) > 0) {
 		uint64_t need = plan_up(rep->peak_before);
 
@@ -795,9 +796,8 @@ bfc_text(FILE *f, const struct tune_report *rep)
 	if (rep->bfc_min_prealloc)
 		fprintf(f, "  preallocated, it fits in %s\n", SZ(rep->bfc_min_prealloc));
 	if (rep->peak_before)
-		fprintf(f, "  (no limit below %s: the allocator held that before the profile's window "
-		    "began, its peak_bytes_in_use; OOM before: less than that)\n",
-		    SZ(rep->peak_before));
+		fprintf(f, "  (no limit below %s: the allocator held that %s; OOM before: less than "
+		    "that)\n", SZ(rep->peak_before), rep->peak_where);
 }
 
 char *

@@ -53,8 +53,10 @@ struct tune_report {
 					   steps), 0 if none up to the capacity */
 	uint64_t bfc_min_prealloc;	/* ... preallocated */
 	uint64_t peak_before;		/* a profile's window began after the
-					   allocator held this (peak_in_use_before):
-					   no limit below it fits */
+					   allocator held this (peak_in_use_before),
+					   or held it in the window, out of the
+					   replay's sight: no limit below it fits */
+	const char *peak_where;		/* which, in words (trace_peak_where) */
 };
 
 /* An RMM log's search (tune-rmm.c): RMM's resources and sizes. */

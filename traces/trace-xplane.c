@@ -983,8 +983,26 @@ header(struct trace_reader *r)
 	/* a window of the job: its numbers depend on what came before, so none is held
 	   to; but what the allocator recorded holding before it is a fact of the job */
 	if (!st->whole) {
-		if (before > window)
+		uint64_t whole = 0, extra = 0;
+
+		/*
+		 * Chunks larger than their request rounded to 256 B: free chunks
+		 * handed out whole.  In a window, the allocator's free chunks made
+		 * before it are not in the replay, which cuts what it asks for
+		 * instead: the window's recorded peak in use is then a fact too.
+		 */
+		for (i = 0; i < st->n; i++)
+			if (st->ev[i].is_alloc && st->ev[i].chunk > (st->ev[i].requested + 255) / 256 * 256) {
+				whole++;
+				extra += st->ev[i].chunk - (st->ev[i].requested + 255) / 256 * 256;
+			}
+		if (before > window) {
 			cJSON_AddNumberToObject(src, "peak_in_use_before", (double)before);
+		} else if (whole > 0) {
+			cJSON_AddNumberToObject(src, "peak_in_use_window", (double)window);
+			cJSON_AddNumberToObject(src, "whole_chunks", (double)whole);
+			cJSON_AddNumberToObject(src, "whole_chunk_bytes", (double)extra);
+		}
 		return h;
 	}
 	obs = cJSON_AddObjectToObject(h, "observed");

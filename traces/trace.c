@@ -1170,11 +1170,33 @@ trace_lines_free(struct trace_lines *ln)
 	memset(ln, 0, sizeof(*ln));
 }
 
+static uint64_t
+source_number(const struct trace_header *hdr, const char *key)
+{
+	const cJSON *v = hdr != NULL && hdr->source != NULL ?
+	    cJSON_GetObjectItemCaseSensitive(hdr->source, key) : NULL;
+
+	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+}
+
 uint64_t
 trace_peak_before(const struct trace_header *hdr)
 {
-	const cJSON *v = hdr != NULL && hdr->source != NULL ?
-	    cJSON_GetObjectItemCaseSensitive(hdr->source, "peak_in_use_before") : NULL;
+	uint64_t before = source_number(hdr, "peak_in_use_before");
 
-	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
+	return before ? before : source_number(hdr, "peak_in_use_window");
+}
+
+int
+trace_peak_in_window(const struct trace_header *hdr)
+{
+	return source_number(hdr, "peak_in_use_before") == 0 &&
+	    source_number(hdr, "peak_in_use_window") > 0;
+}
+
+const char *
+trace_peak_where(const struct trace_header *hdr)
+{
+	return trace_peak_in_window(hdr) ? "in the profile's window (free chunks made before "
+	    "it, handed out whole)" : "before the profile's window (its peak_bytes_in_use)";
 }

@@ -54,11 +54,17 @@ struct trace_header;
 unsigned trace_header_framework(const struct trace_header *hdr);
 
 /*
- * What the recording allocator held before a profile's window began
- * (source.peak_in_use_before, a TensorFlow or JAX profile taken mid-run):
- * the job needs at least that.  0 when the trace does not say.
+ * What the recording allocator held that a replay of a profile's window
+ * cannot see (a TensorFlow or JAX profile taken mid-run): its peak in use
+ * before the window began (source.peak_in_use_before), else, when it handed
+ * out free chunks made before the window whole, its recorded peak in the
+ * window (source.peak_in_use_window).  The job needs at least that.  0 when
+ * the trace does not say.  trace_peak_in_window: it is the window's;
+ * trace_peak_where: which, in words ("before the profile's window ...").
  */
 uint64_t trace_peak_before(const struct trace_header *hdr);
+int trace_peak_in_window(const struct trace_header *hdr);
+const char *trace_peak_where(const struct trace_header *hdr);
 /* "PyTorch", "TensorFlow", "JAX", "RMM", or NULL for none of them. */
 const char *trace_framework_name(unsigned fw);
 /*

@@ -20,6 +20,10 @@
 #   python3 xplane_synth.py --window OUT.xplane.pb   (a window that began after
 #     the allocator's peak: 8 allocations of 1 MiB, each event's
 #     peak_bytes_in_use 402356992, as a public TensorFlow profile had)
+#   python3 xplane_synth.py --whole-chunks OUT.xplane.pb   (a window begun
+#     mid-run with 100 MiB in use, whose first request, 22151168 B, got a
+#     free chunk of 28937472 made before it, whole, as seven public
+#     TensorFlow profiles did; its peak is the window's)
 import sys
 
 from xplane_facts import enc_field
@@ -131,6 +135,24 @@ def window(path):
         f.write(plane("/host:CPU", [line(1, "tf_Compute/1", evs)]))
 
 
+def whole_chunks(path):
+    """A mid-run window: 100 MiB in use when it begins; 22151168 B asked and a
+    free chunk of 28937472 handed out whole; then 4 MiB; both freed.  The
+    allocator's lifetime peak is the window's own (no peak before it)."""
+    live = 100 << 20
+    top = live + 28937472 + (4 << 20)
+    evs = [mem("MemoryAllocation", 1, "GPU_0_bfc", BASE, 22151168, 28937472, live + 28937472,
+               op="conv2d_3/Conv2D", peak=top),
+           mem("MemoryAllocation", 2, "GPU_0_bfc", BASE + (64 << 20), 4 << 20, 4 << 20, top,
+               op="dense/MatMul", peak=top),
+           mem("MemoryDeallocation", 3, "GPU_0_bfc", BASE, 22151168, 28937472, live + (4 << 20),
+               peak=top),
+           mem("MemoryDeallocation", 4, "GPU_0_bfc", BASE + (64 << 20), 4 << 20, 4 << 20, live,
+               peak=top)]
+    with open(path, "wb") as f:
+        f.write(plane("/host:CPU", [line(1, "tf_Compute/1", evs)]))
+
+
 def host_only(path):
     """Memory events of no GPU's allocator (the pinned host one's only), as a
     profile of a job with no GPU memory, or a TPU's host, has: named, not
@@ -158,6 +180,9 @@ if len(sys.argv) > 2 and sys.argv[1] == "--tf-function":
     sys.exit(0)
 if len(sys.argv) > 2 and sys.argv[1] == "--host-only":
     host_only(sys.argv[2])
+    sys.exit(0)
+if len(sys.argv) > 2 and sys.argv[1] == "--whole-chunks":
+    whole_chunks(sys.argv[2])
     sys.exit(0)
 if len(sys.argv) > 2 and sys.argv[1] == "--window":
     window(sys.argv[2])
