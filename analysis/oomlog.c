@@ -82,7 +82,7 @@ size_at(const char *s, uint64_t *out, int *exact, const char **end)
 	return size_at_ulp(s, out, exact, end, NULL);
 }
 
-/* The size after the first "key" in line (its end at lend), 0 if none. */
+/* The size after the first "key" in line, 0 if none. */
 static int
 size_after(const char *line, const char *key, uint64_t *out, int *exact)
 {
