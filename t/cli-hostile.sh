@@ -7,6 +7,11 @@
 # sim/cli/cmd-check.c, sim/cli/cmd-plot.c, sim/cli/main.c.
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
+# Every input here is refused or read in well under a second, sanitizers
+# on: a command still busy after 20 s of CPU has lost its bound (and a
+# mutant that lifts one is killed then, not minutes later).
+ulimit -t 20 2>/dev/null
+
 RESNET=$TRACES/resnet50-train-b32.json
 HOSTILE=$TOP_SRCDIR/t/data/hostile
 H='{"format":"gpumemsim-trace","version":1'

@@ -22,6 +22,70 @@ observed_line() {
 	grep '^observed' "$TMP/out"
 }
 
+# First the profiles made by hand (small: a mutant they kill dies fast).
+# A window that began after the job's peak: every event's peak_bytes_in_use
+# says the allocator once held 402356992 B (t/data/gen/xplane_synth.py
+# --window), the window 8 MiB at most. What it held is a fact of the job:
+# check and plan honour it and say it came from before (issue 54, item 5:
+# --must-fit=300MB passed)
+W=$X/window-peak.xplane.pb
+gms info "$W" --format=json
+is "$(json_in source peak_in_use_before) $(json_top peak_live)" "402356992 8388608" \
+    "a window after the peak: peak_in_use_before said, the window's own live peak 8 MiB"
+gms check "$W" --must-fit=300MB
+is "$rc $(grep -c 'FAIL  must_fit .*the allocator recorded 383.72 MiB in use before the profile.s window (its peak_bytes_in_use), more than 286.10 MiB$' "$TMP/out")" "1 1" \
+    "check --must-fit=300MB fails: the job held 383.72 MiB before the window"
+gms check "$W" --must-fit=400MiB
+is "$rc" 0 "... and 400 MiB passes"
+gms check "$W" --capacity=300MB --placements=2
+is "$rc $(grep -c 'FAIL  fits .*before the profile.s window' "$TMP/out")" "1 1" "... under placements too"
+gms plan "$W" --gpus=300MiB,1GiB --context-overhead=0 --format=json
+is "$(sed -n "s/^$TAB$TAB$TAB\"min_capacity\":$TAB\([0-9]*\),*/\1/p" "$TMP/out" | sort -u) $(json_top peak_in_use_before) $(grep -c '"before_window":	true' "$TMP/out")" \
+    "402653184 402356992 5" "plan: every minimum at least the peak before the window (to 2 MiB); 300 MiB does not fit any policy"
+gms plan "$W" --gpus=300MiB --context-overhead=0
+is "$(grep -c '^  (at least 383.72 MiB for every policy: the allocator recorded it in use before the profile.s window (its peak_bytes_in_use))$' "$TMP/out") $(grep -c '^  300MiB .*OOM before' "$TMP/out")" \
+    "1 1" "... said in text"
+# run and tune honour it too (issue 54, item 5: they went by the window alone)
+gms run "$W" --capacity=300MB --format=json
+is "$(json_top peak_in_use_before) $(json_top oom_before_window)" "402356992 true" \
+    "run under 300 MB: the peak before the window said, and that it runs out before it"
+gms run "$W" --capacity=400MiB --format=json
+is "$(json_top oom_before_window)" false "... not under 400 MiB"
+gms run "$W" --capacity=300MB
+grep -q '^  before window     383.72 MiB       402356992 B  what the allocator held before the profile began: more than the capacity, OUT OF MEMORY BEFORE IT$' "$TMP/out"
+ok $? "... said in text"
+gms tune "$W" --format=json
+is "$(json_top bfc_min_growth_limit) $(json_top bfc_min_preallocated)" "402653184 402653184" \
+    "tune: no limit below the peak before the window (to 2 MiB; the window alone fits in 10 MiB)"
+gms tune "$W" --capacity=300MB
+is "$(grep -c '^  growth, TensorFlow      14.00 MiB  OOM before ' "$TMP/out") $(grep -c '^  growth does not fit in 286.10 MiB with any limit$' "$TMP/out")" \
+    "1 1" "... and under 300 MB no mode fits: OOM before the window"
+
+# A window begun mid-run whose first request (22151168 B) got a free chunk of
+# 28937472 made before it, whole (t/data/gen/xplane_synth.py --whole-chunks,
+# shaped after seven public TensorFlow profiles): the replay cuts the request
+# instead and reads 6786304 B low; the allocator's recorded peak in the
+# window is a fact every command holds the job to (issue 54, item 4)
+WC=$X/whole-chunks.xplane.pb
+gms info "$WC" --format=json
+is "$(json_in source peak_in_use_window) $(json_in source whole_chunks) $(json_in source whole_chunk_bytes)" \
+    "$((104857600 + 28937472 + 4194304)) 1 $((28937472 - 22151168))" \
+    "a window with a chunk handed out whole: its recorded peak, the chunk, the bytes beyond the request"
+gms run "$WC" --format=json
+is "$(json_top peak_allocated) $(json_top peak_in_use_before)" "$((104857600 + 22151168 + 4194304)) 137989376" \
+    "run: the replay's peak allocated is the requests', the recorded peak said beside it"
+gms run "$WC"
+grep -q '^  in the window     131.60 MiB       137989376 B  what the allocator recorded in use: free chunks made before the window, handed out whole, are not in the replay$' "$TMP/out"
+ok $? "... in text, saying why the replay is lower"
+gms run "$WC" --capacity=130MiB
+grep -q '^  in the window     131.60 MiB       137989376 B  what the allocator recorded in use: free chunks made before the window, handed out whole, are not in the replay: more than the capacity, OUT OF MEMORY$' "$TMP/out"
+ok $? "under 130 MiB: the recorded peak is more than the capacity, said"
+gms run "$WC" --capacity=130MiB --format=json
+is "$(json_top oom_before_window)" true "... and in JSON"
+gms plan "$WC" --gpus=1GiB --context-overhead=0
+grep -q '^  (at least 131.60 MiB for every policy: the allocator recorded it in use in the profile.s window (free chunks made before it, handed out whole))$' "$TMP/out"
+ok $? "plan: every minimum at least the recorded peak, said"
+
 # 1. Every whole profile: the events are the file's GPU_0_bfc events, the
 # mode is the job's, and the simulation is the allocator, number for number.
 for n in op-growth oom-growth oom-prealloc jit-prealloc share-a share-b; do
@@ -314,69 +378,6 @@ is "$(grep -c '"framework_from"' "$TMP/out")" 0 "... the real one is JAX's by it
 gms info "$X/tf-synth.xplane.pb" --device=0 --format=json
 is "$(sed -n 's/^.*"framework":[[:space:]]*"\(.*\)",*$/\1/p' "$TMP/out" | head -n 1)" "tensorflow" \
     "a TensorFlow profile (no jit_ function): TensorFlow's"
-
-# A window that began after the job's peak: every event's peak_bytes_in_use
-# says the allocator once held 402356992 B (t/data/gen/xplane_synth.py
-# --window), the window 8 MiB at most. What it held is a fact of the job:
-# check and plan honour it and say it came from before (issue 54, item 5:
-# --must-fit=300MB passed)
-W=$X/window-peak.xplane.pb
-gms info "$W" --format=json
-is "$(json_in source peak_in_use_before) $(json_top peak_live)" "402356992 8388608" \
-    "a window after the peak: peak_in_use_before said, the window's own live peak 8 MiB"
-gms check "$W" --must-fit=300MB
-is "$rc $(grep -c 'FAIL  must_fit .*the allocator recorded 383.72 MiB in use before the profile.s window (its peak_bytes_in_use), more than 286.10 MiB$' "$TMP/out")" "1 1" \
-    "check --must-fit=300MB fails: the job held 383.72 MiB before the window"
-gms check "$W" --must-fit=400MiB
-is "$rc" 0 "... and 400 MiB passes"
-gms check "$W" --capacity=300MB --placements=2
-is "$rc $(grep -c 'FAIL  fits .*before the profile.s window' "$TMP/out")" "1 1" "... under placements too"
-gms plan "$W" --gpus=300MiB,1GiB --context-overhead=0 --format=json
-is "$(sed -n "s/^$TAB$TAB$TAB\"min_capacity\":$TAB\([0-9]*\),*/\1/p" "$TMP/out" | sort -u) $(json_top peak_in_use_before) $(grep -c '"before_window":	true' "$TMP/out")" \
-    "402653184 402356992 5" "plan: every minimum at least the peak before the window (to 2 MiB); 300 MiB does not fit any policy"
-gms plan "$W" --gpus=300MiB --context-overhead=0
-is "$(grep -c '^  (at least 383.72 MiB for every policy: the allocator recorded it in use before the profile.s window (its peak_bytes_in_use))$' "$TMP/out") $(grep -c '^  300MiB .*OOM before' "$TMP/out")" \
-    "1 1" "... said in text"
-# run and tune honour it too (issue 54, item 5: they went by the window alone)
-gms run "$W" --capacity=300MB --format=json
-is "$(json_top peak_in_use_before) $(json_top oom_before_window)" "402356992 true" \
-    "run under 300 MB: the peak before the window said, and that it runs out before it"
-gms run "$W" --capacity=400MiB --format=json
-is "$(json_top oom_before_window)" false "... not under 400 MiB"
-gms run "$W" --capacity=300MB
-grep -q '^  before window     383.72 MiB       402356992 B  what the allocator held before the profile began: more than the capacity, OUT OF MEMORY BEFORE IT$' "$TMP/out"
-ok $? "... said in text"
-gms tune "$W" --format=json
-is "$(json_top bfc_min_growth_limit) $(json_top bfc_min_preallocated)" "402653184 402653184" \
-    "tune: no limit below the peak before the window (to 2 MiB; the window alone fits in 10 MiB)"
-gms tune "$W" --capacity=300MB
-is "$(grep -c '^  growth, TensorFlow      14.00 MiB  OOM before ' "$TMP/out") $(grep -c '^  growth does not fit in 286.10 MiB with any limit$' "$TMP/out")" \
-    "1 1" "... and under 300 MB no mode fits: OOM before the window"
-
-# A window begun mid-run whose first request (22151168 B) got a free chunk of
-# 28937472 made before it, whole (t/data/gen/xplane_synth.py --whole-chunks,
-# shaped after seven public TensorFlow profiles): the replay cuts the request
-# instead and reads 6786304 B low; the allocator's recorded peak in the
-# window is a fact every command holds the job to (issue 54, item 4)
-WC=$X/whole-chunks.xplane.pb
-gms info "$WC" --format=json
-is "$(json_in source peak_in_use_window) $(json_in source whole_chunks) $(json_in source whole_chunk_bytes)" \
-    "$((104857600 + 28937472 + 4194304)) 1 $((28937472 - 22151168))" \
-    "a window with a chunk handed out whole: its recorded peak, the chunk, the bytes beyond the request"
-gms run "$WC" --format=json
-is "$(json_top peak_allocated) $(json_top peak_in_use_before)" "$((104857600 + 22151168 + 4194304)) 137989376" \
-    "run: the replay's peak allocated is the requests', the recorded peak said beside it"
-gms run "$WC"
-grep -q '^  in the window     131.60 MiB       137989376 B  what the allocator recorded in use: free chunks made before the window, handed out whole, are not in the replay$' "$TMP/out"
-ok $? "... in text, saying why the replay is lower"
-gms run "$WC" --capacity=130MiB
-grep -q '^  in the window     131.60 MiB       137989376 B  what the allocator recorded in use: free chunks made before the window, handed out whole, are not in the replay: more than the capacity, OUT OF MEMORY$' "$TMP/out"
-ok $? "under 130 MiB: the recorded peak is more than the capacity, said"
-gms run "$WC" --capacity=130MiB --format=json
-is "$(json_top oom_before_window)" true "... and in JSON"
-gms plan "$WC" --gpus=1GiB --context-overhead=0
-grep -q '^  (at least 131.60 MiB for every policy: the allocator recorded it in use in the profile.s window (free chunks made before it, handed out whole))$' "$TMP/out"
-ok $? "plan: every minimum at least the recorded peak, said"
 
 done_testing
 

@@ -711,9 +711,14 @@ tag_list(struct parser *ps, struct pk_val *v)
 	if (t == p->traces) {
 		dev = t->u.seq.n;	/* APPEND */
 	} else {
-		for (at = sp; at > 0 && p->stack[at - 1] != NULL; at--)
+		/*
+		 * Back to the MARK of SETITEMS/APPENDS, no further than a snapshot's
+		 * devices: past them no list is tracked, and a hostile pickle's deep
+		 * stack would make every new list a walk down all of it.
+		 */
+		for (at = sp; at > 0 && sp - at <= PK_MAX_DEVICES && p->stack[at - 1] != NULL; at--)
 			;
-		if (at < 2 || p->stack[at - 2] != p->traces)
+		if (at < 2 || p->stack[at - 1] != NULL || p->stack[at - 2] != p->traces)
 			return;
 		dev = p->traces->u.seq.n + (sp - at);
 	}
