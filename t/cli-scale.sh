@@ -75,23 +75,31 @@ points() {
 	    $0 ~ "^" T T T "\"peak_reserved\":" { p = $2; sub(/,/, "", p) }
 	    $0 ~ "^" T T T "\"oom\":" { print v, p, ($2 == "null," ? "fits" : "oom") }'
 }
-# scale_family FAMILY V0 V1 REST...: builds the rest from V0 and V1 under the
-# family's capacity; sets within (values whose predicted peak reserved is
-# within 1% of memory_stats()'s), off (the others, "value:error%"), same
-# (values whose prediction equals the replay of the real recording, which
-# separates the scaling's error from the placement model's), outcomes
-# (values whose fits/oom under the capacity is PyTorch's), and largest
-scale_family() {
-	fam=$1 v0=$2 v1=$3
-	shift 3
-	args= && for v in "$@"; do args="$args --value $v"; done
-	limit=$(num "$S/$fam-$v0.capped.json" limit)
-	gms scale --at "$v0" "$S/$fam-$v0.pickle.gz" --at "$v1" "$S/$fam-$v1.pickle.gz" $args \
-	    --capacity="${limit}B" --format=json
+# scaled FAMILY "V0 V1 [V2]" REST...: builds the rest from the recordings at
+# V0, V1 (and V2) under the family's capacity; sets within (values whose
+# predicted peak reserved is within 1% of memory_stats()'s), off (the others,
+# "value:error%"), ranged (values whose peak scale leaves open, "value:" and
+# whether the range holds PyTorch's: in or OUT), outcomes (values whose
+# fits/oom under the capacity is PyTorch's), largest and consistent (it
+# against every real run); with SAME=1 also same (values whose prediction
+# equals the replay of the real recording, which separates the scaling's
+# error from the placement model's)
+scaled() {
+	fam=$1 recs=$2
+	shift 2
+	args= && for v in $recs; do args="$args --at $v $S/$fam-$v.pickle.gz"; done
+	for v in "$@"; do args="$args --value $v"; done
+	limit=$(num "$S/$fam-${recs%% *}.capped.json" limit)
+	gms scale $args --capacity="${limit}B" --format=json
 	largest=$(json_in largest_fitting value)
-	points >"$TMP/points"
-	within= off= same= outcomes= consistent=yes
-	while read -r v pred sim; do
+	sed -n "/^$TAB\"points\":/,/^$TAB\"largest_fitting\":/p" "$TMP/out" | awk -v T="$TAB" '
+	    $0 ~ "^" T T T "\"value\":" { v = $2; sub(/,/, "", v) }
+	    $0 ~ "^" T T T "\"peak_reserved\":" { p = $2; sub(/,/, "", p) }
+	    $0 ~ "^" T T T "\"peak_reserved_range\":" { lo = "-"; hi = "-"
+		if ($2 != "null,") { lo = $2; hi = $3; gsub(/[^0-9]/, "", lo); gsub(/[^0-9]/, "", hi) } }
+	    $0 ~ "^" T T T "\"oom\":" { print v, p, ($2 == "null," ? "fits" : "oom"), lo, hi }' >"$TMP/points"
+	within= off= ranged= same= outcomes= consistent=yes
+	while read -r v pred sim lo hi; do
 		real=$(num "$S/$fam-$v.facts.json" reserved_bytes.all.peak)
 		err=$(awk -v p="$pred" -v r="$real" 'BEGIN { printf "%.2f", 100 * (p - r) / r }')
 		if awk -v e="$err" 'BEGIN { exit !(e <= 1 && e >= -1) }'; then
@@ -99,8 +107,14 @@ scale_family() {
 		else
 			off="$off $v:$err%"
 		fi
-		gms run "$S/$fam-$v.pickle.gz" --placement=model --format=json
-		[ "$(json_top peak_reserved)" = "$pred" ] && same="$same $v"
+		if [ "$lo" != - ]; then
+			[ "$lo" -le "$real" ] && [ "$real" -le "$hi" ] && ranged="$ranged $v:in" ||
+			    ranged="$ranged $v:OUT"
+		fi
+		if [ "${SAME:-0}" = 1 ]; then
+			gms run "$S/$fam-$v.pickle.gz" --placement=model --format=json
+			[ "$(json_top peak_reserved)" = "$pred" ] && same="$same $v"
+		fi
 		ran=$(sed -n 's/.*"ran_out": \(true\|false\).*/\1/p' "$S/$fam-$v.capped.json")
 		{ [ "$ran" = true ] && [ "$sim" = oom ]; } || { [ "$ran" = false ] && [ "$sim" = fits ]; } &&
 		    outcomes="$outcomes $v"
@@ -108,6 +122,14 @@ scale_family() {
 		if [ "$v" -le "$largest" ] && [ "$ran" = true ]; then consistent="no: $v ran out"; fi
 		if [ "$v" -gt "$largest" ] && [ "$ran" = false ]; then consistent="no: $v fitted"; fi
 	done <"$TMP/points"
+}
+# scale_family FAMILY V0 V1 REST...: the old families, from their two smallest
+scale_family() {
+	f=$1 recs="$2 $3"
+	shift 3
+	SAME=1
+	scaled "$f" "$recs" "$@"
+	SAME=0
 }
 
 # A small GPT-2 in sequence length (quadratic attention: c L^2 found from two
@@ -146,44 +168,9 @@ is "$largest $consistent" "25 yes" \
 # HF GPT-2 (12 layers, n_positions 2048, its default attention: SDPA) at
 # batch 4 by length 128 to 2048, and HF BERT-base for classification at
 # length 256 by batch 8 to 128, three AdamW steps each.
-# users FAMILY "V0 V1 [V2]" REST...: the family built from the recordings at
-# V0, V1 (and V2) under its capacity; sets within (peaks within 1% of
-# memory_stats()'s), ranged (values whose peak scale leaves open, "value:"
-# and whether the range holds PyTorch's: in or OUT), outcomes, largest and
-# consistent as scale_family does
-users() {
-	fam=$1 recs=$2
-	shift 2
-	args= && for v in $recs; do args="$args --at $v $S/$fam-$v.pickle.gz"; done
-	for v in "$@"; do args="$args --value $v"; done
-	limit=$(num "$S/$fam-${recs%% *}.capped.json" limit)
-	gms scale $args --capacity="${limit}B" --format=json
-	largest=$(json_in largest_fitting value)
-	sed -n "/^$TAB\"points\":/,/^$TAB\"largest_fitting\":/p" "$TMP/out" | awk -v T="$TAB" '
-	    $0 ~ "^" T T T "\"value\":" { v = $2; sub(/,/, "", v) }
-	    $0 ~ "^" T T T "\"peak_reserved\":" { p = $2; sub(/,/, "", p) }
-	    $0 ~ "^" T T T "\"peak_reserved_range\":" { lo = "-"; hi = "-"
-		if ($2 != "null,") { lo = $2; hi = $3; gsub(/[^0-9]/, "", lo); gsub(/[^0-9]/, "", hi) } }
-	    $0 ~ "^" T T T "\"oom\":" { print v, p, ($2 == "null," ? "fits" : "oom"), lo, hi }' >"$TMP/points"
-	within= ranged= outcomes= consistent=yes
-	while read -r v pred sim lo hi; do
-		real=$(num "$S/$fam-$v.facts.json" reserved_bytes.all.peak)
-		awk -v p="$pred" -v r="$real" 'BEGIN { e = 100 * (p - r) / r; exit !(e <= 1 && e >= -1) }' &&
-		    within="$within $v"
-		if [ "$lo" != - ]; then
-			[ "$lo" -le "$real" ] && [ "$real" -le "$hi" ] && ranged="$ranged $v:in" ||
-			    ranged="$ranged $v:OUT"
-		fi
-		ran=$(sed -n 's/.*"ran_out": \(true\|false\).*/\1/p' "$S/$fam-$v.capped.json")
-		{ [ "$ran" = true ] && [ "$sim" = oom ]; } || { [ "$ran" = false ] && [ "$sim" = fits ]; } &&
-		    outcomes="$outcomes $v"
-		if [ "$v" -le "$largest" ] && [ "$ran" = true ]; then consistent="no: $v ran out"; fi
-		if [ "$v" -gt "$largest" ] && [ "$ran" = false ]; then consistent="no: $v fitted"; fi
-	done <"$TMP/points"
-}
 # GPT-2 by length from 128 and 256: up to 8 times the larger, every peak
 # PyTorch's, byte for byte (the 288 allocations only at 256 do not move it)
-users gpt2-seq "128 256" 384 512 768 1024 1536 2048
+scaled gpt2-seq "128 256" 384 512 768 1024 1536 2048
 is "$within" " 384 512 768 1024 1536 2048" "gpt2-seq from 128 and 256: 6 of 6 peaks within 1% of PyTorch's, to 8 times 256"
 is "$ranged" "" "... none left open"
 is "$outcomes" " 384 512 768 1024 1536 2048" "... under 5.92 GiB, each fits or runs out as PyTorch did"
@@ -192,7 +179,7 @@ is "$largest $consistent" "640 yes" "... the largest length that fits: 640 (the 
 # only above 3072 of them (84 allocations at 16, none at 8), and the bias
 # gradients' reductions grow until the GPU caps their grid; two recordings
 # cannot say either, and scale says so, with a range holding the real peak
-users bert-batch "8 16" 32 48 64 96 128
+scaled bert-batch "8 16" 32 48 64 96 128
 is "$within" " 32" "bert-batch from 8 and 16: 32 within 1%, the rest not (the fit is high)"
 is "$ranged" " 32:in 48:in 64:in 96:in 128:in" "... every one left open, with a range that holds PyTorch's peak"
 is "$outcomes" " 32 48 64 96 128" "... under 9.90 GiB, each outcome PyTorch's"
@@ -207,7 +194,7 @@ ok $? "... the row says the range"
 # recorded at 32 too: the sorting path is in two recordings (fitted; the
 # recording at 8, which took the other path there, left out) and 36 of the
 # reductions are seen capped: every peak within 1% of PyTorch's to 128
-users bert-batch "8 16 32" 48 64 96 128
+scaled bert-batch "8 16 32" 48 64 96 128
 is "$within" " 48 64 96 128" "bert-batch from 8, 16 and 32: 4 of 4 peaks within 1% of PyTorch's, to 4 times 32"
 is "$outcomes $largest $consistent" " 48 64 96 128 54 yes" "... each outcome PyTorch's; the largest batch that fits: 54"
 gms scale --at 8 "$S/bert-batch-8.pickle.gz" --at 16 "$S/bert-batch-16.pickle.gz" \
