@@ -12,14 +12,9 @@
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
 J=$TOP_SRCDIR/t/data/jaxjobs
-if ! command -v python3 >/dev/null 2>&1; then
-	ok 0 "# SKIP python3 (to read the facts) is not installed"
-	done_testing
-	exit
-fi
+need_python3 "to read the facts"
 stat() {	# NAME KEY: memory_stats() when the job ended
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["memory_stats"][sys.argv[2]])' \
-	    "$J/$1.facts.json" "$2"
+	json_file "$J/$1.facts.json" memory_stats "$2"
 }
 for n in mlp4-growth mlp4-prealloc jax-short jax-short-frac02 jax-frag jax-frag-frac015 \
     jax-frag-growth jax-jit jax-jit-frac03; do

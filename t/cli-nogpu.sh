@@ -10,14 +10,9 @@
 . "${TOP_SRCDIR:-.}/t/lib.sh"
 
 N=$TOP_SRCDIR/t/data/nogpu
-if ! command -v python3 >/dev/null 2>&1; then
-	ok 0 "# SKIP python3 (to read facts.json) is not installed"
-	done_testing
-	exit
-fi
+need_python3 "to read facts.json"
 fact() {	# JOB KEY: what PyTorch's allocator recorded for the job
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][sys.argv[2]][sys.argv[3]])' \
-	    "$N/facts.json" "$1" "$2"
+	json_file "$N/facts.json" jobs "$1" "$2"
 }
 # off SIM REAL: the simulation's error against the real value, in 0.01 %
 off() {
@@ -82,8 +77,7 @@ is "$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out"
 # fit.json: HF GPT-2 at length 1024, batch 80 and 40, run for real on the
 # H100 with the whole card, and recorded with CUDA hidden as an H100).
 fit() {	# JOB KEY
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["jobs"][sys.argv[2]][sys.argv[3]])' \
-	    "$N/fit.json" "$1" "$2"
+	json_file "$N/fit.json" jobs "$1" "$2"
 }
 # a job that dies of it: its recording ends in the OOM PyTorch raised
 gms run "$N/fit-die.nogpu.jsonl.gz" --gpu=H100-80GB --format=json

@@ -11,18 +11,9 @@
 
 J=$TOP_SRCDIR/t/data/jaxjobs
 O=$TOP_SRCDIR/t/data/oomlogs
-if ! command -v python3 >/dev/null 2>&1; then
-	ok 0 "# SKIP python3 (to read the facts) is not installed"
-	done_testing
-	exit
-fi
-# fact FILE KEY...: a value of a facts file, down its keys
-fact() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]:
-    d = d[k]
-print(d)' "$@"
+need_python3 "to read the facts"
+fact() {	# FILE KEY...: a value of a facts file
+	json_file "$@"
 }
 # settings: the answer's settings, one a line
 settings() {

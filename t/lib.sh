@@ -81,6 +81,24 @@ json_deep() {
 	    sed -n "s/^$TAB$TAB$TAB\"$3\":$TAB\\(.*\\)\$/\\1/p" | sed 's/,$//' | head -n 1
 }
 
+# json_file FILE KEY...: a value of a JSON file, down its keys (python3)
+json_file() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for k in sys.argv[2:]:
+    d = d[k]
+print(d)' "$@"
+}
+
+# need_python3 WHY: a script that reads its facts with python3 skips whole
+# without it
+need_python3() {
+	command -v python3 >/dev/null 2>&1 && return 0
+	ok 0 "# SKIP python3 ($1) is not installed"
+	done_testing
+	exit
+}
+
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
