@@ -21,7 +21,11 @@ import threading
 import time
 import weakref
 
+from . import kernels
+
 HERE = os.path.dirname(os.path.abspath(__file__))
+# the PyTorch versions whose kernels kernels.py's rules were checked against
+RULES_TORCH = ("2.11",)
 
 
 def signature(name, args, kwargs):
@@ -38,9 +42,11 @@ def signature(name, args, kwargs):
 
 
 class Table:
-    def __init__(self, data, path=None):
+    def __init__(self, data, path=None, gpu=None, rules=False):
         self.data = data
         self.path = path
+        self.gpu = gpu          # {"sms": N, "cc": (major, minor)}, for the kernel rules
+        self.rules = rules      # kernels.py's rules hold for this torch
         self.first = data.get("first_per_thread") or {}
         self.first_ops = set(self.first.get("ops", ()))
         self.lt = data.get("first_lt_per_thread") or {}
@@ -55,8 +61,9 @@ class Table:
         """The table for this GPU's architecture and torch's version, with
         the entries of a measured table (GMS_OPMEM, from measure()) on top."""
         from .recorder import GPUS
-        cc = GPUS[gpu_key][2]
+        cc, sms = GPUS[gpu_key][2], GPUS[gpu_key][3]
         ver = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+        rules = ver in RULES_TORCH
         p = os.path.join(HERE, "opmem-sm%d%d-torch%s.json" % (cc[0], cc[1], ver))
         data, path = {}, None
         if os.path.exists(p):
@@ -67,13 +74,22 @@ class Table:
             with open(extra) as f:
                 data.setdefault("ops", {}).update(json.load(f))
             path = (path + " + " if path else "") + extra
-        return cls(data, path) if data else None
+        if not data and not rules:
+            return None
+        return cls(data, path, gpu={"sms": sms, "cc": tuple(cc)}, rules=rules)
 
     def extra(self, func, args, kwargs, tid):
         """What the op asks the allocator for beyond its outputs: two lists
-        (made before the outputs, made after them) of (size, kept, why)."""
+        (made before the outputs, made after them) of (size, kept, why), and
+        the steps its kernel takes inside itself after them (kernels.py)."""
         name = str(func) if not isinstance(func, str) else func
         pre, post = [], []
+        inner = []
+        if self.rules and name in kernels.RULES:
+            inner = kernels.steps(name, args, kwargs, self.gpu)
+            if inner is None:
+                self.unmatched[name] = self.unmatched.get(name, 0) + 1
+                inner = []
         if name in self.first_ops and tid not in self.first_threads:
             self.first_threads.add(tid)
             post.append((self.first["size"], True, self.first.get("why", "workspace")))
@@ -88,10 +104,13 @@ class Table:
                 for e in got:
                     (pre if e["when"] == "before" else post).append(
                         (e["size"], e.get("kept", False), e.get("why", "inside the kernel")))
-        return pre, post
+        return pre, post, inner
 
     def describe(self):
-        return os.path.basename(self.path) if self.path else "given"
+        what = os.path.basename(self.path) if self.path else ("given" if self.data else "")
+        if self.rules:
+            what += (" + " if what else "") + "kernel rules (torch %s)" % "/".join(RULES_TORCH)
+        return what
 
     def missing(self):
         return dict(self.unmatched)

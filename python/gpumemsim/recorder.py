@@ -157,12 +157,16 @@ class Trace:
             events = list(self.events)
         return replay_so_far(events).peak_reserved
 
-    def to_oom(self, key):
-        """The last allocation (of storage key) made the OOM it would be: the
-        request that failed, never freed (the native format's oom event)."""
+    def to_oom(self, key=None, id=None):
+        """The last allocation (of storage key, or id) made the OOM it would
+        be: the request that failed, never freed (the native format's oom
+        event)."""
         with self.lock:
-            i, size = self.live.pop(key)
-            self.sizes.pop(i, None)
+            if key is not None:
+                id, size = self.live.pop(key)
+            else:
+                size = self.sizes[id]
+            self.sizes.pop(id, None)
             self.live_bytes -= (size + 511) // 512 * 512
             ev = self.events[-1]
             ev["op"] = "oom"
@@ -216,9 +220,9 @@ def _dispatch_mode(trace, table, stacks, fake):
             if not _on_cuda(args, kwargs):
                 return func(*args, **(kwargs or {}))
             name = str(func)
-            pre, post = table.extra(func, args, kwargs, threading.get_ident()) \
-                if table else ((), ())
-            stack = _stack() if stacks and (pre or post) else None
+            pre, post, inner = table.extra(func, args, kwargs, threading.get_ident()) \
+                if table else ((), (), ())
+            stack = _stack() if stacks and (pre or post or inner) else None
             temps = [trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
                      for s, kept, why in pre if not kept]
             for s, kept, why in pre:
@@ -245,25 +249,53 @@ def _dispatch_mode(trace, table, stacks, fake):
                 if n == 0:
                     continue
                 trace.alloc(key, n, stack=_stack() if stacks else None)
-                oom = trace.oom_check.fails(trace.events, trace.live_bytes) \
-                    if trace.oom_check else None
-                if oom is not None:
-                    trace.to_oom(key)
-                    raise torch.cuda.OutOfMemoryError(
-                        "CUDA out of memory. Tried to allocate %d bytes (gpumemsim: the %s's "
-                        "caching allocator, simulated, runs out at event %d: %d B reserved, "
-                        "the largest free block %d B)" % (n, trace.oom_check.gpu, oom.event,
-                                                          oom.reserved, oom.largest_free))
+                _check_oom(trace, n, key=key)
                 weakref.finalize(st, trace.free, key)
             for s, kept, why in post:
                 i = trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
                 if not kept:
                     temps.append(i)
+            _kernel_steps(trace, inner, stack)
             for i in temps:
                 trace.free(id=i)
             return out
 
     return Recorder()
+
+
+def _check_oom(trace, n, key=None, id=None):
+    """Raises the OOM the named GPU's allocator would raise for the request
+    just recorded (n bytes), when the replay so far runs out on it."""
+    import torch
+    oom = trace.oom_check.fails(trace.events, trace.live_bytes) if trace.oom_check else None
+    if oom is None:
+        return
+    trace.to_oom(key, id)
+    raise torch.cuda.OutOfMemoryError(
+        "CUDA out of memory. Tried to allocate %d bytes (gpumemsim: the %s's "
+        "caching allocator, simulated, runs out at event %d: %d B reserved, "
+        "the largest free block %d B)" % (n, trace.oom_check.gpu, oom.event,
+                                          oom.reserved, oom.largest_free))
+
+
+def _kernel_steps(trace, steps, stack):
+    """A kernel's own allocations and frees, in its order (kernels.py); what
+    it leaves live is freed as the op returns, or as its OOM unwinds it."""
+    live = {}
+    try:
+        for st in steps:
+            if st[0] == "alloc":
+                live[st[1]] = i = trace.alloc(None, st[2], stack=stack, note=st[3])
+                try:
+                    _check_oom(trace, st[2], id=i)
+                except BaseException:
+                    del live[st[1]]     # the request that failed: never freed
+                    raise
+            else:
+                trace.free(id=live.pop(st[1]))
+    finally:
+        for i in live.values():
+            trace.free(id=i)
 
 
 def _refuse_data_dependent(e):
