@@ -76,12 +76,29 @@ bfc_answer(const struct oomlog *o, struct oomlog_answer *a)
 		    (unsigned long long)((a->needed + (1 << 20) - 1) >> 20));
 }
 
+/* The segment PyTorch's allocator asks CUDA for, for a block of n bytes. */
+static uint64_t
+segment_for(uint64_t n)
+{
+	if (n <= (1 << 20))
+		return 2 << 20;
+	if (n < (10 << 20))
+		return 20 << 20;
+	return (n + (2 << 20) - 1) / (2 << 20) * (2 << 20);
+}
+
 static void
 pytorch_answer(const struct oomlog *o, struct oomlog_answer *a)
 {
 	uint64_t other = o->process_in_use > o->reserved ? o->process_in_use - o->reserved : 0;
+	/* On a failed request the allocator gives back only whole free
+	 * segments: what sits cached in a segment still partly in use stays
+	 * reserved ("Non-releasable memory"; without memory_summary(), all of
+	 * the cached is counted), and the request takes a segment of its own. */
+	uint64_t stuck = o->has_summary ? o->inactive_split : o->reserved_unallocated;
 
 	a->needed = o->allocated + o->request;
+	a->to_serve = o->allocated + stuck + segment_for(o->request);
 	a->available = o->has_allowed ? o->allowed : o->free_on_card + o->reserved;
 	a->held_free = o->reserved_unallocated;
 	a->fragmentation = a->needed <= a->available;
@@ -93,15 +110,15 @@ pytorch_answer(const struct oomlog *o, struct oomlog_answer *a)
 		    SZ(o->reserved_unallocated));
 		return;
 	}
-	if (o->has_allowed && o->total_capacity != 0 && a->needed < o->total_capacity)
+	if (o->has_allowed && o->total_capacity != 0 && a->to_serve < o->total_capacity)
 		add(a, "torch.cuda.set_per_process_memory_fraction(%.3f) (a limit of %s, at "
-		    "least the %s the job held and asked for)", fraction(a->needed, o->total_capacity),
-		    SZ((uint64_t)(fraction(a->needed, o->total_capacity) * (double)o->total_capacity)),
-		    SZ(a->needed));
+		    "least the %s that serving it reserves)", fraction(a->to_serve, o->total_capacity),
+		    SZ((uint64_t)(fraction(a->to_serve, o->total_capacity) * (double)o->total_capacity)),
+		    SZ(a->to_serve));
 	else
-		add(a, "a GPU with at least %s (the %s the job held and asked for, and %s of "
-		    "CUDA context and other memory this process had)", SZ(a->needed + other),
-		    SZ(a->needed), SZ(other));
+		add(a, "a GPU with at least %s (the %s that serving it reserves, and %s of "
+		    "CUDA context and other memory this process had)", SZ(a->to_serve + other),
+		    SZ(a->to_serve), SZ(other));
 }
 
 void
@@ -186,6 +203,8 @@ oomlog_json(const struct oomlog *o, const struct oomlog_answer *a)
 	}
 	cJSON_AddStringToObject(j, "verdict", a->fragmentation ? "fragmentation" : "shortage");
 	cJSON_AddNumberToObject(j, "needed", (double)a->needed);
+	if (o->kind == OOMLOG_PYTORCH)
+		cJSON_AddNumberToObject(j, "to_serve", (double)a->to_serve);
 	cJSON_AddNumberToObject(j, "available", (double)a->available);
 	arr = cJSON_AddArrayToObject(j, "settings");
 	for (i = 0; i < a->nsettings; i++)
@@ -248,7 +267,11 @@ pytorch_text(FILE *f, const struct oomlog *o, const struct oomlog_answer *a)
 		    SZ(o->allowed), SZ(o->total_capacity));
 	else
 		fprintf(f, "  card         %14s  %s free\n", SZ(o->total_capacity), SZ(o->free_on_card));
-	fprintf(f, "  needed now   %14s  allocated + the request\n\n", SZ(a->needed));
+	fprintf(f, "  needed now   %14s  allocated + the request\n", SZ(a->needed));
+	fprintf(f, "  to serve it  %14s  reserved: allocated, %s cached in segments still "
+	    "partly in use\n               %14s  (the allocator gives back whole segments only), "
+	    "and the request's segment\n\n", SZ(a->to_serve),
+	    SZ(a->to_serve - o->allocated - segment_for(o->request)), "");
 	if (a->fragmentation)
 		fprintf(f, "FRAGMENTATION: %s was needed and %s was %s, but %s of it sat cached "
 		    "in segments still partly in use\n", SZ(a->needed), SZ(a->available),

@@ -77,6 +77,10 @@ void oomlog_free(struct oomlog *o);
 struct oomlog_answer {
 	int fragmentation;		/* the memory was there, in the wrong shape */
 	uint64_t needed;		/* in use (allocated) + the request */
+	uint64_t to_serve;		/* PyTorch: the reserved memory serving it
+					   takes, with what the allocator cannot
+					   give back (cached in partly used
+					   segments) and the request's segment */
 	uint64_t available;		/* what the allocator could have had: the
 					   limit (BFC), allowed or free + reserved */
 	uint64_t held_free;		/* free in the pool / reserved but unallocated */

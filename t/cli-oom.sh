@@ -34,12 +34,19 @@ is "$(zcat "$J/jax-jit.jsonl.gz" | grep -c "\"in_use\":$(json_in state in_use)}"
     "... bytes in use the profile recorded before it ran out"
 settings | head -n 1 | grep -q '^"XLA_PYTHON_CLIENT_ALLOCATOR=platform '
 ok $? "... what serves it: JAX's platform allocator (no pool)"
+is "$(fact "$J/jax-jit-rec.facts.json" outcome)" done "... and run so on the H100, the job finished"
 is "$(json_top needed)" $((218104064 + 301990400)) "... the job needed what it held and the request"
 # the same job's pool filled with 30 MB arrays in growth mode: a shortage
 gms oom "$J/jax-frag-growth.log" --format=json
 is "$(json_top verdict) $(json_in state in_use) $(json_in state free)" '"shortage" 849346816 2096896' \
     "jax-frag-growth.log: a shortage, 810 MiB in use and 2 MiB free of 812"
 is "$(zcat "$J/jax-frag-growth.jsonl.gz" | grep -c '"in_use":849346816}')" 3 "... a bytes in use the profile recorded"
+settings | head -n 1 | grep -q '^"XLA_PYTHON_CLIENT_MEM_FRACTION=0.011 '
+ok $? "... what serves it: a fraction of 0.011"
+# run so on the H100, the request that ran out was served (the job fills
+# its pool to the limit, so it ran out later, holding more)
+[ "$(fact "$J/jax-frag-growth-rec.facts.json" held)" -gt "$(fact "$J/jax-frag-growth.facts.json" held)" ]
+ok $? "... and at 0.011 the request that ran out was served (it held $(fact "$J/jax-frag-growth-rec.facts.json" held) arrays, not $(fact "$J/jax-frag-growth.facts.json" held))"
 # arrays kept until the preallocated 1 % is full
 gms oom "$J/jax-short.log" --format=json
 is "$(json_top verdict) $(json_in state mode) $(json_in state regions) $(json_top request)" \
@@ -48,9 +55,12 @@ is "$(json_in state pool) $(json_in state limit)" "$(fact "$J/jax-short.facts.js
     "... the pool and its limit memory_stats()'s"
 settings | head -n 1 | grep -q '^"XLA_PYTHON_CLIENT_MEM_FRACTION=0.011 '
 ok $? "... what serves it: a fraction of the card (0.011) above what it held and asked"
-# a larger fraction, run for real, finished (the recommended one: below)
+# a larger fraction, run for real, finished; the recommended one served
+# the request (20 arrays do not fit in 0.011: it ran out at the next)
 is "$(fact "$J/jax-short-frac02.facts.json" outcome)" done \
     "... and at 2 % the same job finished"
+is "$(fact "$J/jax-short.facts.json" held) $(fact "$J/jax-short-rec.facts.json" held)" "16 17" \
+    "... and at 0.011 the 17th array was served, where 1 % ran out"
 
 # --- PyTorch: the OutOfMemoryError and memory_summary() -----------------
 # rep NAME: the snapshot at the OOM replayed under the job's limit: its OOM's
@@ -82,6 +92,12 @@ is "$(awk -v a="$a" -v r="$2" 'BEGIN { d = a - r; if (d < 0) d = -d; print (d <=
 settings | head -n 1 | grep -q '^"torch.cuda.set_per_process_memory_fraction(0.014) '
 ok $? "... what serves it: a limit of 0.014 of the card, above what it held and asked"
 is "$(fact "$O/torch-short.limit2x.facts.json" outcome)" done "... and at 2 GiB the job finished"
+# peak allocated: rec_peak NAME.VARIANT is past the as-run's when the request served
+peak() {
+	fact "$O/$1.facts.json" memory_stats allocated_bytes.all.peak
+}
+[ "$(peak torch-short.rec)" -gt "$(peak torch-short)" ]
+ok $? "... and at 0.014 the request was served: it ran out later, at $(peak torch-short.rec) B allocated"
 # HF GPT-2 under 4 GiB
 set -- $(rep torch-gpt2)
 gms oom "$O/torch-gpt2.log" --format=json
@@ -89,6 +105,22 @@ is "$(json_top verdict) $(json_in state reserved) $(json_top request)" "\"shorta
     "torch-gpt2.log: a shortage, reserved the snapshot's, 394 MiB asked"
 is "$(fact "$O/torch-gpt2.expandable.facts.json" outcome)" oom \
     "... where expandable segments, run for real, ran out too (no fragmentation to undo)"
+# what serves it reserves the allocated, the 278.57 MiB cached in segments
+# still partly in use (memory_summary()'s Non-releasable memory, 285258
+# KiB), which the allocator cannot give back, and the request's segment
+is "$(json_top to_serve)" "$(($(json_in state allocated) + 285258 * 1024 + 413138944))" \
+    "... serving it reserves the allocated, the non-releasable cache and the request"
+settings | head -n 1 | grep -q '^"torch.cuda.set_per_process_memory_fraction(0.055) '
+ok $? "... what serves it: a limit of 0.055 of the card"
+# the first reading (allocated + the request: 0.051), run on the H100, ran
+# out at the same request; 0.055 served it and ran out at a later one
+[ "$(peak torch-gpt2.rec051)" -eq "$(peak torch-gpt2)" ] && [ "$(fact "$O/torch-gpt2.rec051.facts.json" fraction)" = 0.051 ]
+ok $? "... 0.051, without the cache that stays, ran out at the same request on the H100"
+[ "$(peak torch-gpt2.rec)" -gt "$(peak torch-gpt2)" ] && [ "$(fact "$O/torch-gpt2.rec.facts.json" fraction)" = 0.055 ]
+ok $? "... 0.055 served it (ran out at a later request, $(peak torch-gpt2.rec) B allocated)"
+gms oom "$O/torch-gpt2.rec.log" --format=json
+[ "$(json_in state allocated)" -gt 4294967296 ]
+ok $? "... its log: the request that ran out there came with more than 4 GiB allocated"
 
 # --- formats shaped after public logs -----------------------------------
 gms oom "$O/tf2-shaped.log" --format=json
