@@ -4,7 +4,8 @@
 # default 75 % preallocation), and the OOM probes of
 # t/data/gen/record_oom_logs.py (arrays kept until a 1 % pool is full, 30 MB
 # arrays with every other freed, a jitted step too large for its pool),
-# each as it ran out and under the setting that let it finish.  Each
+# each as it ran out and under the setting that let it finish, and the
+# issue's op-by-op sliding window in four modes.  Each
 # profile (jax.profiler.trace) is kept converted (gpumemsim convert: the
 # xplane files are 0.2 to 7 MB, their memory events 2 to 29 KB), with
 # device.memory_stats() beside it (NAME.facts.json).  Exercises the BFC
@@ -17,7 +18,7 @@ stat() {	# NAME KEY: memory_stats() when the job ended
 	json_file "$J/$1.facts.json" memory_stats "$2"
 }
 for n in mlp4-growth mlp4-prealloc jax-short jax-short-frac02 jax-frag jax-frag-frac015 \
-    jax-frag-growth jax-jit jax-jit-frac03; do
+    jax-frag-growth jax-jit jax-jit-frac03 window-growth window-prealloc window-frac; do
 	gms run "$J/$n.jsonl.gz" --format=json
 	is "$(json_top peak_allocated)" "$(stat $n peak_bytes_in_use)" \
 	    "$n: peak in use is the allocator's peak_bytes_in_use"
@@ -27,6 +28,22 @@ for n in mlp4-growth mlp4-prealloc jax-short jax-short-frac02 jax-frag jax-frag-
 	    "observed (jax-bfc, as recorded): reproduced exactly (3 numbers and the bytes in use at every event)" \
 	    "... and the bytes in use after every event are the profile's"
 done
+# op by op (the issue's job): arrays of 16 sizes made from each other in a
+# sliding window, 150 steps, in growth, preallocated and 2 % pools (above),
+# and in a 0.4 % growth pool, where seven requests ran out (window-oom.log:
+# the allocator's warnings) and the job went on past six of them (JAX
+# dispatches asynchronously; the error came at the end).  A request that
+# runs out makes no event in the profile, and the pool the allocator kept
+# after each differs from the replay's from event 1562 on: the peak and the
+# pool are still the allocator's, and the replay says where it parts.
+n=window-oom
+gms run "$J/$n.jsonl.gz" --format=json
+is "$(json_top peak_allocated) $(json_top peak_reserved)" "$(stat $n peak_bytes_in_use) $(stat $n peak_pool_bytes)" \
+    "$n: peak in use and pool are memory_stats()'s"
+is "$(grep -c 'ran out of memory trying to allocate' "$J/$n.log")" 7 "... seven requests ran out"
+gms run "$J/$n.jsonl.gz"
+grep -q '^  bytes in use    differ at [0-9]* of 1868 events, the first at event 1562 ' "$TMP/out"
+ok $? "... and the replay parts from the profile after them, and says where"
 # growth pools: the regions the allocator listed when it ran out (its log,
 # TF_CPP_MIN_LOG_LEVEL=0) are the regions the replay added
 for n in jax-jit jax-frag-growth; do
