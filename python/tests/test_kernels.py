@@ -81,6 +81,15 @@ def test_what_a_rule_does_not_cover_is_said_not_guessed():
                          {"sms": 10, "cc": (6, 1)}) is None
     assert kernels.steps("aten.sum.dim_IntList", (T((4096, 768), "int64"), [0]), {}, H100) is None
     assert kernels.steps("aten.add.Tensor", (T((4,)), T((4,))), {}, H100) == []
+    # ops measured to allocate inside that no rule gives: cuDNN's
+    # convolution workspace (ResNet-50: up to 162529935 B), the embedding
+    # gradient's buffers (BERT at 32 x 128: a sort, 13839360 B twice; at
+    # 16 x 128: 16384 B)
+    assert kernels.steps("aten.convolution.default", (T((32, 3, 224, 224)), T((64, 3, 7, 7))),
+                         {}, H100) is None
+    emb = "aten.embedding_dense_backward.default"
+    assert kernels.steps(emb, (T((32, 128, 768)), T((32, 128), "int64"), 30522), {}, H100) is None
+    assert kernels.steps(emb, (T((16, 128, 768)), T((16, 128), "int64"), 30522), {}, H100) is None
 
 
 def test_memory_efficient_attention_backward_fp32():
