@@ -182,7 +182,7 @@ def _dims_of(name, args, kwargs):
 
 
 def _dtype(t):
-    return str(t.dtype).replace("torch.", "")
+    return _dtype_name(t.dtype)
 
 
 def reduction(name, args, kwargs, gpu):

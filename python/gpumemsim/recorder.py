@@ -127,7 +127,9 @@ class Trace:
                 if got is None:
                     return
                 id = got[0]
-            size = self.sizes.pop(id, 0)
+            if id not in self.sizes:
+                return          # never live, or the request that ran out (to_oom)
+            size = self.sizes.pop(id)
             self.live_bytes -= (size + 511) // 512 * 512
             self.events.append({"op": "free", "id": id})
 
@@ -286,16 +288,12 @@ def _kernel_steps(trace, steps, stack):
         for st in steps:
             if st[0] == "alloc":
                 live[st[1]] = i = trace.alloc(None, st[2], stack=stack, note=st[3])
-                try:
-                    _check_oom(trace, st[2], id=i)
-                except BaseException:
-                    del live[st[1]]     # the request that failed: never freed
-                    raise
+                _check_oom(trace, st[2], id=i)
             else:
                 trace.free(id=live.pop(st[1]))
     finally:
         for i in live.values():
-            trace.free(id=i)
+            trace.free(id=i)    # the request that ran out is no longer live: a no-op
 
 
 def _refuse_data_dependent(e):

@@ -332,7 +332,8 @@ class ScaleResult(_Result):
 class OomLog(_Result):
     """What `gpumemsim oom` read in an out-of-memory log: the allocator's
     state at that moment, the verdict (fragmentation or shortage), what the
-    job needed, and the settings that would have served the request."""
+    job needed (and, for PyTorch, what serving the request reserves), and
+    the settings that would have served the request."""
     schema: int = None
     log: str = None
     line: int = None
@@ -344,6 +345,7 @@ class OomLog(_Result):
     state: Dict[str, Any] = None
     verdict: str = None
     needed: int = None
+    to_serve: Optional[int] = None
     available: int = None
     settings: List[str] = None
     raw: Dict[str, Any] = _raw()

@@ -174,6 +174,10 @@ def test_oom_log_by_path_and_text():
     # "Tried to allocate 700.00 MiB", "200.00 MiB is allocated by PyTorch"
     assert o.request == 700 << 20 and o.state["allocated"] == 200 << 20
     assert o.needed == 900 << 20
+    # serving it reserves the cache in the segment still in use
+    # (memory_summary()'s Non-releasable memory, 204800 KiB) and the
+    # request's own segment
+    assert o.to_serve == (200 << 20) + 204800 * 1024 + (700 << 20)
     assert o.settings[0].startswith("PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True ")
     with open(log, "rb") as f:
         assert gpumemsim.oom(f.read()).needed == o.needed

@@ -230,3 +230,29 @@ def test_the_allocation_that_runs_out_of_the_gpu_is_found_and_made_the_oom():
     t.alloc("more", 10 << 30)
     oom = check.fails(t.events, t.live_bytes)
     assert oom is not None and oom.event == 2 and oom.size == 10 << 30
+
+
+def test_a_kernel_buffer_that_runs_out_is_the_oom_and_the_rest_are_freed(monkeypatch):
+    """A kernel's own buffer (kernels.py) the named GPU could not hold is the
+    trace's oom event, never freed; the buffers it made before are freed as
+    the error unwinds the op."""
+    import types
+    oom_error = type("OutOfMemoryError", (Exception,), {})
+    monkeypatch.setitem(sys.modules, "torch",
+                        types.SimpleNamespace(cuda=types.SimpleNamespace(OutOfMemoryError=oom_error)))
+
+    class Check:
+        gpu = "H100-80GB"
+
+        def fails(self, events, live):
+            if events[-1]["size"] != 2048:
+                return None
+            return types.SimpleNamespace(event=len(events) - 1, reserved=4096, largest_free=0)
+
+    t = recorder.Trace()
+    t.oom_check = Check()
+    with pytest.raises(oom_error):
+        recorder._kernel_steps(t, [("alloc", "a", 1024, "first"), ("alloc", "b", 2048, "second"),
+                                   ("free", "a")], None)
+    assert [(e["op"], e["id"]) for e in t.events] == [("alloc", 1), ("oom", 2), ("free", 1)]
+    assert t.allocated() == 0
