@@ -82,15 +82,6 @@ size_at(const char *s, uint64_t *out, int *exact, const char **end)
 	return size_at_ulp(s, out, exact, end, NULL);
 }
 
-/* The size after the first "key" in line, 0 if none. */
-static int
-size_after(const char *line, const char *key, uint64_t *out, int *exact)
-{
-	const char *k = strstr(line, key);
-
-	return k != NULL && size_at(k + strlen(key), out, exact, NULL);
-}
-
 /* A hexadecimal address at s, with or without 0x. */
 static int
 addr_at(const char *s, uint64_t *out, const char **end)
@@ -182,6 +173,20 @@ set_device(struct oomlog *o, const char *s)
 		o->device_total = card_total(o->device);
 }
 
+/*
+ * The size after key in line, when the line has key: a key with no size
+ * after it is noted (o->unread), so that the log is refused rather than read
+ * with that number as 0.
+ */
+static void
+size_of(struct oomlog *o, const char *line, const char *key, uint64_t *out, double *ulp)
+{
+	const char *k = strstr(line, key);
+
+	if (k != NULL && !size_at_ulp(k + strlen(key), out, NULL, NULL, ulp) && o->unread == NULL)
+		o->unread = key;
+}
+
 /* A PyTorch message, current or 1.x, in line: 0 if it is not one. */
 static int
 pytorch_message(struct oomlog *o, const char *line, size_t lineno)
@@ -198,27 +203,19 @@ pytorch_message(struct oomlog *o, const char *line, size_t lineno)
 		o->old_message = 1;
 		if ((q = strstr(line, "(GPU ")) != NULL && (q = strchr(q, ';')) != NULL)
 			size_at(q + 1, &o->total_capacity, NULL, NULL);
-		if ((q = strstr(line, "total capacity;")) != NULL)
-			size_at_ulp(q + strlen("total capacity;"), &o->allocated, NULL, NULL,
-			    &o->allocated_ulp);
-		if ((q = strstr(line, "already allocated;")) != NULL)
-			size_at(q + strlen("already allocated;"), &o->free_on_card, NULL, NULL);
-		if ((q = strstr(line, "free;")) != NULL)
-			size_at_ulp(q + strlen("free;"), &o->reserved, NULL, NULL, &o->reserved_ulp);
+		size_of(o, line, "total capacity;", &o->allocated, &o->allocated_ulp);
+		size_of(o, line, "already allocated;", &o->free_on_card, NULL);
+		size_of(o, line, "free;", &o->reserved, &o->reserved_ulp);
 		if (o->reserved > o->allocated)
 			o->reserved_unallocated = o->reserved - o->allocated;
 	} else {
-		size_after(line, "has a total capacity of", &o->total_capacity, NULL);
-		if ((q = strstr(line, "has a total capacity of")) != NULL &&
-		    (q = strstr(q, "of which")) != NULL)
-			size_at(q + strlen("of which"), &o->free_on_card, NULL, NULL);
-		size_after(line, "this process has", &o->process_in_use, NULL);
-		if ((q = strstr(line, "Of the allocated memory")) != NULL)
-			size_at_ulp(q + strlen("Of the allocated memory"), &o->allocated, NULL, NULL,
-			    &o->allocated_ulp);
-		if ((q = strstr(line, "is allocated by PyTorch, and")) != NULL)
-			size_at_ulp(q + strlen("is allocated by PyTorch, and"),
-			    &o->reserved_unallocated, NULL, NULL, &o->reserved_ulp);
+		size_of(o, line, "has a total capacity of", &o->total_capacity, NULL);
+		if ((q = strstr(line, "has a total capacity of")) != NULL)
+			size_of(o, q, "of which", &o->free_on_card, NULL);
+		size_of(o, line, "this process has", &o->process_in_use, NULL);
+		size_of(o, line, "Of the allocated memory", &o->allocated, &o->allocated_ulp);
+		size_of(o, line, "is allocated by PyTorch, and", &o->reserved_unallocated,
+		    &o->reserved_ulp);
 		o->reserved = o->allocated + o->reserved_unallocated;
 		o->reserved_ulp += o->allocated_ulp;
 	}
@@ -423,6 +420,9 @@ oomlog_parse(const char *path, const char *text, size_t len, struct oomlog *o, c
 	if (o->request == 0)
 		return gms_fail(cause, GMS_ETRACE, "%s:%zu: the request's size is not there", path,
 		    o->line);
+	if (o->unread != NULL)
+		return gms_fail(cause, GMS_ETRACE, "%s:%zu: no size after \"%s\" (a number and "
+		    "its unit, below 1 EiB)", path, o->line, o->unread);
 	if (o->kind == OOMLOG_BFC) {
 		size_t i;
 

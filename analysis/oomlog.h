@@ -34,6 +34,8 @@ struct oomlog {
 	int exact;			/* request is exact bytes, not "92.00 MiB" */
 	char device[96];		/* the card, when the log names it */
 	uint64_t device_total;		/* ... and its memory, when it says (bytes) */
+	const char *unread;		/* a phrase the message has with no size
+					   after it (or one beyond 1 EiB) */
 
 	/* BFC */
 	enum oomlog_fw fw;

@@ -153,6 +153,12 @@ check_fail 3 "gpumemsim: error: $TMP/nodump.log:1: the allocator's dump is not t
 printf 'jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 50.06MiB.\n' >"$TMP/err.log"
 check_fail 3 "gpumemsim: error: $TMP/err.log: the framework's error alone: the allocator's dump that explains it went to the log above it (TensorFlow and JAX print it with TF_CPP_MIN_LOG_LEVEL=0): paste the whole log" \
     oom "$TMP/err.log"
+# a size too large to be one (a hostile or mangled message) is refused, not
+# read as 0: that would give a verdict and a limit from a wrong number
+sed '1s/Of the allocated memory 3.62 GiB/Of the allocated memory 8000000000.00 GiB/' \
+    "$O/torch-gpt2.log" >"$TMP/huge.log"
+check_fail 3 "gpumemsim: error: $TMP/huge.log:1: no size after \"Of the allocated memory\" (a number and its unit, below 1 EiB)" \
+    oom "$TMP/huge.log"
 check_fail 2 "gpumemsim: error: no log given" oom
 check_fail 3 "gpumemsim: error: $O/torch-frag.log: an out-of-memory log, not a trace: 'gpumemsim oom $O/torch-frag.log' reads it (the allocator's state when it ran out, and what serves it)" \
     run "$O/torch-frag.log"
