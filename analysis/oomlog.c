@@ -432,6 +432,10 @@ oomlog_parse(const char *path, const char *text, size_t len, struct oomlog *o, c
 			    "(its chunk map, \"InUse at ... of size ...\"): paste the whole log; "
 			    "TensorFlow and JAX print it with TF_CPP_MIN_LOG_LEVEL=0", path, o->line);
 		for (i = 0; i < o->nchunks; i++) {
+			/* each size is below 1 EiB; so must their sum be, or it wraps */
+			if (o->in_use + o->free_bytes + o->chunks[i].size > (uint64_t)SIZE_MAX_READ)
+				return gms_fail(cause, GMS_ETRACE, "%s:%zu: the dump's chunks add up to "
+				    "more than 1 EiB: not a real allocator's", path, o->line);
 			if (o->chunks[i].in_use) {
 				o->in_use += o->chunks[i].size;
 				o->in_use_chunks++;
@@ -442,8 +446,12 @@ oomlog_parse(const char *path, const char *text, size_t len, struct oomlog *o, c
 					o->largest_free = o->chunks[i].size;
 			}
 		}
-		for (i = 0; i < o->nregions; i++)
+		for (i = 0; i < o->nregions; i++) {
+			if (o->pool + o->regions[i] > (uint64_t)SIZE_MAX_READ)
+				return gms_fail(cause, GMS_ETRACE, "%s:%zu: the dump's regions add up "
+				    "to more than 1 EiB: not a real allocator's", path, o->line);
 			o->pool += o->regions[i];
+		}
 		if (o->pool == 0)
 			o->pool = o->in_use + o->free_bytes;
 	}

@@ -159,6 +159,11 @@ sed '1s/Of the allocated memory 3.62 GiB/Of the allocated memory 8000000000.00 G
     "$O/torch-gpt2.log" >"$TMP/huge.log"
 check_fail 3 "gpumemsim: error: $TMP/huge.log:1: no size after \"Of the allocated memory\" (a number and its unit, below 1 EiB)" \
     oom "$TMP/huge.log"
+# chunks each below 1 EiB whose sum is not (the fuzzer's: it wrapped, and a
+# largest free chunk came out above the free bytes)
+sed 's/of size 4294967296 next/of size 1000000000 GB next/' "$O/tf2-shaped.log" >"$TMP/wrap.log"
+check_fail 3 "gpumemsim: error: $TMP/wrap.log:$(grep -n 'ran out of memory' "$O/tf2-shaped.log" | head -n 1 | cut -d: -f1): the dump's chunks add up to more than 1 EiB: not a real allocator's" \
+    oom "$TMP/wrap.log"
 check_fail 2 "gpumemsim: error: no log given" oom
 check_fail 3 "gpumemsim: error: $O/torch-frag.log: an out-of-memory log, not a trace: 'gpumemsim oom $O/torch-frag.log' reads it (the allocator's state when it ran out, and what serves it)" \
     run "$O/torch-frag.log"
