@@ -15,6 +15,19 @@
 # (an SVG's closing tag, a PNG's IEND chunk) and only then written out, every
 # write checked; nothing half-written is left, by a failure or a signal.
 RESNET=$TRACES/resnet50-train-b32.json
+
+# A profile's log directory expands to plugins/profile/RUN/HOST.xplane.pb:
+# an output there replaced the profile (issue 55).
+mkdir -p "$TMP/logdir/plugins/profile/run1"
+gzip -dc "$TOP_SRCDIR/t/data/xplane/op-growth.xplane.pb.gz" >"$TMP/logdir/plugins/profile/run1/host.xplane.pb"
+cp "$TMP/logdir/plugins/profile/run1/host.xplane.pb" "$TMP/profile.kept"
+for c in run info compare plan tune report; do
+	check_fail 3 "gpumemsim: error: '$TMP/logdir/plugins/profile/run1/host.xplane.pb' is in the input directory '$TMP/logdir', which reads it as a trace: write somewhere else" \
+	    $c "$TMP/logdir" -o "$TMP/logdir/plugins/profile/run1/host.xplane.pb"
+done
+cmp -s "$TMP/logdir/plugins/profile/run1/host.xplane.pb" "$TMP/profile.kept"
+ok $? "... and the profile is as it was"
+
 if ! command -v gnuplot >/dev/null 2>&1; then
 	for i in 1 2 3 4 5 6 7 8 9; do ok 0 "# SKIP no gnuplot"; done
 elif ! unshare -rm true 2>/dev/null; then
@@ -281,17 +294,5 @@ for c in run compare; do
 	is "$rc $(grep -m1 '"worst_rank":' "$TMP/out" | grep -o '[0-9]*,*$' | tr -d ,)" "0 1" \
 	    "$c --ranks of two FIFOs: read once each, no hang; the worst is rank 1 (600 MiB live)"
 done
-
-# A profile's log directory expands to plugins/profile/RUN/HOST.xplane.pb:
-# an output there replaced the profile (issue 55).
-mkdir -p "$TMP/logdir/plugins/profile/run1"
-gzip -dc "$TOP_SRCDIR/t/data/xplane/op-growth.xplane.pb.gz" >"$TMP/logdir/plugins/profile/run1/host.xplane.pb"
-cp "$TMP/logdir/plugins/profile/run1/host.xplane.pb" "$TMP/profile.kept"
-for c in run info compare plan tune report; do
-	check_fail 3 "gpumemsim: error: '$TMP/logdir/plugins/profile/run1/host.xplane.pb' is in the input directory '$TMP/logdir', which reads it as a trace: write somewhere else" \
-	    $c "$TMP/logdir" -o "$TMP/logdir/plugins/profile/run1/host.xplane.pb"
-done
-cmp -s "$TMP/logdir/plugins/profile/run1/host.xplane.pb" "$TMP/profile.kept"
-ok $? "... and the profile is as it was"
 
 done_testing

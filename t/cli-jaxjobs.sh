@@ -17,6 +17,14 @@ need_python3 "to read the facts"
 stat() {	# NAME KEY: memory_stats() when the job ended
 	json_file "$J/$1.facts.json" memory_stats "$2"
 }
+# tune under a capacity: the preallocated pool is the capacity, in each
+# framework's own words (JAX's default is 75 % of the card, not the whole)
+gms tune "$J/jax-jit.jsonl.gz" --capacity=2GiB
+grep -q '^  preallocated             2.00 GiB  fits                   JAX preallocating the capacity: the fraction of the card that gives it (XLA_PYTHON_CLIENT_MEM_FRACTION; its default is 75%)$' "$TMP/out"
+ok $? "tune on a JAX job under a capacity: its preallocated row in JAX's words"
+gms tune "$TOP_SRCDIR/t/data/xplane/tf-synth.xplane.pb" --device=0 --capacity=2GiB
+grep -q "^  preallocated             2.00 GiB  fits                   TensorFlow's default: the whole limit (memory_limit) at the first allocation$" "$TMP/out"
+ok $? "... on a TensorFlow profile, TensorFlow's"
 for n in mlp4-growth mlp4-prealloc jax-short jax-short-frac02 jax-frag jax-frag-frac015 \
     jax-frag-growth jax-jit jax-jit-frac03 window-growth window-prealloc window-frac; do
 	gms run "$J/$n.jsonl.gz" --format=json
@@ -51,12 +59,4 @@ for n in jax-jit jax-frag-growth; do
 	is "$(json_top device_allocs)" "$(grep -c 'bfc_allocator.cc:[0-9]*\] Next region of size' "$J/$n.log")" \
 	    "$n: as many growth regions as the allocator's dump at its OOM lists"
 done
-# tune under a capacity: the preallocated pool is the capacity, in each
-# framework's own words (JAX's default is 75 % of the card, not the whole)
-gms tune "$J/jax-jit.jsonl.gz" --capacity=2GiB
-grep -q '^  preallocated             2.00 GiB  fits                   JAX preallocating the capacity: the fraction of the card that gives it (XLA_PYTHON_CLIENT_MEM_FRACTION; its default is 75%)$' "$TMP/out"
-ok $? "tune on a JAX job under a capacity: its preallocated row in JAX's words"
-gms tune "$TOP_SRCDIR/t/data/xplane/tf-synth.xplane.pb" --device=0 --capacity=2GiB
-grep -q "^  preallocated             2.00 GiB  fits                   TensorFlow's default: the whole limit (memory_limit) at the first allocation$" "$TMP/out"
-ok $? "... on a TensorFlow profile, TensorFlow's"
 done_testing

@@ -19,6 +19,32 @@ off() {
 	python3 -c 'import sys; s, r = int(sys.argv[1]), int(sys.argv[2]); print(round(abs(s - r) * 10000 / r))' "$1" "$2"
 }
 
+# the binary points at the package's command, in its help and when asked
+gms --help
+grep -q '^  python -m gpumemsim record --gpu=H100 -o job.jsonl.gz train.py' "$TMP/out"
+ok $? "--help shows the package's record command"
+gms record train.py
+is "$rc" 2 "gpumemsim record: a usage error (exit 2)"
+grep -q "^gpumemsim: error: 'record' runs a PyTorch script, and is the Python package's: python -m gpumemsim record --gpu=NAME" "$TMP/err"
+ok $? "... that says how to run it"
+
+# the recording says what made it, and is a PyTorch job to every command
+T=$N/gpt2-512.nogpu.jsonl.gz
+gms convert "$T" "$TMP/h.jsonl"
+h=$(sed -n 1p "$TMP/h.jsonl")
+case $h in *'"from":"recorded without a GPU'*) r=0 ;; *) r=1 ;; esac
+ok $r "the header says it was recorded without a GPU"
+case $h in *'"gpu":"H100-80GB"'*'"steps":2'*) r=0 ;; *) r=1 ;; esac
+ok $r "... the GPU it stood for and its two optimizer steps"
+is "$(grep -c '"op":"mark","label":"step [12]"' "$TMP/h.jsonl")" 2 "... a mark per optimizer step"
+gms info "$T"
+is "$(sed -n 3p "$TMP/out")" "  recorded        without a GPU, as an H100-80GB would run it (pytorch 2.11.0+cu130)" \
+    "info says it was recorded without a GPU, as which card, with which PyTorch"
+gms compare "$T" --format=json
+is "$(json_top framework | tr -d '"')" PyTorch "compare: PyTorch's allocator, from the recording's source"
+gms tune "$T"
+is "$(sed -n 3p "$TMP/out" | cut -c1-26)" "  PYTORCH_CUDA_ALLOC_CONF=" "tune answers in PyTorch's setting"
+
 # the transformers: peak reserved equal to PyTorch's, byte for byte (GPT-2
 # fp32 and bf16 autocast with tied embeddings, a peft LoRA, a Llama-style
 # decoder in bf16 with SDPA, BERT and ViT-S where the kernels' own buffers
@@ -43,22 +69,6 @@ for j in llama-256:100 bert-16:100 bert-24:100 bert-32:100 bert-48:100 bert-64:1
 	ok $? "${j%:*}: peak reserved within $((${j#*:} / 100))% of PyTorch's (off by $e/10000)"
 done
 
-# the recording says what made it, and is a PyTorch job to every command
-T=$N/gpt2-512.nogpu.jsonl.gz
-gms convert "$T" "$TMP/h.jsonl"
-h=$(sed -n 1p "$TMP/h.jsonl")
-case $h in *'"from":"recorded without a GPU'*) r=0 ;; *) r=1 ;; esac
-ok $r "the header says it was recorded without a GPU"
-case $h in *'"gpu":"H100-80GB"'*'"steps":2'*) r=0 ;; *) r=1 ;; esac
-ok $r "... the GPU it stood for and its two optimizer steps"
-is "$(grep -c '"op":"mark","label":"step [12]"' "$TMP/h.jsonl")" 2 "... a mark per optimizer step"
-gms info "$T"
-is "$(sed -n 3p "$TMP/out")" "  recorded        without a GPU, as an H100-80GB would run it (pytorch 2.11.0+cu130)" \
-    "info says it was recorded without a GPU, as which card, with which PyTorch"
-gms compare "$T" --format=json
-is "$(json_top framework | tr -d '"')" PyTorch "compare: PyTorch's allocator, from the recording's source"
-gms tune "$T"
-is "$(sed -n 3p "$TMP/out" | cut -c1-26)" "  PYTORCH_CUDA_ALLOC_CONF=" "tune answers in PyTorch's setting"
 # the cuBLAS workspaces the dispatcher never sees: one per thread that ran a
 # matmul (the forward's, the autograd engine's), 32 MiB each on sm90
 is "$(gzip -dc "$T" | grep -c '"size":33554432,.*"note":"aten\.[a-z]*mm\.default: cuBLAS workspace')" 2 \
@@ -121,12 +131,4 @@ e=$(off "$(json_top peak_reserved)" "$(fit largest-8 peak_reserved)")
 [ "$e" -le 2 ]; ok $? "... its peak reserved within 0.02% of the real run's under that limit (off by $e/10000)"
 [ "$(fit largest-16 num_ooms)" -ge 1 ]; ok $? "... where batch 16 ran out for real"
 
-# the binary points at the package's command, in its help and when asked
-gms --help
-grep -q '^  python -m gpumemsim record --gpu=H100 -o job.jsonl.gz train.py' "$TMP/out"
-ok $? "--help shows the package's record command"
-gms record train.py
-is "$rc" 2 "gpumemsim record: a usage error (exit 2)"
-grep -q "^gpumemsim: error: 'record' runs a PyTorch script, and is the Python package's: python -m gpumemsim record --gpu=NAME" "$TMP/err"
-ok $? "... that says how to run it"
 done_testing

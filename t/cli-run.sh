@@ -7,6 +7,14 @@
 
 RESNET=$TRACES/resnet50-train-b32.json
 
+# A count's noun agrees with it: one free, one alloc of the device
+printf '{"format":"gpumemsim-trace","version":1,"name":"one"}\n{"op":"alloc","id":1,"size":512}\n{"op":"alloc","id":2,"size":512}\n{"op":"free","id":1}\n' >"$TMP/one.jsonl"
+gms run "$TMP/one.jsonl"
+is "$(sed -n 1p "$TMP/out")" "one: 3 events (2 allocs, 1 free)" "run: '1 free', not '1 frees'"
+grep -q '^  device calls    1 alloc, 0 frees, 0 retries$' "$TMP/out"; ok $? "... '1 alloc' of the device"
+gms info "$TMP/one.jsonl"
+grep -q '^  events          3: 2 allocs, 1 free, 0 marks, 0 observed$' "$TMP/out"; ok $? "info: '1 free'"
+
 gms --help
 is "$rc $(head -n 1 "$TMP/out")" "0 usage: gpumemsim <command> [options] <trace>" "--help: usage on stdout, exit 0"
 grep -q "^  run " "$TMP/out"; ok $? "--help lists the run command"
@@ -192,14 +200,6 @@ check_fail 2 "gpumemsim: error: --placements samples the placement model's place
 cat "$KV" | "$GPUMEMSIM" run - --capacity=1417691136B --placements=16 --format=json >"$TMP/out" 2>"$TMP/err"
 cmp -s "$TMP/out" "$TMP/p16.json"
 ok $? "--placements: standard input read once for all"
-
-# A count's noun agrees with it: one free, one alloc of the device
-printf '{"format":"gpumemsim-trace","version":1,"name":"one"}\n{"op":"alloc","id":1,"size":512}\n{"op":"alloc","id":2,"size":512}\n{"op":"free","id":1}\n' >"$TMP/one.jsonl"
-gms run "$TMP/one.jsonl"
-is "$(sed -n 1p "$TMP/out")" "one: 3 events (2 allocs, 1 free)" "run: '1 free', not '1 frees'"
-grep -q '^  device calls    1 alloc, 0 frees, 0 retries$' "$TMP/out"; ok $? "... '1 alloc' of the device"
-gms info "$TMP/one.jsonl"
-grep -q '^  events          3: 2 allocs, 1 free, 0 marks, 0 observed$' "$TMP/out"; ok $? "info: '1 free'"
 
 # a trace from standard input is named by GPUMEMSIM_STDIN_NAME (the Python
 # package's "snapshot"), else '-'; a header's own name wins
