@@ -4,11 +4,15 @@
  * at all, a log whose last record was cut off.  The numbers are then about the events the trace holds plus the
  * blocks and segments seeded from the dump, so they bound what really
  * happened from below; a report must say so, once, in text and in JSON.
+ * A job recorded without a GPU is whole but modelled: its note says what it
+ * stood for, how far from PyTorch's its peak reserved was measured to fall,
+ * and what it assumed.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/report.h"
 #include "sim/gms.h"
@@ -48,6 +52,47 @@ inconsistent(const struct trace_header *hdr)
 	"its block's, or a block is allocated at an address still live; the events are " \
 	"replayed as recorded, and the observed numbers cannot all be right"
 
+/* The source of a job recorded without a GPU (python -m gpumemsim record), or NULL. */
+static const cJSON *
+nogpu(const struct trace_header *hdr)
+{
+	const cJSON *from = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "from") :
+	    NULL;
+
+	return cJSON_IsString(from) && strncmp(from->valuestring, "recorded without a GPU", 22) == 0 ?
+	    hdr->source : NULL;
+}
+
+double
+report_nogpu_uncertainty(const struct trace_header *hdr)
+{
+	const cJSON *u = nogpu(hdr) ? cJSON_GetObjectItemCaseSensitive(hdr->source, "uncertainty") :
+	    NULL;
+
+	return cJSON_IsNumber(u) && u->valuedouble >= 0 && u->valuedouble < 1 ? u->valuedouble : -1;
+}
+
+static void
+nogpu_json(cJSON *o, const struct trace_header *hdr)
+{
+	static const char *const keys[] = { "gpu", "uncertainty", "uncertainty_why", "assumed" };
+	cJSON *n = cJSON_AddObjectToObject(o, "recorded_without_gpu");
+	const cJSON *v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		v = cJSON_GetObjectItemCaseSensitive(hdr->source, keys[i]);
+		cJSON_AddItemToObject(n, keys[i], v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+	}
+}
+
+/* Whether the recording says how far it may be from the real run (newer ones do). */
+static int
+nogpu_says(const struct trace_header *hdr)
+{
+	return nogpu(hdr) && cJSON_GetObjectItemCaseSensitive(hdr->source, "uncertainty_why");
+}
+
 cJSON *
 report_incomplete_json(const struct trace_header *hdr)
 {
@@ -55,8 +100,11 @@ report_incomplete_json(const struct trace_header *hdr)
 	cJSON *o;
 
 	if (!hdr->starts_mid_run && hdr->cut == NULL && !hdr->ends_in_oom && bad == NULL)
-		return cJSON_CreateNull();
+		if (!nogpu_says(hdr))	/* a recording without a GPU says what it stood for */
+			return cJSON_CreateNull();
 	o = cJSON_CreateObject();
+	if (nogpu_says(hdr))
+		nogpu_json(o, hdr);
 	if (bad != NULL) {
 		cJSON_AddItemToObject(o, "inconsistent", cJSON_Duplicate(bad, 1));
 		cJSON_AddStringToObject(o, "inconsistent_meaning", INCONSISTENT_MEANING);
@@ -86,11 +134,50 @@ report_incomplete_json(const struct trace_header *hdr)
 
 static char *mid_run_text(const struct trace_header *hdr);
 
+/* RECORDED WITHOUT A GPU: the card, the measured range, the assumptions. */
+static char *
+nogpu_text(const struct trace_header *hdr)
+{
+	const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(hdr->source, "gpu"),
+	    *why = cJSON_GetObjectItemCaseSensitive(hdr->source, "uncertainty_why"),
+	    *assumed = cJSON_GetObjectItemCaseSensitive(hdr->source, "assumed"), *a;
+	double u = report_nogpu_uncertainty(hdr);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (f == NULL)
+		return NULL;
+	fprintf(f, "RECORDED WITHOUT A GPU: %s stands for the %s; ", hdr->name,
+	    cJSON_IsString(gpu) ? gpu->valuestring : "GPU it names");
+	if (u >= 0)
+		fprintf(f, "PyTorch's peak reserved is expected within %.0f%% of the caching "
+		    "replay's", 100.0 * u);
+	else
+		fprintf(f, "no range is stated for PyTorch's peak reserved");
+	fprintf(f, " (%s)\n", cJSON_IsString(why) ? why->valuestring : "");
+	cJSON_ArrayForEach(a, assumed)
+		if (cJSON_IsNumber(a))
+			fprintf(f, "  assumed: %s (%.0f time%s)\n", a->string, a->valuedouble,
+			    a->valuedouble == 1 ? "" : "s");
+	fclose(f);
+	return out;
+}
+
 char *
 report_incomplete_text(const struct trace_header *hdr)
 {
 	char *mid = mid_run_text(hdr), *both;
 	const cJSON *bad = inconsistent(hdr);
+
+	if (nogpu_says(hdr)) {
+		char *n = nogpu_text(hdr);
+
+		both = gms_asprintf("%s%s", mid ? mid : "", n ? n : "");
+		free(mid);
+		free(n);
+		mid = both;
+	}
 
 	if (bad != NULL) {
 		/* what disagrees, each part said only when it is there */

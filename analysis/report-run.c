@@ -43,6 +43,23 @@ bfc_fragmentation(const struct sim_result *r)
 	return (double)(free_bytes - GMS_MIN(r->end_largest_free, free_bytes)) / (double)free_bytes;
 }
 
+/*
+ * A job recorded without a GPU, replayed by PyTorch's allocator: the range
+ * its real peak reserved was measured to fall in, whole 2 MiB segments out.
+ */
+static int
+nogpu_range(const struct report_run *run, uint64_t *lo, uint64_t *hi)
+{
+	const uint64_t seg = (uint64_t)2 << 20;
+	double u = report_nogpu_uncertainty(run->hdr), p = (double)run->res->peak_reserved;
+
+	if (u < 0 || strcmp(run->policy, "caching") != 0 || run->res->peak_reserved == 0)
+		return 0;
+	*lo = (uint64_t)(p * (1.0 - u)) / seg * seg;
+	*hi = ((uint64_t)(p * (1.0 + u)) + seg - 1) / seg * seg;
+	return 1;
+}
+
 const char *
 report_observed_value(const struct report_observed_key *k, int which, char *buf, size_t size)
 {
@@ -273,7 +290,7 @@ report_run_json(const struct report_run *run)
 {
 	const struct sim_result *r = run->res;
 	cJSON *o = cJSON_CreateObject(), *opts, *oom;
-	uint64_t before;
+	uint64_t before, lo, hi;
 	size_t i;
 
 	cJSON_AddStringToObject(o, "trace", run->trace);
@@ -301,6 +318,12 @@ report_run_json(const struct report_run *run)
 		    before > report_capacity(run));
 	}
 	cJSON_AddNumberToObject(o, "peak_reserved", (double)r->peak_reserved);
+	if (nogpu_range(run, &lo, &hi)) {	/* only then: the contract's keys stay */
+		cJSON *range = cJSON_AddArrayToObject(o, "peak_reserved_range");
+
+		cJSON_AddItemToArray(range, cJSON_CreateNumber((double)lo));
+		cJSON_AddItemToArray(range, cJSON_CreateNumber((double)hi));
+	}
 	cJSON_AddNumberToObject(o, "peak_allocated", (double)r->peak_allocated);
 	cJSON_AddNumberToObject(o, "peak_requested", (double)r->peak_requested);
 	cJSON_AddNumberToObject(o, "device_allocs", (double)r->device_allocs);
@@ -431,7 +454,7 @@ report_run_text(const struct report_run *run)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
-	uint64_t cap = report_capacity(run), before;
+	uint64_t cap = report_capacity(run), before, rlo, rhi;
 	char *note;
 	size_t k;
 	int n, i, all;
@@ -461,6 +484,10 @@ report_run_text(const struct report_run *run)
 
 	fprintf(f, "  peak reserved   %12s  %14llu B\n", SZ(r->peak_reserved),
 	    (unsigned long long)r->peak_reserved);
+	if (nogpu_range(run, &rlo, &rhi))
+		fprintf(f, "  on the GPU      %12s  %14llu B  to %s (%llu B): where PyTorch's own "
+		    "is expected\n", SZ(rlo), (unsigned long long)rlo, SZ(rhi),
+		    (unsigned long long)rhi);
 	fprintf(f, "  peak allocated  %12s  %14llu B\n", SZ(r->peak_allocated),
 	    (unsigned long long)r->peak_allocated);
 	fprintf(f, "  peak requested  %12s  %14llu B\n", SZ(r->peak_requested),

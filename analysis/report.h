@@ -84,6 +84,12 @@ double report_fragmentation(const struct sim_result *res);
  */
 cJSON *report_incomplete_json(const struct trace_header *hdr);
 char *report_incomplete_text(const struct trace_header *hdr);
+/*
+ * For a job recorded without a GPU: how far from PyTorch's its caching
+ * replay's peak reserved was measured to fall (a fraction), or -1 where the
+ * recording states none.
+ */
+double report_nogpu_uncertainty(const struct trace_header *hdr);
 
 /*
  * For a caching run of a snapshot that does not record its allocator

@@ -115,6 +115,25 @@ class Table:
     def missing(self):
         return dict(self.unmatched)
 
+    def uncertainty(self):
+        """How far from PyTorch's the replay's peak reserved may fall, as a
+        fraction, and why: the largest error measured on real jobs with the
+        same ops left unmodelled (the table's "uncertainty"), or None where no
+        real job measured it (another card, an op no rule covers)."""
+        u = self.data.get("uncertainty")
+        if not u:
+            return None, "no real job recorded this way on this card and PyTorch was measured"
+        frac, why = u["modelled"], [u["why"]]
+        for op in sorted(self.unmatched):
+            got = u.get("not_modelled", {}).get(op)
+            if got is None:
+                return None, ("%s: what its kernel allocates inside itself is not modelled for "
+                              "these arguments, and no real job measured it" % op)
+            frac = max(frac, got[0])
+            if got[1] not in why:
+                why.append(got[1])
+        return frac, "; ".join(why)
+
 
 class OpLog:
     """The dispatcher's record of a real run, for measure(): each op's name,

@@ -99,6 +99,7 @@ class Trace:
         self.oom_check = None   # closedloop.OomCheck, with no GPU behind it
         self.live_bytes = 0     # the live blocks, each rounded to 512 bytes
         self.peak_allocated = 0
+        self.values = None      # values.Values: the small tensors' values known
 
     def alloc(self, key, size, stream=0, stack=None, note=None):
         with self.lock:
@@ -207,7 +208,7 @@ def _on_cuda(args, kwargs):
     return False
 
 
-def _dispatch_mode(trace, table, stacks, fake):
+def _dispatch_mode(trace, table, stacks, fake, values):
     """The dispatch mode that runs each op on a CUDA device on fake tensors
     (the rest, the model's construction on the CPU, runs as it would), and
     notes each new storage on a CUDA device: its size, the stack, and a
@@ -221,6 +222,10 @@ def _dispatch_mode(trace, table, stacks, fake):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             if not _on_cuda(args, kwargs):
                 return func(*args, **(kwargs or {}))
+            got = values.read(func, args, kwargs)
+            if got is not None:
+                return got
+            orig = (args, kwargs)
             name = str(func)
             pre, post, inner = table.extra(func, args, kwargs, threading.get_ident()) \
                 if table else ((), (), ())
@@ -251,6 +256,7 @@ def _dispatch_mode(trace, table, stacks, fake):
                 if n == 0:
                     continue
                 trace.alloc(key, n, stack=_stack() if stacks else None)
+                values.fresh(key)
                 _check_oom(trace, n, key=key)
                 weakref.finalize(st, trace.free, key)
             for s, kept, why in post:
@@ -260,6 +266,7 @@ def _dispatch_mode(trace, table, stacks, fake):
             _kernel_steps(trace, inner, stack)
             for i in temps:
                 trace.free(id=i)
+            values.note(func, orig[0], orig[1], out)
             return out
 
     return Recorder()
@@ -349,8 +356,10 @@ def record_without_gpu(path, gpu="H100-80GB", stacks=True, name=None, table=None
         undo_cuda = _answer_cuda(torch, trace, spec)
         trace.oom_check = OomCheck(key, spec[1])
     failed = None
+    from .values import Values
+    trace.values = Values(torch)
     try:
-        with _dispatch_mode(trace, table, stacks, fake):
+        with _dispatch_mode(trace, table, stacks, fake, trace.values):
             yield trace
     except BaseException as e:
         if not (isinstance(e, SystemExit) and e.code in (None, 0)):
@@ -492,6 +501,7 @@ def _step(trace):
 
 def _write(path, trace, key, spec, table, seconds, name, ends_in_oom=False):
     import torch
+    unc, why = table.uncertainty() if table else (None, "no op memory table for this card")
     # what is still live at the end was live when the job ended: the trace
     # ends there, as a snapshot taken at the end does
     trace.write(path, {
@@ -504,7 +514,11 @@ def _write(path, trace, key, spec, table, seconds, name, ends_in_oom=False):
                    "real_gpu_visible": os.environ.get("GMS_NOCUDA") is None,
                    "steps": trace.steps, "seconds": round(seconds, 3),
                    "op_memory_table": table.describe() if table else None,
-                   "not_modelled": table.missing() if table else {}},
+                   "not_modelled": table.missing() if table else {},
+                   "uncertainty": unc, "uncertainty_why": why,
+                   "assumed": dict(trace.values.assumed) if trace.values else {},
+                   "values": {"computed": trace.values.computed, "read": trace.values.answered,
+                              "lost": trace.values.broken} if trace.values else None},
     })
 
 

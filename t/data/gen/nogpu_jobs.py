@@ -60,6 +60,7 @@ if model_name == "generate":
     with torch.no_grad():
         out = model.generate(batch["input_ids"].cuda(), max_new_tokens=16, do_sample=False,
                              pad_token_id=0)
+    print("generated", tuple(out.shape))   # to the end: no sequence stopped early
     sys.exit(0)
 
 opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)

@@ -27,6 +27,8 @@ try:
         runpy.run_path(job, run_name="__main__")
 except torch.OutOfMemoryError as e:
     outcome = str(e).splitlines()[0]
+except SystemExit:      # a job that ends with sys.exit() (nogpu_jobs.py's generate)
+    pass
 snap = torch.cuda.memory._snapshot()
 with gzip.open(os.path.join(out, name + ".real.pickle.gz"), "wb") as f:
     pickle.dump(snap, f)
