@@ -186,13 +186,21 @@ def _dtype(t):
 
 
 def reduction(name, args, kwargs, gpu):
-    """sum and mean over float inputs (PyTorch 2.11's gpu_reduce_kernel)."""
+    """sum and mean over float inputs (PyTorch 2.11's gpu_reduce_kernel);
+    of any dtype, fewer than 256 inputs per output never stage across
+    blocks (each thread would take fewer than 256: reduce_buffers' test)."""
     x = args[0]
+    dims = _dims_of(name, args, kwargs)
+    per_output = 1
+    for d in (dims or range(len(x.shape))):
+        per_output *= x.shape[d] if x.shape else 1
+    if per_output < 256:
+        return ()
     dt = _dtype(x)
     want = kwargs.get("dtype")
     if dt not in _ACC or (want is not None and _dtype_name(want) != dt):
         return None
-    got = reduce_buffers(list(x.shape), list(x.stride()), _dims_of(name, args, kwargs),
+    got = reduce_buffers(list(x.shape), list(x.stride()), dims,
                          _SIZE[dt], _ACC[dt], gpu["sms"], gpu["cc"],
                          offset=x.storage_offset())
     if not got:

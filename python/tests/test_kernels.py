@@ -66,6 +66,14 @@ def test_small_reductions_ask_for_nothing():
     assert kernels.steps("aten.mean.dim", (T((32, 2048, 7, 7)), [-1, -2], True), {}, H100) == ()
 
 
+def test_a_reduction_of_few_inputs_asks_for_nothing_whatever_its_dtype():
+    # generate()'s test of the prompts' last tokens, a sum of 4 bools (a dtype
+    # no rule covered: its recording stated no range); 255 per output either
+    assert kernels.steps("aten.sum.default", (T((4,), "bool"),), {}, H100) == ()
+    assert kernels.steps("aten.sum.dim_IntList", (T((4, 255), "int64"), [1]), {}, H100) == ()
+    assert kernels.steps("aten.sum.dim_IntList", (T((64, 4096), "bool"), [1]), {}, H100) is None
+
+
 def test_the_grid_depends_on_the_card():
     # the same sum on a card of 108 SMs fills its grid sooner
     h = kernels.reduce_buffers([12608, 1536], [1536, 1], [0], 4, 4, 132, (9, 0))
