@@ -52,9 +52,8 @@ inconsistent(const struct trace_header *hdr)
 	"its block's, or a block is allocated at an address still live; the events are " \
 	"replayed as recorded, and the observed numbers cannot all be right"
 
-/* The source of a job recorded without a GPU (python -m gpumemsim record), or NULL. */
-static const cJSON *
-nogpu(const struct trace_header *hdr)
+const cJSON *
+report_nogpu_source(const struct trace_header *hdr)
 {
 	const cJSON *from = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "from") :
 	    NULL;
@@ -66,7 +65,7 @@ nogpu(const struct trace_header *hdr)
 double
 report_nogpu_uncertainty(const struct trace_header *hdr)
 {
-	const cJSON *u = nogpu(hdr) ? cJSON_GetObjectItemCaseSensitive(hdr->source, "uncertainty") :
+	const cJSON *u = report_nogpu_source(hdr) ? cJSON_GetObjectItemCaseSensitive(hdr->source, "uncertainty") :
 	    NULL;
 
 	return cJSON_IsNumber(u) && u->valuedouble >= 0 && u->valuedouble < 1 ? u->valuedouble : -1;
@@ -90,20 +89,20 @@ nogpu_json(cJSON *o, const struct trace_header *hdr)
 static int
 nogpu_says(const struct trace_header *hdr)
 {
-	return nogpu(hdr) && cJSON_GetObjectItemCaseSensitive(hdr->source, "uncertainty_why");
+	return report_nogpu_source(hdr) && cJSON_GetObjectItemCaseSensitive(hdr->source, "uncertainty_why");
 }
 
 cJSON *
 report_incomplete_json(const struct trace_header *hdr)
 {
 	const cJSON *bad = inconsistent(hdr);
+	int says = nogpu_says(hdr);	/* a recording without a GPU says what it stood for */
 	cJSON *o;
 
-	if (!hdr->starts_mid_run && hdr->cut == NULL && !hdr->ends_in_oom && bad == NULL)
-		if (!nogpu_says(hdr))	/* a recording without a GPU says what it stood for */
-			return cJSON_CreateNull();
+	if (!hdr->starts_mid_run && hdr->cut == NULL && !hdr->ends_in_oom && bad == NULL && !says)
+		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
-	if (nogpu_says(hdr))
+	if (says)
 		nogpu_json(o, hdr);
 	if (bad != NULL) {
 		cJSON_AddItemToObject(o, "inconsistent", cJSON_Duplicate(bad, 1));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/info.h"
+#include "analysis/report.h"
 #include "sim/gms.h"
 #include "sim/sizeclass.h"
 
@@ -180,8 +181,7 @@ info_text(const struct info *in, const struct trace_header *hdr, const struct si
 		fprintf(f, "  device          %s device %d\n", it->valuestring,
 		    (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(hdr->source, "device")));
 	/* a job recorded without a GPU (python -m gpumemsim record): the card it stood for */
-	it = hdr->source ? cJSON_GetObjectItemCaseSensitive(hdr->source, "from") : NULL;
-	if (cJSON_IsString(it) && strncmp(it->valuestring, "recorded without a GPU", 22) == 0) {
+	if (report_nogpu_source(hdr) != NULL) {
 		const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(hdr->source, "gpu"),
 		    *fw = cJSON_GetObjectItemCaseSensitive(hdr->source, "framework");
 

@@ -84,6 +84,8 @@ double report_fragmentation(const struct sim_result *res);
  */
 cJSON *report_incomplete_json(const struct trace_header *hdr);
 char *report_incomplete_text(const struct trace_header *hdr);
+/* The source of a job recorded without a GPU (python -m gpumemsim record), or NULL. */
+const cJSON *report_nogpu_source(const struct trace_header *hdr);
 /*
  * For a job recorded without a GPU: how far from PyTorch's its caching
  * replay's peak reserved was measured to fall (a fraction), or -1 where the

@@ -189,8 +189,9 @@ check_fail 3 "gpumemsim: error: $TMP/log: a profile of 2 hosts ($TMP/log/plugins
 # 2000 hosts: the first 8 named, the rest counted (issue 55: an 87 KB
 # message, built in quadratic time)
 R=$TMP/log/plugins/profile/2026_12_02_10_00_00
-i=0
-while [ $i -lt 2000 ]; do ln -s h.xplane.pb "$R/host$i.xplane.pb"; i=$((i + 1)); done
+python3 -c 'import os, sys
+for i in range(2000):
+    os.symlink("h.xplane.pb", "%s/host%d.xplane.pb" % (sys.argv[1], i))' "$R"
 gms run "$TMP/log"
 is "$rc $(grep -c 'a profile of 2002 hosts (.*/g.xplane.pb, .*/h.xplane.pb, .*/host0.xplane.pb, .* and 1994 more): give the file of one' "$TMP/err")" \
     "3 1" "a profile of 2002 hosts: 8 named, 1994 more counted"

@@ -42,8 +42,15 @@ ASSUME_FALSE = {
 }
 
 
+_PACKETS = {}     # op -> its packet's name: asked for every op a job runs
+
+
 def _packet(func):
-    return str(func).rsplit(".", 1)[0] if str(func).count(".") > 1 else str(func)
+    got = _PACKETS.get(func)
+    if got is None:
+        name = str(func)
+        got = _PACKETS[func] = name.rsplit(".", 1)[0] if name.count(".") > 1 else name
+    return got
 
 
 class Values:
