@@ -48,7 +48,10 @@ if ! { ./autogen.sh && ./configure && make -j"$(nproc)"; } >build.log 2>&1; then
 	echo "mutate: the unmutated tree does not build"
 	exit 2
 fi
-tests=$(sed -n '/^SHELL_TESTS = /,/[^\\]$/p' Makefile | tr -d '\\' | sed 's/^SHELL_TESTS = //' |
+# the slow tests (SLOW_TESTS, which make check starts first) come last here
+# (SLOW_TESTS is one line)
+tests=$({ sed -n '/^SHELL_TESTS = /,/[^\\]$/p' Makefile; sed -n 's/^SLOW_TESTS = //p' Makefile; } |
+    tr -d '\\' | sed 's/^SHELL_TESTS = //' |
     tr '\n' ' ' | sed 's|t/resource.sh||; s|t/mutants-match.sh||')
 progs=$(sed -n '/^check_PROGRAMS = /,/[^\\]$/p' Makefile | tr -d '\\' |
     sed 's/^check_PROGRAMS = //; s/\$(EXEEXT)//g' | tr '\n' ' ')

@@ -8,7 +8,9 @@ allocations came before it and the job's frame that asked.  The snapshots
 are read here and deleted (they are large); the recordings made without a
 GPU are replayed against these facts where the tests run (t/cli-nogpu.sh).
 A job without a peak in FACTS.json takes it from OUT/JOB.real.json
-(nogpu_real.py run before)."""
+(nogpu_real.py run before).  Runs named in KEEP (e.g. KEEP=gpt2-256-cap90)
+keep their allocator's events, compacted to OUT/NAME.events.json.gz (action,
+address, size, stream, the first user frame), to align with the recording."""
 import gzip
 import json
 import os
@@ -66,6 +68,10 @@ def one(task):
             got["oom"] = {"request": e["size"], "allocs_before": allocs,
                           "at": user_frame(e.get("frames"))}
             break
+    if name in os.environ.get("KEEP", "").split(","):
+        with gzip.open(os.path.join(out, name + ".events.json.gz"), "wt") as f:
+            json.dump([[e["action"], e.get("addr"), e.get("size"), e.get("stream"),
+                        user_frame(e.get("frames"))] for e in snap["device_traces"][0]], f)
     os.remove(pk)
     os.remove(rj)
     return job, share, got

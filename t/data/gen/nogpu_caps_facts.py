@@ -3,7 +3,8 @@
 runs and nogpu_caps.py's caps.json), the fixtures in OUT (t/data/nogpu):
 each recording copied over its earlier one, generate's new sizes added to
 facts.json (their recording's cost and what each run printed kept beside),
-and the three capacities' facts as caps.json."""
+and the three capacities' facts merged into caps.json (a job run again
+replaces its earlier facts; DIR/gpu.txt, when there, names the card)."""
 import glob
 import json
 import os
@@ -47,9 +48,14 @@ for rj in sorted(glob.glob(os.path.join(src, "caps", "generate-*.real.json"))):
         got["printed"] = "generated " + m.group(1)
 with open(os.path.join(out, "facts.json"), "w") as f:
     json.dump(facts, f, indent=1, sort_keys=True)
-caps = json.load(open(os.path.join(src, "caps", "caps.json")))
-gpu = open(os.path.join(src, "gpu.txt")).read().splitlines()
-caps["device"] = gpu[1] if len(gpu) > 1 else None
-caps["versions"] = gpu[2] if len(gpu) > 2 else None
+caps_path = os.path.join(out, "caps.json")
+caps = json.load(open(caps_path)) if os.path.exists(caps_path) else {"jobs": {}}
+new = json.load(open(os.path.join(src, "caps", "caps.json")))
+caps["shares"] = new["shares"]
+caps["jobs"].update(new["jobs"])
+if os.path.exists(os.path.join(src, "gpu.txt")):
+    gpu = open(os.path.join(src, "gpu.txt")).read().splitlines()
+    caps["device"] = gpu[1] if len(gpu) > 1 else None
+    caps["versions"] = gpu[2] if len(gpu) > 2 else None
 with open(os.path.join(out, "caps.json"), "w") as f:
     json.dump(caps, f, indent=1, sort_keys=True)
