@@ -183,6 +183,14 @@ class Trace:
                 f.write(json.dumps(ev, separators=(",", ":")) + "\n")
 
 
+# ops whose 0-dim outputs (the dropout RNG's seed and offset) the CUDA kernel
+# makes on the CPU (outside a CUDA graph capture), where the fake kernel puts
+# them on the GPU: the real run allocates no block for them (asked of torch
+# 2.11 on the H100; flash attention's are on the GPU there, as recorded)
+_CPU_SCALARS = frozenset("aten.%s.default" % n for n in (
+    "_scaled_dot_product_efficient_attention", "_efficient_attention_forward"))
+
+
 def _tensors(out):
     import torch
     stack = [out]
@@ -243,7 +251,7 @@ def _dispatch_mode(trace, table, stacks, fake, values):
             with fake:
                 out = func(*args, **kwargs)
             for t in _tensors(out):
-                if t.device.type != "cuda":
+                if t.device.type != "cuda" or (name in _CPU_SCALARS and t.dim() == 0):
                     continue
                 st = t.untyped_storage()
                 key = st._cdata
