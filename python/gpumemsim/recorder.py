@@ -238,11 +238,9 @@ def _dispatch_mode(trace, table, stacks, fake, values):
             pre, post, inner = table.extra(func, args, kwargs, threading.get_ident()) \
                 if table else ((), (), ())
             stack = _stack() if stacks and (pre or post or inner) else None
-            temps = [trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
-                     for s, kept, why in pre if not kept]
-            for s, kept, why in pre:
-                if kept:
-                    trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
+            temps = []
+            _extras(trace, [e for e in pre if not e[1]] + [e for e in pre if e[1]], name, stack,
+                    temps)
             # the fake mode runs an op on real inputs for real: a CPU tensor
             # going to the GPU is made fake first (memoised: once per tensor)
             args, kwargs = tree_map_only(
@@ -267,10 +265,7 @@ def _dispatch_mode(trace, table, stacks, fake, values):
                 values.fresh(key)
                 _check_oom(trace, n, key=key)
                 weakref.finalize(st, trace.free, key)
-            for s, kept, why in post:
-                i = trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
-                if not kept:
-                    temps.append(i)
+            _extras(trace, post, name, stack, temps)
             _kernel_steps(trace, inner, stack)
             for i in temps:
                 trace.free(id=i)
@@ -293,6 +288,23 @@ def _check_oom(trace, n, key=None, id=None):
         "caching allocator, simulated, runs out at event %d: %d B reserved, "
         "the largest free block %d B)" % (n, trace.oom_check.gpu, oom.event,
                                           oom.reserved, oom.largest_free))
+
+
+def _extras(trace, entries, name, stack, temps):
+    """An op's entries in the op memory table (opmem.py: a library's
+    workspace, kept or not), made in order, each checked against the card
+    as the allocator would check it; the ids of those not kept go to temps,
+    freed as the op returns, or here as an OOM unwinds the op."""
+    try:
+        for s, kept, why in entries:
+            i = trace.alloc(None, s, stack=stack, note="%s: %s" % (name, why))
+            if not kept:
+                temps.append(i)
+            _check_oom(trace, s, id=i)
+    except BaseException:
+        for i in temps:
+            trace.free(id=i)
+        raise
 
 
 def _kernel_steps(trace, steps, stack):

@@ -256,3 +256,33 @@ def test_a_kernel_buffer_that_runs_out_is_the_oom_and_the_rest_are_freed(monkeyp
                                    ("free", "a")], None)
     assert [(e["op"], e["id"]) for e in t.events] == [("alloc", 1), ("oom", 2), ("free", 1)]
     assert t.allocated() == 0
+
+
+def test_a_library_workspace_the_card_cannot_hold_is_the_oom(monkeypatch):
+    """An op memory table entry (a cuBLAS workspace, kept for the process)
+    is checked against the card like any request: the one that runs out is
+    the trace's oom event, the temporaries made before it are freed as the
+    error unwinds the op, and a workspace kept before it stays."""
+    import types
+    oom_error = type("OutOfMemoryError", (Exception,), {})
+    monkeypatch.setitem(sys.modules, "torch",
+                        types.SimpleNamespace(cuda=types.SimpleNamespace(OutOfMemoryError=oom_error)))
+
+    class Check:
+        gpu = "H100-80GB"
+
+        def fails(self, events, live):
+            if events[-1]["size"] != 32 << 20:
+                return None
+            return types.SimpleNamespace(event=len(events) - 1, reserved=64 << 20, largest_free=0)
+
+    t = recorder.Trace()
+    t.oom_check = Check()
+    temps = []
+    with pytest.raises(oom_error):
+        recorder._extras(t, [(4096, False, "scratch"), (1 << 20, True, "kept"),
+                             (32 << 20, True, "cuBLAS workspace"), (512, False, "never made")],
+                         "aten.mm.default", None, temps)
+    assert [(e["op"], e["id"], e["size"] if e["op"] != "free" else None) for e in t.events] == [
+        ("alloc", 1, 4096), ("alloc", 2, 1 << 20), ("oom", 3, 32 << 20), ("free", 1, None)]
+    assert t.allocated() == 1 << 20 and t.oomed["note"] == "aten.mm.default: cuBLAS workspace"
