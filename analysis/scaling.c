@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/report.h"
 #include "analysis/scaling.h"
 #include "sim/gms.h"
 #include "traces/tracemem.h"
@@ -208,9 +209,39 @@ scale_report_free(struct scale_report *rep)
 	rep->npoints = 0;
 }
 
+/*
+ * The card every recording was made for without a GPU (python -m gpumemsim
+ * record), or NULL when one was recorded on a GPU.  Those can be recorded at
+ * the value itself, where their kernels' buffers (which change at sizes
+ * between the recordings) are what the job asks for there.
+ */
+static const char *
+nogpu_card(const struct scale_model *m)
+{
+	const cJSON *src, *gpu = NULL;
+	size_t i;
+
+	for (i = 0; i < scale_nrecs(m); i++) {
+		src = report_nogpu_source(trace_mem_header(scale_rec_at(m, i)->mem));
+		gpu = src ? cJSON_GetObjectItemCaseSensitive(src, "gpu") : NULL;
+		if (!cJSON_IsString(gpu))
+			return NULL;
+	}
+	return gpu ? gpu->valuestring : NULL;
+}
+
+/* Whether the sizes at this value follow no form the recordings hold. */
+static int
+formless(const struct scale_built *b)
+{
+	return b->forms[SCALE_NOFIT] > 0 || b->forms[SCALE_UNALIGNED] > 0 || b->uncapped > 0;
+}
+
 void
 scale_built_json(cJSON *o, const struct scale_model *m, const struct scale_built *b)
 {
+	const char *card = nogpu_card(m);
+
 	cJSON *f;
 	size_t k;
 
@@ -222,6 +253,8 @@ scale_built_json(cJSON *o, const struct scale_model *m, const struct scale_built
 	cJSON_AddNumberToObject(o, "unaligned_bytes", (double)b->unaligned_bytes);
 	cJSON_AddNumberToObject(o, "uncapped", (double)b->uncapped);
 	cJSON_AddNumberToObject(o, "clamped", (double)b->clamped);
+	if (card != NULL && formless(b))
+		cJSON_AddStringToObject(o, "record_at_value", card);
 }
 
 static cJSON *
@@ -328,6 +361,11 @@ scale_built_text(FILE *f, const struct scale_model *m, const struct scale_built 
 	if (b->clamped)
 		fprintf(f, "    %zu sizes fell to 0 or below and were raised to the smallest\n",
 		    b->clamped);
+	if (nogpu_card(m) != NULL && formless(b))
+		fprintf(f, "    recorded without a GPU: a recording at %llu itself (python -m "
+		    "gpumemsim record --gpu=%s, the job at %llu) is exact where these sizes "
+		    "follow no form (a kernel's buffers change at sizes between recordings)\n",
+		    (unsigned long long)b->value, nogpu_card(m), (unsigned long long)b->value);
 }
 
 static void

@@ -231,6 +231,13 @@ p=$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")
 ok $? "... between 128 and 512 (a kernel's threshold between them): above PyTorch's at 256 ($p)"
 [ "$(sed -n "s/^$TAB$TAB$TAB$TAB\"no form\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" -gt 0 ]
 ok $? "... and says which sizes have no form"
+is "$(sed -n "s/^$TAB$TAB$TAB\"record_at_value\":$TAB\"\(.*\)\",*/\1/p" "$TMP/out")" "H100-80GB" \
+    "... and that a recording at 256 itself, for the H100 they stood for, is exact"
+gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 512 "$N/gpt2-512.nogpu.jsonl.gz" --value 256
+grep -q "^    recorded without a GPU: a recording at 256 itself (python -m gpumemsim record --gpu=H100-80GB, the job at 256) is exact where these sizes follow no form" "$TMP/out"
+ok $? "... in the text too, with the command"
+gms scale --at 64 "$TOP_SRCDIR/t/data/scale/xfmr-seq-64.pickle.gz" --at 256 "$TOP_SRCDIR/t/data/scale/xfmr-seq-256.pickle.gz" --value 512
+is "$rc $(grep -c 'recorded without a GPU' "$TMP/out")" "0 0" "... never for recordings made on a GPU"
 
 # The recording's answers near the card's limit (t/data/gen/nogpu_fit.sh,
 # fit.json: HF GPT-2 at length 1024, batch 80 and 40, run for real on the
