@@ -241,34 +241,37 @@ def _dispatch_mode(trace, table, stacks, fake, values):
             temps = []
             _extras(trace, [e for e in pre if not e[1]] + [e for e in pre if e[1]], name, stack,
                     temps)
-            # the fake mode runs an op on real inputs for real: a CPU tensor
-            # going to the GPU is made fake first (memoised: once per tensor)
-            args, kwargs = tree_map_only(
-                torch.Tensor, lambda t: t if isinstance(t, FakeTensor) else fake.from_tensor(t),
-                (args, kwargs or {}))
-            with fake:
-                out = func(*args, **kwargs)
-            for t in _tensors(out):
-                if t.device.type != "cuda" or (name in _CPU_SCALARS and t.dim() == 0):
-                    continue
-                st = t.untyped_storage()
-                key = st._cdata
-                n = st.nbytes()
-                got = trace.live.get(key)
-                if got is not None and got[1] == n:
-                    continue
-                if got is not None:
-                    trace.free(key)     # resized: a new block, the old one given back
-                if n == 0:
-                    continue
-                trace.alloc(key, n, stack=_stack() if stacks else None)
-                values.fresh(key)
-                _check_oom(trace, n, key=key)
-                weakref.finalize(st, trace.free, key)
-            _extras(trace, post, name, stack, temps)
-            _kernel_steps(trace, inner, stack)
-            for i in temps:
-                trace.free(id=i)
+            try:
+                # the fake mode runs an op on real inputs for real: a CPU tensor
+                # going to the GPU is made fake first (memoised: once per tensor)
+                args, kwargs = tree_map_only(
+                    torch.Tensor, lambda t: t if isinstance(t, FakeTensor) else fake.from_tensor(t),
+                    (args, kwargs or {}))
+                with fake:
+                    out = func(*args, **kwargs)
+                for t in _tensors(out):
+                    if t.device.type != "cuda" or (name in _CPU_SCALARS and t.dim() == 0):
+                        continue
+                    st = t.untyped_storage()
+                    key = st._cdata
+                    n = st.nbytes()
+                    got = trace.live.get(key)
+                    if got is not None and got[1] == n:
+                        continue
+                    if got is not None:
+                        trace.free(key)     # resized: a new block, the old one given back
+                    if n == 0:
+                        continue
+                    trace.alloc(key, n, stack=_stack() if stacks else None)
+                    values.fresh(key)
+                    _check_oom(trace, n, key=key)
+                    weakref.finalize(st, trace.free, key)
+                _extras(trace, post, name, stack, temps)
+                _kernel_steps(trace, inner, stack)
+            finally:
+                # what is left of the op's temporaries, also as an OOM unwinds it
+                for i in temps:
+                    trace.free(id=i)
             values.note(func, orig[0], orig[1], out)
             return out
 
