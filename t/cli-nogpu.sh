@@ -61,6 +61,31 @@ hdr old '{"uncertainty": "drop", "uncertainty_why": "drop", "assumed": "drop"}'
 gms run "$TMP/old.jsonl.gz" --format=json
 is "$(json_top incomplete)" null "a recording from before recordings said: nothing added"
 
+# scale takes them as it takes GPU recordings (issue 57): GPT-2 recorded
+# without a GPU at 128 and 256 gives PyTorch's own peak at 512, and a value
+# between two recordings, 256 from 128 and 512
+gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 256 "$N/gpt2-256.nogpu.jsonl.gz" --value 512 --format=json
+is "$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" "$(fact gpt2-512 peak_reserved)" \
+    "scale from two recordings made without a GPU: PyTorch's peak reserved at 512"
+# Between 128 and 512 it is not: the bias gradients' reductions stage
+# across thread blocks from 1024 rows on (kernels.py), so the recording at
+# 512 has buffers the one at 128 lacks, and the alignment cannot place them
+# (the backward's allocations share one frame).  scale says its sizes have
+# no form and keeps the larger: above PyTorch's, never below.
+gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 512 "$N/gpt2-512.nogpu.jsonl.gz" --value 256 --format=json
+p=$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")
+[ "$p" -gt "$(fact gpt2-256 peak_reserved)" ]
+ok $? "... between 128 and 512 (a kernel's threshold between them): above PyTorch's at 256 ($p)"
+[ "$(sed -n "s/^$TAB$TAB$TAB$TAB\"no form\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" -gt 0 ]
+ok $? "... and says which sizes have no form"
+is "$(sed -n "s/^$TAB$TAB$TAB\"record_at_value\":$TAB\"\(.*\)\",*/\1/p" "$TMP/out")" "H100-80GB" \
+    "... and that a recording at 256 itself, for the H100 they stood for, is exact"
+gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 512 "$N/gpt2-512.nogpu.jsonl.gz" --value 256
+grep -q "^    recorded without a GPU: a recording at 256 itself (python -m gpumemsim record --gpu=H100-80GB, the job at 256) is exact where these sizes follow no form" "$TMP/out"
+ok $? "... in the text too, with the command"
+gms scale --at 64 "$TOP_SRCDIR/t/data/scale/xfmr-seq-64.pickle.gz" --at 256 "$TOP_SRCDIR/t/data/scale/xfmr-seq-256.pickle.gz" --value 512
+is "$rc $(grep -c 'recorded without a GPU' "$TMP/out")" "0 0" "... never for recordings made on a GPU"
+
 # the binary points at the package's command, in its help and when asked
 gms --help
 grep -q '^  python -m gpumemsim record --gpu=H100 -o job.jsonl.gz train.py' "$TMP/out"
@@ -214,30 +239,6 @@ is "$(gzip -dc "$T" | grep -c '"size":12595200,.*"note":"aten._scaled_dot_produc
 gms plan "$N/llama-1024.nogpu.jsonl.gz" --gpus=L4,A100-40GB --format=json
 is "$rc" 0 "plan tabulates GPUs for a job that never ran on one"
 
-# scale takes them as it takes GPU recordings (issue 57): GPT-2 recorded
-# without a GPU at 128 and 256 gives PyTorch's own peak at 512, and a value
-# between two recordings, 256 from 128 and 512
-gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 256 "$N/gpt2-256.nogpu.jsonl.gz" --value 512 --format=json
-is "$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" "$(fact gpt2-512 peak_reserved)" \
-    "scale from two recordings made without a GPU: PyTorch's peak reserved at 512"
-# Between 128 and 512 it is not: the bias gradients' reductions stage
-# across thread blocks from 1024 rows on (kernels.py), so the recording at
-# 512 has buffers the one at 128 lacks, and the alignment cannot place them
-# (the backward's allocations share one frame).  scale says its sizes have
-# no form and keeps the larger: above PyTorch's, never below.
-gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 512 "$N/gpt2-512.nogpu.jsonl.gz" --value 256 --format=json
-p=$(sed -n "s/^$TAB$TAB$TAB\"peak_reserved\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")
-[ "$p" -gt "$(fact gpt2-256 peak_reserved)" ]
-ok $? "... between 128 and 512 (a kernel's threshold between them): above PyTorch's at 256 ($p)"
-[ "$(sed -n "s/^$TAB$TAB$TAB$TAB\"no form\":$TAB\([0-9]*\),*/\1/p" "$TMP/out")" -gt 0 ]
-ok $? "... and says which sizes have no form"
-is "$(sed -n "s/^$TAB$TAB$TAB\"record_at_value\":$TAB\"\(.*\)\",*/\1/p" "$TMP/out")" "H100-80GB" \
-    "... and that a recording at 256 itself, for the H100 they stood for, is exact"
-gms scale --at 128 "$N/gpt2-128.nogpu.jsonl.gz" --at 512 "$N/gpt2-512.nogpu.jsonl.gz" --value 256
-grep -q "^    recorded without a GPU: a recording at 256 itself (python -m gpumemsim record --gpu=H100-80GB, the job at 256) is exact where these sizes follow no form" "$TMP/out"
-ok $? "... in the text too, with the command"
-gms scale --at 64 "$TOP_SRCDIR/t/data/scale/xfmr-seq-64.pickle.gz" --at 256 "$TOP_SRCDIR/t/data/scale/xfmr-seq-256.pickle.gz" --value 512
-is "$rc $(grep -c 'recorded without a GPU' "$TMP/out")" "0 0" "... never for recordings made on a GPU"
 
 # The recording's answers near the card's limit (t/data/gen/nogpu_fit.sh,
 # fit.json: HF GPT-2 at length 1024, batch 80 and 40, run for real on the

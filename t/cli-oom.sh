@@ -20,6 +20,56 @@ settings() {
 	sed -n "s/^$TAB\"settings\":$TAB\[\(.*\)\]\$/\1/p" "$TMP/out" | sed 's/", "/"\n"/g'
 }
 
+# (first: these run in a second, the jobs below in ten)
+# --- formats shaped after public logs -----------------------------------
+gms oom "$O/tf2-shaped.log" --format=json
+is "$(json_top framework) $(json_top verdict) $(json_in state in_use) $(json_in state free_chunks)" \
+    '"tensorflow" "fragmentation" 13362528768 2' \
+    "a TensorFlow 2.x dump: fragmentation, in use the chunk map's (the Stats' InUse)"
+is "$(json_top device) $(json_in state limit)" '"Tesla T4" 15509684224' "... the card and the Stats' limit"
+settings | head -n 1 | grep -q '^"TF_GPU_ALLOCATOR=cuda_malloc_async '
+ok $? "... what serves it: TensorFlow's cuda_malloc_async"
+gms oom "$O/torch1x-shaped.log" --format=json
+is "$(json_top line) $(json_top request) $(json_in state reserved_unallocated)" \
+    "6 $((20 << 20)) $(awk 'BEGIN { printf "%.0f", (14.71 - 14.56) * 1073741824 }')" \
+    "PyTorch 1.x's message in a traceback: the line, 20 MiB asked, 0.15 GiB cached unallocated"
+gms oom "$O/torch1x-shaped.log"
+grep -q "^  PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1 or later; 1.x's message here) " "$TMP/out"
+ok $? "... expandable segments, said to need PyTorch 2.1"
+
+# --- the text, and what is refused --------------------------------------
+gms oom "$J/jax-jit.log"
+is "$(sed -n 1p "$TMP/out")" "$J/jax-jit.log: the BFC allocator GPU_0_bfc (JAX) ran out of memory (line 54)" \
+    "the text names the allocator, the framework and the line"
+grep -q '^FRAGMENTATION: 604.00 MiB was free, but no free chunk holds 288.00 MiB (the largest is 282.00 MiB), and the pool is at its limit$' "$TMP/out"
+ok $? "... and says why, in the log's numbers"
+is "$(grep -c 'partial' "$TMP/out")" 0 "... its chunk map and its Stats' InUse agree (MaxInUse is another line)"
+check_fail 3 "gpumemsim: error: $TOP_SRCDIR/traces/synth-lognormal-1.json: not an out-of-memory log gpumemsim can read (expected the BFC allocator's \"ran out of memory trying to allocate\" and its dump, from TensorFlow or JAX, or PyTorch's \"CUDA out of memory. Tried to allocate\")" \
+    oom "$TOP_SRCDIR/traces/synth-lognormal-1.json"
+printf 'W x bfc_allocator.cc:1] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824)\nnothing else\n' >"$TMP/nodump.log"
+check_fail 3 "gpumemsim: error: $TMP/nodump.log:1: the allocator's dump is not there (its chunk map, \"InUse at ... of size ...\"): paste the whole log; TensorFlow and JAX print it with TF_CPP_MIN_LOG_LEVEL=0" \
+    oom "$TMP/nodump.log"
+printf 'jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 50.06MiB.\n' >"$TMP/err.log"
+check_fail 3 "gpumemsim: error: $TMP/err.log: the framework's error alone: the allocator's dump that explains it went to the log above it (TensorFlow and JAX print it with TF_CPP_MIN_LOG_LEVEL=0): paste the whole log" \
+    oom "$TMP/err.log"
+# a size too large to be one (a hostile or mangled message) is refused, not
+# read as 0: that would give a verdict and a limit from a wrong number
+sed '1s/Of the allocated memory 3.62 GiB/Of the allocated memory 8000000000.00 GiB/' \
+    "$O/torch-gpt2.log" >"$TMP/huge.log"
+check_fail 3 "gpumemsim: error: $TMP/huge.log:1: no size after \"Of the allocated memory\" (a number and its unit, below 1 EiB)" \
+    oom "$TMP/huge.log"
+# chunks each below 1 EiB whose sum is not (the fuzzer's: it wrapped, and a
+# largest free chunk came out above the free bytes)
+sed 's/of size 4294967296 next/of size 1000000000 GB next/' "$O/tf2-shaped.log" >"$TMP/wrap.log"
+check_fail 3 "gpumemsim: error: $TMP/wrap.log:$(grep -n 'ran out of memory' "$O/tf2-shaped.log" | head -n 1 | cut -d: -f1): the dump's chunks add up to more than 1 EiB: not a real allocator's" \
+    oom "$TMP/wrap.log"
+check_fail 2 "gpumemsim: error: no log given" oom
+check_fail 3 "gpumemsim: error: $O/torch-frag.log: an out-of-memory log, not a trace: 'gpumemsim oom $O/torch-frag.log' reads it (the allocator's state when it ran out, and what serves it)" \
+    run "$O/torch-frag.log"
+gzip -c "$J/jax-jit.log" >"$TMP/j.log.gz"
+gms oom - --format=json <"$TMP/j.log.gz"
+is "$rc $(json_top verdict)" '0 "fragmentation"' "a gzip'd log on standard input"
+
 # --- JAX: the BFC allocator's dump --------------------------------------
 # a jitted step too large for its growth pool: the pool at its limit, 604 MiB
 # free in it, none of its chunks holds the 288 MiB asked
@@ -122,52 +172,4 @@ gms oom "$O/torch-gpt2.rec.log" --format=json
 [ "$(json_in state allocated)" -gt 4294967296 ]
 ok $? "... its log: the request that ran out there came with more than 4 GiB allocated"
 
-# --- formats shaped after public logs -----------------------------------
-gms oom "$O/tf2-shaped.log" --format=json
-is "$(json_top framework) $(json_top verdict) $(json_in state in_use) $(json_in state free_chunks)" \
-    '"tensorflow" "fragmentation" 13362528768 2' \
-    "a TensorFlow 2.x dump: fragmentation, in use the chunk map's (the Stats' InUse)"
-is "$(json_top device) $(json_in state limit)" '"Tesla T4" 15509684224' "... the card and the Stats' limit"
-settings | head -n 1 | grep -q '^"TF_GPU_ALLOCATOR=cuda_malloc_async '
-ok $? "... what serves it: TensorFlow's cuda_malloc_async"
-gms oom "$O/torch1x-shaped.log" --format=json
-is "$(json_top line) $(json_top request) $(json_in state reserved_unallocated)" \
-    "6 $((20 << 20)) $(awk 'BEGIN { printf "%.0f", (14.71 - 14.56) * 1073741824 }')" \
-    "PyTorch 1.x's message in a traceback: the line, 20 MiB asked, 0.15 GiB cached unallocated"
-gms oom "$O/torch1x-shaped.log"
-grep -q "^  PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1 or later; 1.x's message here) " "$TMP/out"
-ok $? "... expandable segments, said to need PyTorch 2.1"
-
-# --- the text, and what is refused --------------------------------------
-gms oom "$J/jax-jit.log"
-is "$(sed -n 1p "$TMP/out")" "$J/jax-jit.log: the BFC allocator GPU_0_bfc (JAX) ran out of memory (line 54)" \
-    "the text names the allocator, the framework and the line"
-grep -q '^FRAGMENTATION: 604.00 MiB was free, but no free chunk holds 288.00 MiB (the largest is 282.00 MiB), and the pool is at its limit$' "$TMP/out"
-ok $? "... and says why, in the log's numbers"
-is "$(grep -c 'partial' "$TMP/out")" 0 "... its chunk map and its Stats' InUse agree (MaxInUse is another line)"
-check_fail 3 "gpumemsim: error: $TOP_SRCDIR/traces/synth-lognormal-1.json: not an out-of-memory log gpumemsim can read (expected the BFC allocator's \"ran out of memory trying to allocate\" and its dump, from TensorFlow or JAX, or PyTorch's \"CUDA out of memory. Tried to allocate\")" \
-    oom "$TOP_SRCDIR/traces/synth-lognormal-1.json"
-printf 'W x bfc_allocator.cc:1] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.00GiB (rounded to 1073741824)\nnothing else\n' >"$TMP/nodump.log"
-check_fail 3 "gpumemsim: error: $TMP/nodump.log:1: the allocator's dump is not there (its chunk map, \"InUse at ... of size ...\"): paste the whole log; TensorFlow and JAX print it with TF_CPP_MIN_LOG_LEVEL=0" \
-    oom "$TMP/nodump.log"
-printf 'jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 50.06MiB.\n' >"$TMP/err.log"
-check_fail 3 "gpumemsim: error: $TMP/err.log: the framework's error alone: the allocator's dump that explains it went to the log above it (TensorFlow and JAX print it with TF_CPP_MIN_LOG_LEVEL=0): paste the whole log" \
-    oom "$TMP/err.log"
-# a size too large to be one (a hostile or mangled message) is refused, not
-# read as 0: that would give a verdict and a limit from a wrong number
-sed '1s/Of the allocated memory 3.62 GiB/Of the allocated memory 8000000000.00 GiB/' \
-    "$O/torch-gpt2.log" >"$TMP/huge.log"
-check_fail 3 "gpumemsim: error: $TMP/huge.log:1: no size after \"Of the allocated memory\" (a number and its unit, below 1 EiB)" \
-    oom "$TMP/huge.log"
-# chunks each below 1 EiB whose sum is not (the fuzzer's: it wrapped, and a
-# largest free chunk came out above the free bytes)
-sed 's/of size 4294967296 next/of size 1000000000 GB next/' "$O/tf2-shaped.log" >"$TMP/wrap.log"
-check_fail 3 "gpumemsim: error: $TMP/wrap.log:$(grep -n 'ran out of memory' "$O/tf2-shaped.log" | head -n 1 | cut -d: -f1): the dump's chunks add up to more than 1 EiB: not a real allocator's" \
-    oom "$TMP/wrap.log"
-check_fail 2 "gpumemsim: error: no log given" oom
-check_fail 3 "gpumemsim: error: $O/torch-frag.log: an out-of-memory log, not a trace: 'gpumemsim oom $O/torch-frag.log' reads it (the allocator's state when it ran out, and what serves it)" \
-    run "$O/torch-frag.log"
-gzip -c "$J/jax-jit.log" >"$TMP/j.log.gz"
-gms oom - --format=json <"$TMP/j.log.gz"
-is "$rc $(json_top verdict)" '0 "fragmentation"' "a gzip'd log on standard input"
 done_testing
