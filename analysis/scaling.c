@@ -241,7 +241,6 @@ void
 scale_built_json(cJSON *o, const struct scale_model *m, const struct scale_built *b)
 {
 	const char *card = nogpu_card(m);
-
 	cJSON *f;
 	size_t k;
 
@@ -335,6 +334,7 @@ void
 scale_built_text(FILE *f, const struct scale_model *m, const struct scale_built *b)
 {
 	uint64_t at = scale_rec_at(m, b->base)->value;
+	const char *card;
 
 	if (b->forms[SCALE_UNALIGNED])
 		fprintf(f, "    %zu allocations (%s at %llu) are only in the recording at %llu: "
@@ -361,11 +361,11 @@ scale_built_text(FILE *f, const struct scale_model *m, const struct scale_built 
 	if (b->clamped)
 		fprintf(f, "    %zu sizes fell to 0 or below and were raised to the smallest\n",
 		    b->clamped);
-	if (nogpu_card(m) != NULL && formless(b))
+	if ((card = nogpu_card(m)) != NULL && formless(b))
 		fprintf(f, "    recorded without a GPU: a recording at %llu itself (python -m "
 		    "gpumemsim record --gpu=%s, the job at %llu) is exact where these sizes "
 		    "follow no form (a kernel's buffers change at sizes between recordings)\n",
-		    (unsigned long long)b->value, nogpu_card(m), (unsigned long long)b->value);
+		    (unsigned long long)b->value, card, (unsigned long long)b->value);
 }
 
 static void

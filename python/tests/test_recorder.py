@@ -232,10 +232,9 @@ def test_the_allocation_that_runs_out_of_the_gpu_is_found_and_made_the_oom():
     assert oom is not None and oom.event == 2 and oom.size == 10 << 30
 
 
-def test_a_kernel_buffer_that_runs_out_is_the_oom_and_the_rest_are_freed(monkeypatch):
-    """A kernel's own buffer (kernels.py) the named GPU could not hold is the
-    trace's oom event, never freed; the buffers it made before are freed as
-    the error unwinds the op."""
+def _card_refusing(monkeypatch, size):
+    """A stand-in torch's OutOfMemoryError, and a trace whose card refuses
+    any request of size bytes (and holds every other)."""
     import types
     oom_error = type("OutOfMemoryError", (Exception,), {})
     monkeypatch.setitem(sys.modules, "torch",
@@ -245,12 +244,20 @@ def test_a_kernel_buffer_that_runs_out_is_the_oom_and_the_rest_are_freed(monkeyp
         gpu = "H100-80GB"
 
         def fails(self, events, live):
-            if events[-1]["size"] != 2048:
+            if events[-1]["size"] != size:
                 return None
-            return types.SimpleNamespace(event=len(events) - 1, reserved=4096, largest_free=0)
+            return types.SimpleNamespace(event=len(events) - 1, reserved=2 * size, largest_free=0)
 
     t = recorder.Trace()
     t.oom_check = Check()
+    return oom_error, t
+
+
+def test_a_kernel_buffer_that_runs_out_is_the_oom_and_the_rest_are_freed(monkeypatch):
+    """A kernel's own buffer (kernels.py) the named GPU could not hold is the
+    trace's oom event, never freed; the buffers it made before are freed as
+    the error unwinds the op."""
+    oom_error, t = _card_refusing(monkeypatch, 2048)
     with pytest.raises(oom_error):
         recorder._kernel_steps(t, [("alloc", "a", 1024, "first"), ("alloc", "b", 2048, "second"),
                                    ("free", "a")], None)
@@ -263,21 +270,7 @@ def test_a_library_workspace_the_card_cannot_hold_is_the_oom(monkeypatch):
     is checked against the card like any request: the one that runs out is
     the trace's oom event, the temporaries made before it are freed as the
     error unwinds the op, and a workspace kept before it stays."""
-    import types
-    oom_error = type("OutOfMemoryError", (Exception,), {})
-    monkeypatch.setitem(sys.modules, "torch",
-                        types.SimpleNamespace(cuda=types.SimpleNamespace(OutOfMemoryError=oom_error)))
-
-    class Check:
-        gpu = "H100-80GB"
-
-        def fails(self, events, live):
-            if events[-1]["size"] != 32 << 20:
-                return None
-            return types.SimpleNamespace(event=len(events) - 1, reserved=64 << 20, largest_free=0)
-
-    t = recorder.Trace()
-    t.oom_check = Check()
+    oom_error, t = _card_refusing(monkeypatch, 32 << 20)
     temps = []
     with pytest.raises(oom_error):
         recorder._extras(t, [(4096, False, "scratch"), (1 << 20, True, "kept"),

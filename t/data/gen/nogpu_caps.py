@@ -9,8 +9,8 @@ are read here and deleted (they are large); the recordings made without a
 GPU are replayed against these facts where the tests run (t/cli-nogpu.sh).
 A job without a peak in FACTS.json takes it from OUT/JOB.real.json
 (nogpu_real.py run before).  Runs named in KEEP (e.g. KEEP=gpt2-256-cap90)
-keep their allocator's events, compacted to OUT/NAME.events.json.gz (action,
-address, size, stream, the first user frame), to align with the recording."""
+keep their allocator's events, compacted to OUT/NAME.events.json.gz as
+nogpu_events.py does, to align with the recording."""
 import gzip
 import json
 import os
@@ -18,6 +18,8 @@ import pickle
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+from nogpu_events import compact, user_frame
 
 out, facts_path, jobs = sys.argv[1], sys.argv[2], sys.argv[3:]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -31,15 +33,6 @@ def peak(job):
         return facts[job]["peak_reserved"]
     return json.load(open(os.path.join(out, job + ".real.json")))["memory_stats"][
         "reserved_bytes.all.peak"]
-
-
-def user_frame(frames):
-    for f in frames or ():
-        name = f.get("filename", "")
-        if "site-packages" not in name and "dist-packages" not in name and "/torch/" not in name \
-                and name.endswith(".py"):
-            return "%s:%d %s" % (os.path.basename(name), f["line"], f["name"])
-    return None
 
 
 def one(task):
@@ -70,8 +63,7 @@ def one(task):
             break
     if name in os.environ.get("KEEP", "").split(","):
         with gzip.open(os.path.join(out, name + ".events.json.gz"), "wt") as f:
-            json.dump([[e["action"], e.get("addr"), e.get("size"), e.get("stream"),
-                        user_frame(e.get("frames"))] for e in snap["device_traces"][0]], f)
+            json.dump(compact(snap), f)
     os.remove(pk)
     os.remove(rj)
     return job, share, got
